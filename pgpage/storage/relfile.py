@@ -1,0 +1,223 @@
+"""Relation files on disk: forks, 1 GiB segments, global block numbers.
+
+This is the only module that opens relation files, and it opens them read-only.
+A relation fork is ``<relfilenode>[_fsm|_vm|_init]`` plus segments ``.1``, ``.2``, …
+holding ``relseg_size`` blocks each; block numbers continue across segments (and page
+checksums are computed with those global numbers).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
+
+DEFAULT_BLCKSZ = 8192
+DEFAULT_RELSEG_SIZE = 131072  # blocks per segment at 8 KiB: 1 GiB
+FORKS = ("main", "fsm", "vm", "init")
+FORK_SUFFIX = {"main": "", "fsm": "_fsm", "vm": "_vm", "init": "_init"}
+# relfilenode, temp relations (t<backend>_<relfilenode>), fork suffix, segment number
+SEGMENT_NAME = re.compile(r"^(?P<stem>(?:t\d+_)?\d+)(?:_(?P<fork>fsm|vm|init))?(?:\.(?P<segno>\d+))?$")
+CHUNK_BLOCKS = 1024  # 8 MiB per read at 8 KiB: large enough for numpy, small enough to stay flat
+
+
+@dataclass(frozen=True)
+class SegmentName:
+    stem: str          # relfilenode (or t<backend>_<relfilenode>)
+    fork: str          # main, fsm, vm, init
+    segno: int | None  # None when the name carries no ".N" (segment 0)
+
+
+def parse_segment_name(name: str) -> SegmentName | None:
+    """Split ``16384_vm.2`` into its parts; None for a name that is not a relation file's."""
+    m = SEGMENT_NAME.match(name)
+    if not m:
+        return None
+    segno = m.group("segno")
+    return SegmentName(m.group("stem"), m.group("fork") or "main", int(segno) if segno else None)
+
+
+@dataclass
+class RelationFork:
+    """One fork of one relation: its segment files in order, read block by block or in chunks.
+
+    ``first_segno``/``last_segno`` restrict it to part of the fork (a user naming ``16384.2``
+    means that segment alone); block numbers stay global.
+    """
+
+    directory: Path
+    stem: str
+    fork: str = "main"
+    block_size: int = DEFAULT_BLCKSZ
+    relseg_size: int = DEFAULT_RELSEG_SIZE
+    only_segno: int | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.segments = self._find_segments()
+
+    @property
+    def name(self) -> str:
+        return self.stem + FORK_SUFFIX[self.fork]
+
+    def segment_path(self, segno: int) -> Path:
+        return self.directory / (self.name + (f".{segno}" if segno else ""))
+
+    def _find_segments(self) -> list[tuple[int, Path, int]]:
+        """(segno, path, size) of each segment present; gaps and odd sizes become findings."""
+        found = []
+        if self.only_segno is not None:
+            path = self.segment_path(self.only_segno)
+            if path.exists():
+                found.append((self.only_segno, path, path.stat().st_size))
+        else:
+            segno = 0
+            while True:
+                path = self.segment_path(segno)
+                if not path.exists():
+                    break
+                found.append((segno, path, path.stat().st_size))
+                segno += 1
+            stray = self._stray_segments(segno)
+            for s in stray:
+                self.findings.append(Finding(
+                    "segment.missing", f"segment {segno} is missing but segment {s} exists",
+                    relation=self.name, fork=self.fork, block=segno * self.relseg_size))
+        full = self.relseg_size * self.block_size
+        for i, (segno, path, size) in enumerate(found):
+            if size % self.block_size:
+                self.findings.append(Finding(
+                    "segment.partial_block",
+                    f"{path.name} is {size} bytes, not a whole number of {self.block_size}-byte blocks;"
+                    f" the last {size % self.block_size} bytes are a torn block",
+                    relation=self.name, fork=self.fork,
+                    block=segno * self.relseg_size + size // self.block_size))
+            if self.only_segno is None and i < len(found) - 1 and size != full:
+                self.findings.append(Finding(
+                    "segment.short", f"{path.name} is {size} bytes but is followed by another segment;"
+                    f" every segment but the last holds {full} bytes",
+                    relation=self.name, fork=self.fork, severity=WARNING))
+        return found
+
+    def _stray_segments(self, first_missing: int) -> list[int]:
+        pattern = re.compile(re.escape(self.name) + r"\.(\d+)$")
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return []
+        return sorted(int(m.group(1)) for n in names if (m := pattern.match(n)) and int(m.group(1)) > first_missing)
+
+    @property
+    def exists(self) -> bool:
+        return bool(self.segments)
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(size for _, _, size in self.segments)
+
+    def segment_blocks(self) -> Iterator[tuple[int, Path, int]]:
+        """(first global block, path, whole blocks) per segment."""
+        for segno, path, size in self.segments:
+            yield segno * self.relseg_size, path, size // self.block_size
+
+    @property
+    def first_block(self) -> int:
+        return self.segments[0][0] * self.relseg_size if self.segments else 0
+
+    @property
+    def end_block(self) -> int:
+        """One past the last whole block."""
+        if not self.segments:
+            return 0
+        segno, _, size = self.segments[-1]
+        return segno * self.relseg_size + size // self.block_size
+
+    @property
+    def nblocks(self) -> int:
+        return sum(n for _, _, n in self.segment_blocks())
+
+    def read_block(self, blkno: int) -> bytes:
+        """The page image of global block ``blkno`` (a torn last block comes back short)."""
+        segno, offset = divmod(blkno, self.relseg_size)
+        for s, path, size in self.segments:
+            if s == segno and offset * self.block_size < size:
+                with open(path, "rb") as f:
+                    f.seek(offset * self.block_size)
+                    return f.read(self.block_size)
+        raise PgpageError(f"{self.name}: block {blkno} is beyond the end of the fork"
+                          f" (blocks {self.first_block}..{self.end_block - 1})", ExitCode.USAGE)
+
+    def iter_chunks(self, start: int | None = None, stop: int | None = None,
+                    chunk_blocks: int = CHUNK_BLOCKS) -> Iterator[tuple[int, np.ndarray]]:
+        """(first global block, uint8 array of shape (n, block_size)) over whole blocks.
+
+        One reusable buffer per call, so memory stays flat however large the fork; the
+        array a caller receives is only valid until the next iteration.
+        """
+        start = self.first_block if start is None else start
+        stop = self.end_block if stop is None else stop
+        buf = bytearray(chunk_blocks * self.block_size)
+        for seg_first, path, nblocks in self.segment_blocks():
+            lo, hi = max(start, seg_first), min(stop, seg_first + nblocks)
+            if lo >= hi:
+                continue
+            with open(path, "rb", buffering=0) as f:
+                f.seek((lo - seg_first) * self.block_size)
+                blk = lo
+                while blk < hi:
+                    n = min(chunk_blocks, hi - blk)
+                    view = memoryview(buf)[: n * self.block_size]
+                    got = f.readinto(view)
+                    n = got // self.block_size
+                    if n == 0:
+                        break  # the file shrank under us (a live server truncating)
+                    yield blk, np.frombuffer(buf, dtype=np.uint8, count=n * self.block_size).reshape(n, self.block_size)
+                    blk += n
+
+    def iter_blocks(self, start: int | None = None, stop: int | None = None) -> Iterator[tuple[int, bytes]]:
+        for first, chunk in self.iter_chunks(start, stop, chunk_blocks=64):
+            for i in range(chunk.shape[0]):
+                yield first + i, chunk[i].tobytes()
+
+
+def open_segment_file(path: str | os.PathLike, block_size: int | None = None,
+                      relseg_size: int = DEFAULT_RELSEG_SIZE) -> RelationFork:
+    """The fork a user named by one of its files.
+
+    The base file (``16384``, ``16384_vm``) stands for the whole fork, all segments; a
+    ``.N`` file for that segment alone. A file whose name is not a relfilenode's is read
+    as one stand-alone segment 0 of a main fork (a page image someone copied out).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise PgpageError(f"{p}: no such file", ExitCode.UNREADABLE)
+    if p.is_dir():
+        raise PgpageError(f"{p}: is a directory, not a relation file (name a data directory with --rel)",
+                          ExitCode.USAGE)
+    if not os.access(p, os.R_OK):
+        raise PgpageError(f"{p}: permission denied", ExitCode.UNREADABLE)
+    parsed = parse_segment_name(p.name)
+    if parsed is None:
+        fork = RelationFork(p.parent, p.name, "main", block_size or DEFAULT_BLCKSZ, relseg_size, only_segno=0)
+        return fork
+    size = block_size or guess_block_size(p)
+    return RelationFork(p.parent, parsed.stem, parsed.fork, size, relseg_size, only_segno=parsed.segno)
+
+
+def guess_block_size(path: Path) -> int:
+    """Block size from the first initialised page's pd_pagesize_version, else 8 KiB."""
+    with open(path, "rb") as f:
+        for _ in range(16):
+            head = f.read(24)
+            if len(head) < 24:
+                break
+            size = int.from_bytes(head[18:20], "little") & 0xFF00
+            if size in (1024, 2048, 4096, 8192, 16384, 32768) and any(head):
+                return size
+            f.seek(DEFAULT_BLCKSZ - 24, os.SEEK_CUR)
+    return DEFAULT_BLCKSZ
