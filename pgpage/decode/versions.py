@@ -1,0 +1,467 @@
+"""PostgreSQL-version differences: the one table the rest of pgpage consults.
+
+Everything that depends on the major version of the server that wrote the files lives here, as plain
+data with a comment that says where it comes from and since when it holds. Code elsewhere asks this
+module ("does a major-11 heap tuple carry an OID in its header?", "what are pg_class's columns in 17?")
+instead of writing ``if major >= 12`` itself. Add to it; keep it data, not logic.
+
+Majors covered: 10 through 18 (``SUPPORTED_MAJORS``).
+
+Where the catalog layouts come from
+-----------------------------------
+The column lists below are transcribed from each release's ``src/include/catalog/pg_*.h``, and were
+then checked column by column (name, type OID, attlen, attalign, attbyval, order) against the
+``pg_attribute`` rows of real servers built from those releases: 10.23, 11.22, 12.22, 13.23, 14.23,
+15.20 (Debian), 16.14, 17.10 and 18.4. The server's own rows are what genbki.pl generated from those
+headers, so they are the authority where a header copy and the rows would disagree.
+
+The history, in prose (``pg_attribute.h``, ``pg_class.h``, ``pg_database.h``, ``pg_index.h``, ``pg_type.h``):
+
+* 11: pg_attribute gains ``atthasmissing`` (after atthasdef) and ``attmissingval`` (anyarray, last), the
+  "fast ADD COLUMN ... DEFAULT" of 11; pg_class loses ``relhaspkey`` and gains ``relrewrite``;
+  pg_index gains ``indnkeyatts`` (INCLUDE columns).
+* 12: WITH OIDS is gone. Up to 11 the catalogs created WITH OIDS (pg_class, pg_type, pg_database,
+  pg_namespace, pg_am, pg_tablespace, ...) keep their OID as a *system column in the tuple header*
+  (``HEAP_HASOID_OLD`` 0x0008 in t_infomask, the 4 bytes just before t_hoff); from 12 on ``oid`` is
+  the first ordinary user column. pg_class loses ``relhasoids``; pg_attribute gains ``attgenerated``.
+* 14: pg_attribute reorders ``attalign`` before ``attstorage`` and gains ``attcompression``
+  (TOAST compression method: pglz or lz4, new in 14); pg_type gains ``typsubscript``.
+* 15: pg_database: ``datcollate``/``datctype`` become text (were name) and move behind the fixed
+  columns, ``datlocprovider``, ``daticulocale`` and ``datcollversion`` appear, ``datlastsysoid`` goes;
+  pg_index gains ``indnullsnotdistinct``.
+* 16: ``aclitem`` grows from 12 bytes (align 'i') to 16 (align 'd') because AclMode became 64-bit, so
+  every ``aclitem[]`` column (relacl, attacl, datacl, nspacl, spcacl, typacl) is now 'd'-aligned;
+  pg_attribute shrinks ``attstattarget``, ``attndims`` and ``attinhcount`` to int2 and reorders them
+  (attstattarget now after attinhcount); pg_database gains ``daticurules``.
+* 17: pg_attribute's ``attstattarget`` becomes nullable and so moves after ``attcollation`` (into the
+  part of the row after the last fixed NOT NULL column); pg_database renames ``daticulocale`` to
+  ``datlocale`` and gains ``dathasloginevt``.
+* 18: pg_attribute loses ``attcacheoff``; pg_class gains ``relallfrozen``.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+SUPPORTED_MAJORS: tuple[int, ...] = tuple(range(10, 19))
+"""Majors whose layouts are in this table (and were checked against a real server)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions
+# ---------------------------------------------------------------------------------------------
+
+_VERSION_NUM_RE = re.compile(r"^\s*(\d{5,6})\s*$")          # server_version_num: 90624, 150020
+_VERSION_RE = re.compile(r"(?:PostgreSQL\s+)?(\d+)(?:\.(\d+))?", re.IGNORECASE)
+
+
+def major_from_pg_version(text: str) -> int:
+    """Major version from the text of a ``PG_VERSION`` file or a version string.
+
+    Accepts what a data directory or a server says about itself: ``"15\\n"`` (``PG_VERSION``),
+    ``"9.6"``, ``"15.20 (Debian 15.20-0+deb12u1)"`` (``server_version``), ``"PostgreSQL 17.2 on
+    x86_64-pc-linux-gnu, ..."`` (``version()``), ``"150020"`` (``server_version_num``), and
+    ``"18beta1"``/``"19devel"``. From 10 on the major is the first number; before 10 it was the first
+    two (9.6), and those are returned as ``major * 100 + minor`` (906), so that they never collide
+    with a real major and ``is_supported()`` refuses them. Raises ``ValueError`` on text that holds
+    no version at all.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"not a PostgreSQL version: {text!r}")
+    text = text.strip()
+    m = _VERSION_NUM_RE.match(text)
+    if m:
+        num = int(m.group(1))
+        if num >= 100000:
+            return num // 10000
+        return (num // 10000) * 100 + (num // 100) % 100   # 90624 -> 906
+    m = _VERSION_RE.search(text[:200])
+    if not m:
+        raise ValueError(f"not a PostgreSQL version: {text[:60]!r}")
+    major = int(m.group(1))
+    if major >= 10:
+        return major
+    if major < 6:
+        raise ValueError(f"not a PostgreSQL version: {text[:60]!r}")
+    minor = int(m.group(2)) if m.group(2) is not None else 0
+    return major * 100 + minor
+
+
+def is_supported(major: int) -> bool:
+    return major in SUPPORTED_MAJORS
+
+
+def _check_major(major: int) -> None:
+    if major not in SUPPORTED_MAJORS:
+        raise ValueError(f"PostgreSQL major {major} is not in pgpage's version table "
+                         f"({SUPPORTED_MAJORS[0]}-{SUPPORTED_MAJORS[-1]})")
+
+
+# ---------------------------------------------------------------------------------------------
+# Tuple and datum format differences
+# ---------------------------------------------------------------------------------------------
+
+def has_oid_system_column(major: int) -> bool:
+    """True where tables created WITH OIDS keep the OID in the heap tuple header (HEAP_HASOID_OLD,
+    t_infomask 0x0008; the OID is the 4 bytes ending at t_hoff). Removed in 12 (``htup_details.h``)."""
+    return major < 12
+
+
+HEAP_HASOID_OLD = 0x0008
+
+TOAST_COMPRESSION_METHODS_SINCE = 14
+"""From 14 the top two bits of va_tcinfo (inline compressed) and va_extinfo (external pointer) carry
+the compression method (0 pglz, 1 lz4; ``varatt.h``/``postgres.h``); before 14 they are always 0 and
+every compressed datum is pglz."""
+
+NUMERIC_INFINITY_SINCE = 14
+"""numeric gained +Infinity (0xD000) and -Infinity (0xF000) special headers in 14; before, the only
+special value was NaN (0xC000) (``utils/adt/numeric.c``)."""
+
+INTERVAL_INFINITY_SINCE = 17
+"""interval gained 'infinity' / '-infinity' in 17 (all three fields at INT64/INT32 max or min)."""
+
+CHAR_HIGHBIT_OCTAL_SINCE = 15
+"""``"char"`` output of a byte >= 0x80 is ``\\ooo`` octal from 15 on; before, the raw byte."""
+
+
+def aclitem_layout(major: int) -> tuple[int, str]:
+    """(typlen, typalign) of ``aclitem``: 12/'i' before 16 (Oid grantee, Oid grantor, uint32 privs),
+    16/'d' from 16 (AclMode became uint64). Checked against pg_type on 10-18."""
+    return (16, "d") if major >= 16 else (12, "i")
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalog relation OIDs (the same in every major 10-18; ``catalog/pg_*.h`` CATALOG(name, oid, ...))
+# ---------------------------------------------------------------------------------------------
+
+CATALOG_OIDS: dict[str, int] = {
+    "pg_type": 1247,
+    "pg_attribute": 1249,
+    "pg_proc": 1255,
+    "pg_class": 1259,
+    "pg_authid": 1260,
+    "pg_auth_members": 1261,
+    "pg_database": 1262,
+    "pg_tablespace": 1213,
+    "pg_shdepend": 1214,
+    "pg_shdescription": 2396,
+    "pg_db_role_setting": 2964,
+    "pg_am": 2601,
+    "pg_attrdef": 2604,
+    "pg_constraint": 2606,
+    "pg_depend": 2608,
+    "pg_description": 2609,
+    "pg_index": 2610,
+    "pg_inherits": 2611,
+    "pg_namespace": 2615,
+    "pg_statistic": 2619,
+}
+
+PG_CLASS_OID = CATALOG_OIDS["pg_class"]
+PG_ATTRIBUTE_OID = CATALOG_OIDS["pg_attribute"]
+PG_TYPE_OID = CATALOG_OIDS["pg_type"]
+PG_DATABASE_OID = CATALOG_OIDS["pg_database"]
+PG_NAMESPACE_OID = CATALOG_OIDS["pg_namespace"]
+PG_AM_OID = CATALOG_OIDS["pg_am"]
+PG_INDEX_OID = CATALOG_OIDS["pg_index"]
+PG_TABLESPACE_OID = CATALOG_OIDS["pg_tablespace"]
+
+NAMESPACE_OIDS: dict[str, int] = {"pg_catalog": 11, "pg_toast": 99, "public": 2200}
+"""Fixed namespace OIDs (``pg_namespace.dat``); information_schema's varies per initdb."""
+
+TABLESPACE_OIDS: dict[str, int] = {"pg_default": 1663, "pg_global": 1664}
+
+SHARED_CATALOGS: frozenset[str] = frozenset({
+    "pg_authid", "pg_auth_members", "pg_database", "pg_db_role_setting", "pg_tablespace",
+    "pg_shdepend", "pg_shdescription", "pg_shseclabel", "pg_replication_origin", "pg_subscription",
+    "pg_parameter_acl",   # 15+
+    "pg_pltemplate",      # 10-12 only
+})
+"""Catalogs stored once per cluster in ``global/`` (``relisshared``)."""
+
+MAPPED_CATALOGS: frozenset[str] = frozenset({"pg_class", "pg_attribute", "pg_proc", "pg_type"})
+"""Non-shared catalogs whose pg_class.relfilenode is 0: the file is found through the database's
+``pg_filenode.map`` (initially relfilenode == oid). Every shared catalog is mapped too, through
+``global/pg_filenode.map``. Checked on 10-18 (``SELECT relname FROM pg_class WHERE relfilenode = 0``)."""
+
+
+def catalog_has_oid_system_column(catalog: str, major: int) -> bool:
+    """True where this catalog's rows carry their OID in the tuple header (before 12, WITH OIDS
+    catalogs). From 12 on the OID is the first column of the layouts below."""
+    return has_oid_system_column(major) and catalog in _WITH_OIDS_BEFORE_12
+
+
+_WITH_OIDS_BEFORE_12 = frozenset({
+    "pg_class", "pg_type", "pg_database", "pg_namespace", "pg_am", "pg_tablespace", "pg_proc",
+    "pg_authid", "pg_constraint", "pg_attrdef",
+})
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalog column layouts
+# ---------------------------------------------------------------------------------------------
+
+class CatalogColumn(NamedTuple):
+    """One column of a catalog as pg_attribute describes it. The field names are those the
+    deformer reads (``pgpage.decode.deform``), so a CatalogColumn can be handed to it directly."""
+    name: str
+    typid: int
+    attlen: int        # >0 fixed width, -1 varlena, -2 cstring
+    attalign: str      # 'c' char, 's' short (2), 'i' int (4), 'd' double (8)
+    attbyval: bool
+
+
+# Type shorthands: (type oid, typlen, typalign, typbyval), from pg_type.dat (stable 10-18).
+_BOOL = (16, 1, "c", True)
+_CHAR = (18, 1, "c", True)            # "char"
+_NAME = (19, 64, "c", False)          # NAMEDATALEN 64
+_INT2 = (21, 2, "s", True)
+_INT2VECTOR = (22, -1, "i", False)
+_INT4 = (23, 4, "i", True)
+_REGPROC = (24, 4, "i", True)
+_TEXT = (25, -1, "i", False)
+_OID = (26, 4, "i", True)
+_XID = (28, 4, "i", True)
+_OIDVECTOR = (30, -1, "i", False)
+_PG_NODE_TREE = (194, -1, "i", False)
+_FLOAT4 = (700, 4, "i", True)
+_TEXT_ARRAY = (1009, -1, "i", False)   # text[]
+_ANYARRAY = (2277, -1, "d", False)
+_ACLITEM_ARRAY = "aclitem[]"           # 1034; its alignment follows aclitem: 'i' <=15, 'd' >=16
+_ACLITEM_ARRAY_OID = 1034
+
+_LAST = SUPPORTED_MAJORS[-1]
+
+
+def _c(name: str, typ, since: int = 10, until: int = _LAST) -> tuple:
+    """A column that exists in majors since..until (inclusive)."""
+    return (name, typ, since, until)
+
+
+# Each list is in column order. A column that moved has one entry per position with the range of
+# majors in which it sits there; a column whose type changed has one entry per type. For any one
+# major, the entries whose range holds it give that major's exact layout.
+
+_PG_ATTRIBUTE = [
+    _c("attrelid", _OID),
+    _c("attname", _NAME),
+    _c("atttypid", _OID),
+    _c("attstattarget", _INT4, until=15),      # 16: int2, after attinhcount; 17: after attcollation
+    _c("attlen", _INT2),
+    _c("attnum", _INT2),
+    _c("attndims", _INT4, until=15),           # 16: int2, after atttypmod
+    _c("attcacheoff", _INT4, until=17),        # removed in 18
+    _c("atttypmod", _INT4),
+    _c("attndims", _INT2, since=16),
+    _c("attbyval", _BOOL),
+    _c("attalign", _CHAR, since=14),           # 14 moved attalign before attstorage
+    _c("attstorage", _CHAR),
+    _c("attalign", _CHAR, until=13),
+    _c("attcompression", _CHAR, since=14),
+    _c("attnotnull", _BOOL),
+    _c("atthasdef", _BOOL),
+    _c("atthasmissing", _BOOL, since=11),
+    _c("attidentity", _CHAR),
+    _c("attgenerated", _CHAR, since=12),
+    _c("attisdropped", _BOOL),
+    _c("attislocal", _BOOL),
+    _c("attinhcount", _INT4, until=15),
+    _c("attinhcount", _INT2, since=16),
+    _c("attstattarget", _INT2, since=16, until=16),
+    _c("attcollation", _OID),
+    _c("attstattarget", _INT2, since=17),      # nullable from 17 (NULL = default target)
+    _c("attacl", _ACLITEM_ARRAY),
+    _c("attoptions", _TEXT_ARRAY),
+    _c("attfdwoptions", _TEXT_ARRAY),
+    _c("attmissingval", _ANYARRAY, since=11),
+]
+
+_PG_CLASS = [
+    _c("oid", _OID, since=12),                 # before 12: system column in the tuple header
+    _c("relname", _NAME),
+    _c("relnamespace", _OID),
+    _c("reltype", _OID),
+    _c("reloftype", _OID),
+    _c("relowner", _OID),
+    _c("relam", _OID),
+    _c("relfilenode", _OID),
+    _c("reltablespace", _OID),
+    _c("relpages", _INT4),
+    _c("reltuples", _FLOAT4),
+    _c("relallvisible", _INT4),
+    _c("relallfrozen", _INT4, since=18),
+    _c("reltoastrelid", _OID),
+    _c("relhasindex", _BOOL),
+    _c("relisshared", _BOOL),
+    _c("relpersistence", _CHAR),
+    _c("relkind", _CHAR),
+    _c("relnatts", _INT2),
+    _c("relchecks", _INT2),
+    _c("relhasoids", _BOOL, until=11),
+    _c("relhaspkey", _BOOL, until=10),
+    _c("relhasrules", _BOOL),
+    _c("relhastriggers", _BOOL),
+    _c("relhassubclass", _BOOL),
+    _c("relrowsecurity", _BOOL),
+    _c("relforcerowsecurity", _BOOL),
+    _c("relispopulated", _BOOL),
+    _c("relreplident", _CHAR),
+    _c("relispartition", _BOOL),
+    _c("relrewrite", _OID, since=11),
+    _c("relfrozenxid", _XID),
+    _c("relminmxid", _XID),                    # MultiXactId, stored with type xid
+    _c("relacl", _ACLITEM_ARRAY),
+    _c("reloptions", _TEXT_ARRAY),
+    _c("relpartbound", _PG_NODE_TREE),
+]
+
+_PG_TYPE = [
+    _c("oid", _OID, since=12),
+    _c("typname", _NAME),
+    _c("typnamespace", _OID),
+    _c("typowner", _OID),
+    _c("typlen", _INT2),
+    _c("typbyval", _BOOL),
+    _c("typtype", _CHAR),
+    _c("typcategory", _CHAR),
+    _c("typispreferred", _BOOL),
+    _c("typisdefined", _BOOL),
+    _c("typdelim", _CHAR),
+    _c("typrelid", _OID),
+    _c("typsubscript", _REGPROC, since=14),
+    _c("typelem", _OID),
+    _c("typarray", _OID),
+    _c("typinput", _REGPROC),
+    _c("typoutput", _REGPROC),
+    _c("typreceive", _REGPROC),
+    _c("typsend", _REGPROC),
+    _c("typmodin", _REGPROC),
+    _c("typmodout", _REGPROC),
+    _c("typanalyze", _REGPROC),
+    _c("typalign", _CHAR),
+    _c("typstorage", _CHAR),
+    _c("typnotnull", _BOOL),
+    _c("typbasetype", _OID),
+    _c("typtypmod", _INT4),
+    _c("typndims", _INT4),
+    _c("typcollation", _OID),
+    _c("typdefaultbin", _PG_NODE_TREE),
+    _c("typdefault", _TEXT),
+    _c("typacl", _ACLITEM_ARRAY),
+]
+
+_PG_DATABASE = [
+    _c("oid", _OID, since=12),
+    _c("datname", _NAME),
+    _c("datdba", _OID),
+    _c("encoding", _INT4),
+    _c("datlocprovider", _CHAR, since=15),
+    _c("datcollate", _NAME, until=14),         # 15: text, after dattablespace
+    _c("datctype", _NAME, until=14),
+    _c("datistemplate", _BOOL),
+    _c("datallowconn", _BOOL),
+    _c("dathasloginevt", _BOOL, since=17),
+    _c("datconnlimit", _INT4),
+    _c("datlastsysoid", _OID, until=14),
+    _c("datfrozenxid", _XID),
+    _c("datminmxid", _XID),
+    _c("dattablespace", _OID),
+    _c("datcollate", _TEXT, since=15),
+    _c("datctype", _TEXT, since=15),
+    _c("daticulocale", _TEXT, since=15, until=16),
+    _c("datlocale", _TEXT, since=17),          # renamed from daticulocale
+    _c("daticurules", _TEXT, since=16),
+    _c("datcollversion", _TEXT, since=15),
+    _c("datacl", _ACLITEM_ARRAY),
+]
+
+_PG_NAMESPACE = [
+    _c("oid", _OID, since=12),
+    _c("nspname", _NAME),
+    _c("nspowner", _OID),
+    _c("nspacl", _ACLITEM_ARRAY),
+]
+
+_PG_AM = [
+    _c("oid", _OID, since=12),
+    _c("amname", _NAME),
+    _c("amhandler", _REGPROC),
+    _c("amtype", _CHAR),
+]
+
+_PG_INDEX = [
+    _c("indexrelid", _OID),
+    _c("indrelid", _OID),
+    _c("indnatts", _INT2),
+    _c("indnkeyatts", _INT2, since=11),
+    _c("indisunique", _BOOL),
+    _c("indnullsnotdistinct", _BOOL, since=15),
+    _c("indisprimary", _BOOL),
+    _c("indisexclusion", _BOOL),
+    _c("indimmediate", _BOOL),
+    _c("indisclustered", _BOOL),
+    _c("indisvalid", _BOOL),
+    _c("indcheckxmin", _BOOL),
+    _c("indisready", _BOOL),
+    _c("indislive", _BOOL),
+    _c("indisreplident", _BOOL),
+    _c("indkey", _INT2VECTOR),
+    _c("indcollation", _OIDVECTOR),
+    _c("indclass", _OIDVECTOR),
+    _c("indoption", _INT2VECTOR),
+    _c("indexprs", _PG_NODE_TREE),
+    _c("indpred", _PG_NODE_TREE),
+]
+
+_PG_TABLESPACE = [
+    _c("oid", _OID, since=12),
+    _c("spcname", _NAME),
+    _c("spcowner", _OID),
+    _c("spcacl", _ACLITEM_ARRAY),
+    _c("spcoptions", _TEXT_ARRAY),
+]
+
+_CATALOG_HISTORY: dict[str, list[tuple]] = {
+    "pg_attribute": _PG_ATTRIBUTE,
+    "pg_class": _PG_CLASS,
+    "pg_type": _PG_TYPE,
+    "pg_database": _PG_DATABASE,
+    "pg_namespace": _PG_NAMESPACE,
+    "pg_am": _PG_AM,
+    "pg_index": _PG_INDEX,
+    "pg_tablespace": _PG_TABLESPACE,
+}
+
+CATALOGS_WITH_LAYOUT: tuple[str, ...] = tuple(_CATALOG_HISTORY)
+
+
+def catalog_columns(catalog: str, major: int) -> tuple[CatalogColumn, ...]:
+    """The ordered user columns of a catalog in one major (attnum 1..n), as pg_attribute has them.
+
+    Enough to deform that catalog's rows without reading pg_attribute (pg_attribute's own layout is
+    how pg_attribute is read at all), and a fallback for the others when pg_attribute is damaged.
+    Raises ``KeyError`` for a catalog not in the table and ``ValueError`` for an unknown major.
+    """
+    _check_major(major)
+    history = _CATALOG_HISTORY[catalog]
+    out = []
+    for name, typ, since, until in history:
+        if not (since <= major <= until):
+            continue
+        if typ == _ACLITEM_ARRAY:
+            # an array is aligned like its element type ('i' at least); aclitem is 'd' from 16
+            typ = (_ACLITEM_ARRAY_OID, -1, aclitem_layout(major)[1], False)
+        typid, attlen, attalign, attbyval = typ
+        out.append(CatalogColumn(name, typid, attlen, attalign, attbyval))
+    return tuple(out)
+
+
+def pg_attribute_layout(major: int) -> tuple[CatalogColumn, ...]:
+    """The bootstrap layout of pg_attribute itself in one major: what reading pg_attribute needs."""
+    return catalog_columns("pg_attribute", major)
+
+
+def catalog_column_index(catalog: str, major: int) -> dict[str, int]:
+    """Column name -> 0-based position in that major's layout (convenient for picking fields)."""
+    return {col.name: i for i, col in enumerate(catalog_columns(catalog, major))}
