@@ -1,0 +1,45 @@
+# GENERATED FILE - DO NOT EDIT.
+# Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
+"""Kaitai Struct parsers generated from formats/*.ksy (one module per .ksy).
+
+Each module holds one class named after the .ksy id in UpperCamelCase, e.g.
+``from pgpage.decode.ksy.pg_page import PgPage``; its nested types are nested classes
+(``PgPage.ItemId``). ``layouts`` holds the fixed-size type layouts for vectorised decoders.
+
+Modules:
+
+- ``brin_page``: PostgreSQL BRIN index page
+- ``fsm_page``: PostgreSQL free space map page (_fsm fork)
+- ``gin_page``: PostgreSQL GIN index page
+- ``gist_page``: PostgreSQL GiST index page
+- ``hash_page``: PostgreSQL hash index page
+- ``heap_tuple``: PostgreSQL heap tuple header (HeapTupleHeaderData)
+- ``nbtree``: PostgreSQL B-tree index page (nbtree)
+- ``pg_control``: PostgreSQL control file (global/pg_control), ControlFileData, PostgreSQL 10 to 18
+- ``pg_filenode_map``: PostgreSQL relation mapper file (pg_filenode.map), RelMapFile, PostgreSQL 10 to 18
+- ``pg_multixact``: PostgreSQL multixact SLRU pages (pg_multixact/offsets/, pg_multixact/members/), PostgreSQL 10 to 18
+- ``pg_page``: PostgreSQL page header, line pointers and item pointers
+- ``pg_xact``: PostgreSQL commit log page (pg_xact/, formerly pg_clog/), PostgreSQL 10 to 18
+- ``seq_page``: PostgreSQL sequence relation page
+- ``spgist_page``: PostgreSQL SP-GiST index page
+- ``vm_page``: PostgreSQL visibility map page (_vm fork)
+"""
+
+__all__ = [
+    'brin_page',
+    'fsm_page',
+    'gin_page',
+    'gist_page',
+    'hash_page',
+    'heap_tuple',
+    'nbtree',
+    'pg_control',
+    'pg_filenode_map',
+    'pg_multixact',
+    'pg_page',
+    'pg_xact',
+    'seq_page',
+    'spgist_page',
+    'vm_page',
+    'layouts',
+]
