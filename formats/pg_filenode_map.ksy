@@ -73,5 +73,5 @@ types:
         doc: OID of a mapped catalog (pg_class.oid)
       - id: mapfilenode
         type: u4
-        -orig-id: mapfilenode (PG <= 15), mapfilenumber (PG 16+)
-        doc: its relfilenode, the file name under global/ or base/<dboid>/
+        -orig-id: mapfilenode
+        doc: its relfilenode, the file name under global/ or base/<dboid>/ (named mapfilenumber from PG 16)

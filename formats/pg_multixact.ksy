@@ -77,30 +77,31 @@ types:
       - id: offsets
         type: u4
         repeat: expr
-        repeat-expr: _root.offsets_per_page
-        doc: MultiXactOffset of the first member of multi (page * 2048 + index); 0 = not (yet) set
+        repeat-expr: 2048
+        doc: MULTIXACT_OFFSETS_PER_PAGE entries. MultiXactOffset of the first member of multi (page * 2048 + index); 0 = not (yet) set
   members_page:
     seq:
       - id: groups
         type: member_group
         repeat: expr
-        repeat-expr: _root.groups_per_page
+        repeat-expr: 409
+        doc: MULTIXACT_MEMBERGROUPS_PER_PAGE groups of MULTIXACT_MEMBERGROUP_SIZE (20) bytes
       - id: unused
-        size: _root.page_size - _root.groups_per_page * _root.group_size
-        doc: 12 bytes at 8180, never written
+        size: 12
+        doc: BLCKSZ - 409 * 20 bytes at 8180, never written
   member_group:
     seq:
       - id: flags
         type: u1
         enum: multi_xact_status
         repeat: expr
-        repeat-expr: _root.flagbytes_per_group
-        doc: MultiXactStatus of each of the group's 4 members (MXACT_MEMBER_BITS_PER_XACT = 8)
+        repeat-expr: 4
+        doc: MULTIXACT_FLAGBYTES_PER_GROUP flag bytes, MultiXactStatus of each of the group's 4 members (MXACT_MEMBER_BITS_PER_XACT = 8)
       - id: xids
         type: u4
         repeat: expr
-        repeat-expr: _root.members_per_group
-        doc: TransactionId of each member; 0 in a slot never used
+        repeat-expr: 4
+        doc: MULTIXACT_MEMBERS_PER_MEMBERGROUP xids, TransactionId of each member; 0 in a slot never used
 enums:
   multi_xact_status:
     0:

@@ -29,8 +29,8 @@ seq:
   - id: groups
     type: xact_byte
     repeat: expr
-    repeat-expr: page_size
-    doc: one byte per four consecutive xids
+    repeat-expr: 8192
+    doc: one byte per four consecutive xids (BLCKSZ bytes)
 instances:
   page_size:
     value: 8192

@@ -8,10 +8,10 @@
 #   formats/heap_tuple.ksy (sha256 90556aca0f51dd45b6d59f359451cdcb279b588d0925282789315275024b3202)
 #   formats/nbtree.ksy (sha256 51e22634cfddd9b15eeb4b4c5f10a9e07306c2d3eb77173fc5256f6c6837e263)
 #   formats/pg_control.ksy (sha256 dfc2b7f8dc0d45df3ff96a0704d3dbe631261deacba64afeff41a74b4d348501)
-#   formats/pg_filenode_map.ksy (sha256 070c2237d038dde3813adcacb15cddc7349a6b17c8cace685678f96272c762ac)
-#   formats/pg_multixact.ksy (sha256 c6632fb9403701285cc0a932f18517af5b69021ca8e02b8046babd49bb9d0048)
+#   formats/pg_filenode_map.ksy (sha256 3e456ad97ae2abae683700fe2cf86be320e4157b09a2cbc224eeb766af6dd8ce)
+#   formats/pg_multixact.ksy (sha256 c2926354371b0893f8b90d4123ac580c669dd4dbc55d2a0271276fd4b0e132d2)
 #   formats/pg_page.ksy (sha256 e3a2e2f3b9ec51711449547f00e01eb0f1a21ec5a8d83199c3414f70389e5230)
-#   formats/pg_xact.ksy (sha256 666fb71b0636d5b0eee6463b67940ac898a700d399cf5c04613e270105c077d3)
+#   formats/pg_xact.ksy (sha256 7481e17bb813b844aad4243e7940d0a8e19e3e43c448691d48698245153390ac)
 #   formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
 #   formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #   formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
@@ -644,6 +644,26 @@ LAYOUTS = {
             'mapfilenode': (4, 'u4'),
         },
     },
+    'pg_multixact::offsets_page': {
+        'size': 0x2000,
+        'fields': {
+            'offsets': (0, ('array', 'u4', 2048)),
+        },
+    },
+    'pg_multixact::members_page': {
+        'size': 0x2000,
+        'fields': {
+            'groups': (0, ('array', ('struct', 'pg_multixact::member_group'), 409)),
+            'unused': (8180, ('bytes', 12)),
+        },
+    },
+    'pg_multixact::member_group': {
+        'size': 20,
+        'fields': {
+            'flags': (0, ('array', 'u1', 4)),
+            'xids': (4, ('array', 'u4', 4)),
+        },
+    },
     'pg_page::page_header': {
         'size': 24,
         'fields': {
@@ -680,6 +700,12 @@ LAYOUTS = {
             'bi_hi': (0, 'u2'),
             'bi_lo': (2, 'u2'),
             'ip_posid': (4, 'u2'),
+        },
+    },
+    'pg_xact': {
+        'size': 0x2000,
+        'fields': {
+            'groups': (0, ('array', ('struct', 'pg_xact::xact_byte'), 8192)),
         },
     },
     'pg_xact::xact_byte': {
@@ -1166,7 +1192,7 @@ ORIG_IDS = {
         'relmapper_filemagic': 'RELMAPPER_FILEMAGIC',
     },
     'pg_filenode_map::rel_mapping': {
-        'mapfilenode': 'mapfilenode (PG <= 15), mapfilenumber (PG 16+)',
+        'mapfilenode': 'mapfilenode',
         '': 'RelMapping',
     },
     'pg_multixact': {

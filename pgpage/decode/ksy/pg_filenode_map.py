@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/pg_filenode_map.ksy (sha256 070c2237d038dde3813adcacb15cddc7349a6b17c8cace685678f96272c762ac)
+# Source: formats/pg_filenode_map.ksy (sha256 3e456ad97ae2abae683700fe2cf86be320e4157b09a2cbc224eeb766af6dd8ce)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/pg_multixact.ksy (sha256 c6632fb9403701285cc0a932f18517af5b69021ca8e02b8046babd49bb9d0048)
+# Source: formats/pg_multixact.ksy (sha256 c2926354371b0893f8b90d4123ac580c669dd4dbc55d2a0271276fd4b0e132d2)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -91,11 +91,11 @@ class PgMultixact(KaitaiStruct):
 
         def _read(self):
             self.flags = []
-            for i in range(self._root.flagbytes_per_group):
+            for i in range(4):
                 self.flags.append(KaitaiStream.resolve_enum(PgMultixact.MultiXactStatus, self._io.read_u1()))
 
             self.xids = []
-            for i in range(self._root.members_per_group):
+            for i in range(4):
                 self.xids.append(self._io.read_u4le())
 
 
@@ -119,10 +119,10 @@ class PgMultixact(KaitaiStruct):
 
         def _read(self):
             self.groups = []
-            for i in range(self._root.groups_per_page):
+            for i in range(409):
                 self.groups.append(PgMultixact.MemberGroup(self._io, self, self._root))
 
-            self.unused = self._io.read_bytes(self._root.page_size - self._root.groups_per_page * self._root.group_size)
+            self.unused = self._io.read_bytes(12)
 
 
         def _fetch_instances(self):
@@ -142,7 +142,7 @@ class PgMultixact(KaitaiStruct):
 
         def _read(self):
             self.offsets = []
-            for i in range(self._root.offsets_per_page):
+            for i in range(2048):
                 self.offsets.append(self._io.read_u4le())
 
 

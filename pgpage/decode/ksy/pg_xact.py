@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/pg_xact.ksy (sha256 666fb71b0636d5b0eee6463b67940ac898a700d399cf5c04613e270105c077d3)
+# Source: formats/pg_xact.ksy (sha256 7481e17bb813b844aad4243e7940d0a8e19e3e43c448691d48698245153390ac)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -58,7 +58,7 @@ class PgXact(KaitaiStruct):
 
     def _read(self):
         self.groups = []
-        for i in range(self.page_size):
+        for i in range(8192):
             self.groups.append(PgXact.XactByte(self._io, self, self._root))
 
 
