@@ -1,0 +1,281 @@
+"""Transaction status (``pg_xact/``) and multixact members (``pg_multixact/``) from segment bytes.
+
+Layouts: ``formats/pg_xact.ksy`` and ``formats/pg_multixact.ksy``. The per-page constants
+(CLOG_XACTS_PER_PAGE, MULTIXACT_MEMBERS_PER_PAGE, ...) are read from the generated parsers' value
+instances and the bit and byte positions from ``layouts.LAYOUTS``, so nothing here keeps a second
+copy of the layout; lookups then read one byte (or a few words) straight from the segment bytes
+instead of building a Kaitai object per byte. ``xact_page_statuses`` and ``multixact_page`` decode
+a whole page through the generated parser, for display and for the tests that prove both paths
+agree.
+
+The caller reads the files and passes ``{segment file name: bytes}``; names are hex segment numbers
+(``"0000"``, ``"1A3"``, ``"14078"``, or 15-digit long names; a leading directory is ignored).
+PostgreSQL 10 to 18 name pg_xact and pg_multixact segments ``%04X`` (four digits, more once the
+number passes FFFF: only pg_multixact/members gets there, up to ``14078``); 17 introduced 15-digit
+"long" SLRU names but uses them for pg_notify only.
+
+Special xids (``transam.h``): 0 InvalidTransactionId has no status (None); 1 BootstrapTransactionId
+and 2 FrozenTransactionId count as committed without a pg_xact lookup, as TransactionIdDidCommit()
+does. An xid given with its epoch (``txid_current()``, xid8) is looked up by its low 32 bits, which
+is all pg_xact is indexed by.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from typing import Mapping
+
+from kaitaistruct import KaitaiStream, BytesIO
+
+from pgpage.decode.ksy import layouts
+from pgpage.decode.ksy.pg_multixact import PgMultixact
+from pgpage.decode.ksy.pg_xact import PgXact
+
+# ---------------------------------------------------------------------------- constants from the .ksy
+
+
+def _instances(cls, *names) -> tuple[int, ...]:
+    """Value instances of a generated parser that depend on no bytes (constants)."""
+    obj = cls.__new__(cls)
+    return tuple(getattr(obj, n) for n in names)
+
+
+XACT_PAGE_SIZE, CLOG_BITS_PER_XACT, CLOG_XACTS_PER_BYTE, SLRU_PAGES_PER_SEGMENT = _instances(
+    PgXact, "page_size", "bits_per_xact", "xacts_per_byte", "pages_per_segment")
+(MULTIXACT_OFFSETS_PER_PAGE, MULTIXACT_MEMBERS_PER_MEMBERGROUP, MULTIXACT_MEMBERGROUP_SIZE,
+ MULTIXACT_MEMBERGROUPS_PER_PAGE) = _instances(
+    PgMultixact, "offsets_per_page", "members_per_group", "group_size", "groups_per_page")
+
+_XACT_BITS = layouts.LAYOUTS["pg_xact::xact_byte"]["fields"]
+# bit offset of the status of the xid with xid % 4 == i
+_XACT_SHIFT = tuple(_XACT_BITS[f"status{i}"][1][1] for i in range(CLOG_XACTS_PER_BYTE))
+_XACT_MASK = (1 << CLOG_BITS_PER_XACT) - 1
+_GROUP = layouts.LAYOUTS["pg_multixact::member_group"]["fields"]
+_FLAGS_AT = _GROUP["flags"][0]
+_XIDS_AT = _GROUP["xids"][0]
+
+TRANSACTION_STATUS: dict[int, str] = {
+    v: n.removeprefix("TRANSACTION_STATUS_") for v, n in layouts.ENUMS["pg_xact::transaction_status"].items()}
+"""0 IN_PROGRESS, 1 COMMITTED, 2 ABORTED, 3 SUB_COMMITTED (TRANSACTION_STATUS_* in clog.h)."""
+
+MULTIXACT_STATUS: dict[int, str] = dict(layouts.ENUMS["pg_multixact::multi_xact_status"])
+"""MultiXactStatus values under PostgreSQL's names (MultiXactStatusForKeyShare ...)."""
+
+MULTIXACT_MODE: dict[int, str] = {0: "keysh", 1: "sh", 2: "fornokeyupd", 3: "forupd", 4: "nokeyupd", 5: "upd"}
+"""The ``mode`` column pg_get_multixact_members() shows for each status (mxstatus_to_string())."""
+
+BOOTSTRAP_XID = 1
+FROZEN_XID = 2
+FIRST_MULTIXACT_ID = 1
+UINT32 = 0xFFFFFFFF
+MAX_MEMBERS = 1 << 20
+"""More members than this in one multixact means garbage offsets (a multixact holds one member
+per transaction locking one tuple at one time); range() gives None rather than walk them."""
+
+
+# ---------------------------------------------------------------------------- segment files
+
+
+def segment_name(segno: int) -> str:
+    """File name PostgreSQL 10-18 give SLRU segment ``segno`` of pg_xact and pg_multixact."""
+    return f"{segno:04X}"
+
+
+def parse_segment_name(name: str) -> int | None:
+    """Segment number of a file name (``"0000"``, ``"14078"``, ``"00000000000001F"``), or None for a
+    name that is not 4 to 6 or 15 hex digits."""
+    base = os.path.basename(str(name))
+    if len(base) not in (4, 5, 6, 15):
+        return None
+    try:
+        return int(base, 16)
+    except ValueError:
+        return None
+
+
+class _Slru:
+    """SLRU pages addressed by page number, from {segment name: bytes}."""
+
+    def __init__(self, segments: Mapping[str, bytes], page_size: int):
+        self.page_size = page_size
+        self.segments: dict[int, bytes] = {}
+        for name, data in segments.items():
+            segno = parse_segment_name(name)
+            if segno is not None:
+                self.segments[segno] = bytes(data)
+
+    def page(self, pageno: int) -> tuple[bytes, int] | None:
+        """(segment bytes, offset of the page in them), or None when the page is not there
+        (segment missing, or the segment file ends before the page does)."""
+        seg = self.segments.get(pageno // SLRU_PAGES_PER_SEGMENT)
+        if seg is None:
+            return None
+        off = (pageno % SLRU_PAGES_PER_SEGMENT) * self.page_size
+        if off + self.page_size > len(seg):
+            return None
+        return seg, off
+
+
+# ---------------------------------------------------------------------------- pg_xact
+
+
+class XactStatus:
+    """Commit status of transactions from pg_xact segments.
+
+    ``XactStatus({"0000": bytes_of_pg_xact_0000, ...}).status(xid)`` gives ``"IN_PROGRESS"``,
+    ``"COMMITTED"``, ``"ABORTED"`` or ``"SUB_COMMITTED"``, or None when the page holding the xid
+    is not in the segments given (or the xid is 0). IN_PROGRESS is also what an xid reads as that
+    was never assigned, or whose transaction was cut off by a crash."""
+
+    def __init__(self, segments: Mapping[str, bytes], block_size: int = XACT_PAGE_SIZE):
+        self.block_size = block_size
+        self.xacts_per_page = block_size * CLOG_XACTS_PER_BYTE
+        self._slru = _Slru(segments, block_size)
+
+    def location(self, xid: int) -> tuple[str, int, int, int]:
+        """(segment file name, byte offset in that file, bit shift, page number) of an xid."""
+        xid &= UINT32
+        pageno = xid // self.xacts_per_page
+        byte = (xid % self.xacts_per_page) // CLOG_XACTS_PER_BYTE
+        offset = (pageno % SLRU_PAGES_PER_SEGMENT) * self.block_size + byte
+        return (segment_name(pageno // SLRU_PAGES_PER_SEGMENT), offset,
+                _XACT_SHIFT[xid % CLOG_XACTS_PER_BYTE], pageno)
+
+    def status_code(self, xid: int) -> int | None:
+        """The raw 2-bit status (TRANSACTION_STATUS_*), or None as for status()."""
+        xid &= UINT32
+        if xid == 0:
+            return None
+        if xid in (BOOTSTRAP_XID, FROZEN_XID):
+            return 1
+        pageno = xid // self.xacts_per_page
+        found = self._slru.page(pageno)
+        if found is None:
+            return None
+        seg, off = found
+        b = seg[off + (xid % self.xacts_per_page) // CLOG_XACTS_PER_BYTE]
+        return (b >> _XACT_SHIFT[xid % CLOG_XACTS_PER_BYTE]) & _XACT_MASK
+
+    def status(self, xid: int) -> str | None:
+        code = self.status_code(xid)
+        return None if code is None else TRANSACTION_STATUS[code]
+
+    def pages(self) -> list[int]:
+        """Page numbers present in the segments given."""
+        out = []
+        for segno, data in sorted(self._slru.segments.items()):
+            for i in range(min(len(data) // self.block_size, SLRU_PAGES_PER_SEGMENT)):
+                out.append(segno * SLRU_PAGES_PER_SEGMENT + i)
+        return out
+
+
+def xact_page_statuses(page: bytes) -> list[int]:
+    """Every status on one 8192-byte pg_xact page, through the generated parser (slow; for one
+    page a person looks at). Index i is the xid page_number * 32768 + i."""
+    parsed = PgXact(KaitaiStream(BytesIO(bytes(page))))
+    out = []
+    for g in parsed.groups:
+        out += [int(g.status0), int(g.status1), int(g.status2), int(g.status3)]
+    return out
+
+
+# ---------------------------------------------------------------------------- pg_multixact
+
+
+class MultiXactMembers:
+    """Members of MultiXactIds from pg_multixact/offsets and pg_multixact/members segments.
+
+    The members of multi m are the member slots [offset(m), offset(m + 1)) (uint32, wrapping);
+    offset(m + 1) is read from the offsets page, or, for the newest multi (m + 1 == next_multi),
+    taken from ``next_offset``: pass pg_control's checkPointCopy.nextMulti and nextMultiOffset,
+    which are exact for a cluster shut down cleanly. A slot whose xid is 0 is the slot 0 that
+    the multixact spanning the offset wraparound owns without using; it is skipped, as
+    GetMultiXactIdMembers() does."""
+
+    def __init__(self, offsets: Mapping[str, bytes], members: Mapping[str, bytes],
+                 next_multi: int | None = None, next_offset: int | None = None,
+                 block_size: int = XACT_PAGE_SIZE):
+        self.block_size = block_size
+        self.offsets_per_page = block_size // 4
+        self.groups_per_page = block_size // MULTIXACT_MEMBERGROUP_SIZE
+        self.members_per_page = self.groups_per_page * MULTIXACT_MEMBERS_PER_MEMBERGROUP
+        self.next_multi = next_multi
+        self.next_offset = next_offset
+        self._offsets = _Slru(offsets, block_size)
+        self._members = _Slru(members, block_size)
+
+    def offset(self, multi: int) -> int | None:
+        """Stored MultiXactOffset of a multi; None when its page is missing or the entry is 0
+        (not written)."""
+        multi &= UINT32
+        found = self._offsets.page(multi // self.offsets_per_page)
+        if found is None:
+            return None
+        seg, off = found
+        value = struct.unpack_from("<I", seg, off + (multi % self.offsets_per_page) * 4)[0]
+        return value or None
+
+    def member_slot(self, offset: int) -> tuple[int, int] | None:
+        """(xid, status) stored in member slot ``offset``, or None when its page is missing."""
+        offset &= UINT32
+        found = self._members.page(offset // self.members_per_page)
+        if found is None:
+            return None
+        seg, off = found
+        group = (offset // MULTIXACT_MEMBERS_PER_MEMBERGROUP) % self.groups_per_page
+        base = off + group * MULTIXACT_MEMBERGROUP_SIZE
+        i = offset % MULTIXACT_MEMBERS_PER_MEMBERGROUP
+        status = seg[base + _FLAGS_AT + i]
+        xid = struct.unpack_from("<I", seg, base + _XIDS_AT + 4 * i)[0]
+        return xid, status
+
+    def range(self, multi: int) -> tuple[int, int] | None:
+        """(first member slot, number of slots) of a multi, or None when it cannot be told."""
+        multi &= UINT32
+        if multi == 0:
+            return None
+        start = self.offset(multi)
+        if start is None:
+            return None
+        nxt = multi + 1 if multi < UINT32 else FIRST_MULTIXACT_ID
+        if self.next_multi is not None and nxt == self.next_multi & UINT32:
+            end = self.next_offset
+        else:
+            end = self.offset(nxt)
+        if end is None:
+            return None
+        length = (end - start) & UINT32
+        if length > MAX_MEMBERS:
+            return None
+        return start, length
+
+    def members(self, multi: int) -> list[dict] | None:
+        """[{"xid", "mode", "status"}, ...] as pg_get_multixact_members() lists them (mode
+        "keysh", "sh", "fornokeyupd", "forupd", "nokeyupd", "upd"; status the raw
+        MultiXactStatus), or None when the offsets or a members page is missing."""
+        rng = self.range(multi)
+        if rng is None:
+            return None
+        start, length = rng
+        out = []
+        for k in range(length):
+            slot = self.member_slot((start + k) & UINT32)
+            if slot is None:
+                return None
+            xid, status = slot
+            if xid == 0:
+                continue
+            out.append({"xid": xid, "mode": MULTIXACT_MODE.get(status), "status": status})
+        return out
+
+
+def multixact_page(page: bytes, is_members: bool) -> list:
+    """One whole pg_multixact page through the generated parser: the 2048 offsets of an offsets
+    page, or the 1636 (xid, status) slots of a members page in slot order."""
+    parsed = PgMultixact(is_members, KaitaiStream(BytesIO(bytes(page))))
+    if not is_members:
+        return list(parsed.page.offsets)
+    out = []
+    for g in parsed.page.groups:
+        out += [(x, int(f)) for x, f in zip(g.xids, g.flags)]
+    return out
