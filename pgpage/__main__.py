@@ -1,0 +1,3 @@
+from pgpage.cli.main import run
+
+run()

@@ -1,0 +1,72 @@
+"""The Typer application. Each command is a thin function: parse, call, render, exit.
+
+Heavy modules (numpy, Rich, the generated parsers) are imported inside the commands so
+that ``pgpage --help`` stays fast.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from pgpage.findings import ExitCode, PgpageError
+
+app = typer.Typer(
+    name="pgpage",
+    help="Offline, page-image forensic analyser for PostgreSQL data files.\n\n"
+         "Reads data directories, relation files and segments directly (server up, down, crashed or copied)."
+         " Never writes to what it reads. Exit status: 0 clean, 1 findings, 2 usage, 3 unreadable input.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+
+@app.callback()
+def main() -> None:
+    """Offline, page-image forensic analyser for PostgreSQL data files."""
+
+
+JSON_HELP = "Write JSON to stdout instead of text."
+DB_HELP = "Database name (with a data directory as TARGET)."
+REL_HELP = "Relation as [schema.]name, or its relfilenode (with a data directory as TARGET)."
+FORK_HELP = "Fork to read: main, fsm, vm or init (with a data directory as TARGET)."
+
+
+@app.command()
+def page(
+    target: str = typer.Argument(..., help="A relation segment file (any fork), or a data directory with --db/--rel."),
+    block: Optional[int] = typer.Option(None, "--block", "-b", help="One block, by its global block number."),
+    blocks: Optional[str] = typer.Option(None, "--blocks", help="A range A:B of global block numbers (B exclusive)."),
+    all_blocks: bool = typer.Option(False, "--all", help="Every block of the file."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
+    fork: str = typer.Option("main", "--fork", help=FORK_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Decode pages: header, line pointers, tuples, index items, VM/FSM contents, checksums."""
+    from pgpage.cli.commands import page_command
+    raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out))
+
+
+def run() -> None:
+    """Console entry point: one line on stderr for refused input, never a traceback."""
+    try:
+        app()
+    except PgpageError as e:
+        print(f"pgpage: {e}", file=sys.stderr)
+        sys.exit(int(e.exit_code))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+    except Exception as e:  # a bug: say so in one line; PGPAGE_DEBUG=1 shows the traceback
+        if os.environ.get("PGPAGE_DEBUG"):
+            raise
+        print(f"pgpage: internal error: {type(e).__name__}: {e} (set PGPAGE_DEBUG=1 for details)", file=sys.stderr)
+        sys.exit(int(ExitCode.UNREADABLE))

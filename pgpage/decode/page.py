@@ -1,0 +1,242 @@
+"""One page image to a typed record, under pageinspect's names.
+
+The generated Kaitai parsers (``pgpage.decode.ksy``) read the bytes; this module decides what
+they mean: which kind of page it is, whether its header is sane, what each line pointer and
+tuple says. It is for pages a person looks at (``pgpage page``); whole-relation scans use the
+vectorised decoder in ``pgpage.decode.vector``.
+
+Every page comes back as a dict, even a page that is garbage: problems become findings in
+``page["findings"]`` and fields that could not be read are None.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kaitaistruct import KaitaiStructError
+
+from pgpage.decode.checksum import checksum_page
+from pgpage.decode.control import format_lsn
+from pgpage.decode.ksy.layouts import ENUMS
+from pgpage.decode.ksy.pg_page import PgPage
+from pgpage.findings import Finding, WARNING
+
+SIZE_OF_PAGE_HEADER = 24
+SIZE_OF_ITEM_ID = 4
+MAXALIGN = 8
+PG_PAGE_LAYOUT_VERSION = 4
+PD_VALID_FLAG_BITS = 0x0007
+SEQUENCE_MAGIC = 0x1717
+MAX_BT_CYCLE_ID = 0xFF7F
+HASHO_PAGE_ID, GIST_PAGE_ID, SPGIST_PAGE_ID = 0xFF80, 0xFF81, 0xFF82
+BRIN_PAGE_TYPES = {0xF091: "brin_meta", 0xF092: "brin_revmap", 0xF093: "brin_regular"}
+
+LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
+LP_FLAG_NAMES = ENUMS["pg_page::lp_flags"]
+PD_FLAG_NAMES = ENUMS["pg_page::pd_flags"]
+
+
+def maxalign(n: int) -> int:
+    return (n + MAXALIGN - 1) & ~(MAXALIGN - 1)
+
+
+def flag_names(value: int, names: dict[int, str]) -> list[str]:
+    """Names of the single bits set in ``value``, lowest first; unknown bits as hex."""
+    out = []
+    for bit in range(value.bit_length()):
+        b = 1 << bit
+        if value & b:
+            out.append(names.get(b, f"0x{b:04X}"))
+    return out
+
+
+def format_tid(block: int, offset: int) -> str:
+    return f"({block},{offset})"
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What the caller knows about where the page came from.
+
+    ``am`` is the relation's access method when a catalog said so ("heap", "btree", ...);
+    without it the page type is recognised from the page itself. ``major`` is the server
+    major when known (names and a few layouts differ). ``checksums`` is True/False when
+    pg_control says whether data checksums are on, None when unknown.
+    """
+
+    fork: str = "main"
+    am: str | None = None
+    major: int | None = None
+    checksums: bool | None = None
+    relation: str | None = None
+    block_size: int = 8192
+
+
+def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
+    """Decode one page image (global block number ``blkno``) into a dict of pageinspect names."""
+    findings: list[Finding] = []
+
+    def find(code: str, message: str, **kw) -> None:
+        findings.append(Finding(code, message, relation=ctx.relation, fork=ctx.fork, block=blkno, **kw))
+
+    page: dict = {"blkno": blkno, "page_type": None, "findings": findings}
+    if len(raw) != ctx.block_size:
+        find("page.truncated", f"only {len(raw)} of {ctx.block_size} bytes are present (torn or truncated file)",
+             expected=ctx.block_size, actual=len(raw))
+        page["page_type"] = "truncated"
+        page["raw_header"] = raw[:SIZE_OF_PAGE_HEADER]
+        return page
+    if not any(raw):
+        page["page_type"] = "new"
+        page["page_header"] = None
+        page["checksum"] = {"stored": 0, "computed": None, "ok": None}
+        return page
+
+    parsed = PgPage.from_bytes(raw)
+    hdr = parsed.header
+    page["page_header"] = {
+        "lsn": format_lsn(hdr.pd_lsn.lsn),
+        "checksum": hdr.pd_checksum,
+        "flags": hdr.pd_flags,
+        "lower": hdr.pd_lower,
+        "upper": hdr.pd_upper,
+        "special": hdr.pd_special,
+        "pagesize": hdr.page_size_declared,
+        "version": hdr.layout_version,
+        "prune_xid": hdr.pd_prune_xid,
+        "flag_names": flag_names(hdr.pd_flags, PD_FLAG_NAMES),
+    }
+    computed = checksum_page(raw, blkno)
+    ok = hdr.pd_checksum == computed
+    page["page_checksum"] = computed
+    page["checksum"] = {"stored": hdr.pd_checksum, "computed": computed, "ok": ok}
+    if not ok and (ctx.checksums or (ctx.checksums is None and hdr.pd_checksum != 0)):
+        find("checksum.mismatch", f"stored checksum {hdr.pd_checksum} != computed {computed}",
+             expected=computed, actual=hdr.pd_checksum)
+
+    header_ok = _check_header(parsed, ctx, find)
+    page["page_type"] = kind = classify(parsed, raw, ctx, header_ok)
+    if kind == "unknown":
+        if header_ok:
+            find("page.unrecognised", "the special space matches no known access method", severity=WARNING)
+        return page
+    try:
+        if kind == "heap" or kind == "sequence":
+            from pgpage.decode.heap import decode_heap_page
+            decode_heap_page(parsed, raw, ctx, page, find)
+            if kind == "sequence":
+                from pgpage.decode.ksy.seq_page import SeqPage
+                page["sequence_magic"] = SeqPage.from_bytes(raw).special.magic
+        elif kind.startswith("btree"):
+            from pgpage.decode.nbtree import decode_btree_page
+            decode_btree_page(raw, ctx, page, find)
+        elif kind == "vm":
+            from pgpage.decode.vmfsm import decode_vm_page
+            decode_vm_page(raw, blkno, page)
+        elif kind == "fsm":
+            from pgpage.decode.vmfsm import decode_fsm_page
+            decode_fsm_page(raw, page)
+        else:
+            from pgpage.decode.otheram import decode_other_am_page
+            decode_other_am_page(parsed, raw, kind, page, find)
+    except (KaitaiStructError, EOFError, ValueError) as e:  # a structure the parser could not finish
+        find("page.undecodable", f"{kind} page could not be decoded: {e}")
+    return page
+
+
+def header_is_plausible(page: dict, block_size: int) -> bool:
+    """Does this decoded (or torn) page start with a PostgreSQL page header of this block size?"""
+    h = page.get("page_header")
+    if h is None and len(page.get("raw_header") or b"") == SIZE_OF_PAGE_HEADER:
+        ph = PgPage.PageHeader.from_bytes(page["raw_header"])
+        h = {"pagesize": ph.page_size_declared, "version": ph.layout_version}
+    return bool(h) and h["pagesize"] == block_size and h["version"] == PG_PAGE_LAYOUT_VERSION
+
+
+def _check_header(parsed: PgPage, ctx: PageContext, find) -> bool:
+    """PageHeaderIsValid's rules, as findings; False when the layout cannot be trusted."""
+    h = parsed.header
+    size = ctx.block_size
+    ok = True
+    if h.page_size_declared != size:
+        find("page.header.bad_pagesize", f"pd_pagesize_version says {h.page_size_declared}-byte pages,"
+             f" the file has {size}-byte blocks", expected=size, actual=h.page_size_declared)
+        ok = False
+    if h.layout_version != PG_PAGE_LAYOUT_VERSION:
+        find("page.header.bad_version", f"page layout version {h.layout_version}, expected {PG_PAGE_LAYOUT_VERSION}",
+             expected=PG_PAGE_LAYOUT_VERSION, actual=h.layout_version)
+        ok = False
+    if h.pd_flags & ~PD_VALID_FLAG_BITS:
+        find("page.header.bad_flags", f"pd_flags 0x{h.pd_flags:04X} has bits outside PD_VALID_FLAG_BITS",
+             actual=h.pd_flags)
+        ok = False
+    if h.pd_lower < SIZE_OF_PAGE_HEADER or h.pd_lower > h.pd_upper:
+        find("page.header.bad_lower", f"pd_lower {h.pd_lower} is not between {SIZE_OF_PAGE_HEADER} and pd_upper"
+             f" {h.pd_upper}", actual=h.pd_lower)
+        ok = False
+    if h.pd_upper > h.pd_special:
+        find("page.header.bad_upper", f"pd_upper {h.pd_upper} is past pd_special {h.pd_special}", actual=h.pd_upper)
+        ok = False
+    if h.pd_special > size or h.pd_special != maxalign(h.pd_special):
+        find("page.header.bad_special", f"pd_special {h.pd_special} is past the page end or not MAXALIGNed",
+             actual=h.pd_special)
+        ok = False
+    return ok
+
+
+def classify(parsed: PgPage, raw: bytes, ctx: PageContext, header_ok: bool) -> str:
+    """What kind of page this is: the fork, else the catalog's AM, else the special space's signature."""
+    if ctx.fork == "vm":
+        return "vm"
+    if ctx.fork == "fsm":
+        return "fsm"
+    h = parsed.header
+    if h.pd_upper == 0:
+        return "new"  # PageIsNew, but not all zeros: the header decides nothing else
+    if not header_ok and (h.pd_special > ctx.block_size or h.page_size_declared != ctx.block_size):
+        return "unknown"
+    special_size = ctx.block_size - h.pd_special
+    last_u16 = int.from_bytes(raw[-2:], "little")
+    if ctx.am in ("heap", None) and special_size == 0:
+        return "heap"
+    if special_size == 4 and int.from_bytes(raw[-4:], "little") == SEQUENCE_MAGIC:
+        return "sequence"
+    if special_size == 16:
+        if last_u16 == HASHO_PAGE_ID:
+            return "hash"
+        if last_u16 == GIST_PAGE_ID:
+            return "gist"
+        if last_u16 <= MAX_BT_CYCLE_ID and ctx.am in ("btree", None):
+            return _btree_kind(raw)
+    if special_size == 8:
+        if last_u16 == SPGIST_PAGE_ID:
+            return "spgist"
+        if last_u16 in BRIN_PAGE_TYPES:
+            return BRIN_PAGE_TYPES[last_u16]
+        return "gin"  # GIN's opaque carries no page id; it is what an 8-byte special space is left to be
+    return "unknown"
+
+
+def _btree_kind(raw: bytes) -> str:
+    from pgpage.decode.ksy.nbtree import Nbtree
+    flags = Nbtree.BtPageOpaqueData.from_bytes(raw[-16:]).btpo_flags
+    if flags & 0x8:
+        return "btree_meta"
+    if flags & 0x4:
+        return "btree_deleted"
+    if flags & 0x10:
+        return "btree_half_dead"
+    if flags & 0x1:
+        return "btree_leaf"
+    if flags & 0x2:
+        return "btree_root"
+    return "btree_internal"
+
+
+def line_pointers(parsed: PgPage) -> list[dict]:
+    """Every line pointer as (lp, lp_off, lp_flags, lp_len) with the flag's name."""
+    out = []
+    for i, lp in enumerate(parsed.linp, start=1):
+        flags = int(lp.lp_flags)
+        out.append({"lp": i, "lp_off": lp.lp_off, "lp_flags": flags,
+                    "lp_flags_name": LP_FLAG_NAMES.get(flags), "lp_len": lp.lp_len})
+    return out

@@ -1,0 +1,200 @@
+"""Text rendering of decoded pages for people: compact, 100 columns, colour for states."""
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from pgpage.render.output import console
+
+LP_STYLE = {0: "dim", 1: "", 2: "yellow", 3: "red"}
+LP_SHORT = {0: "UNUSED", 1: "NORMAL", 2: "REDIRECT", 3: "DEAD"}
+# infomask flags as the item table abbreviates them (the legend under the table spells them out)
+FLAG_ABBREV = {
+    "HEAP_HASNULL": "NULLS", "HEAP_HASVARWIDTH": "VARW", "HEAP_HASEXTERNAL": "EXT", "HEAP_HASOID_OLD": "OID",
+    "HEAP_HASOID": "OID", "HEAP_XMAX_KEYSHR_LOCK": "KSHR", "HEAP_COMBOCID": "COMBO", "HEAP_XMAX_EXCL_LOCK": "EXCL",
+    "HEAP_XMAX_SHR_LOCK": "SHR", "HEAP_XMAX_LOCK_ONLY": "LOCK", "HEAP_XMIN_COMMITTED": "XMIN_C",
+    "HEAP_XMIN_INVALID": "XMIN_I", "HEAP_XMIN_FROZEN": "FROZEN", "HEAP_XMAX_COMMITTED": "XMAX_C",
+    "HEAP_XMAX_INVALID": "XMAX_I", "HEAP_XMAX_IS_MULTI": "MULTI", "HEAP_UPDATED": "UPD", "HEAP_MOVED_OFF": "MOVED_OFF",
+    "HEAP_MOVED_IN": "MOVED_IN", "HEAP_MOVED": "MOVED", "HEAP_KEYS_UPDATED": "KEYS_UPD",
+    "HEAP_HOT_UPDATED": "HOT_UPD", "HEAP_ONLY_TUPLE": "HEAP_ONLY",
+}
+FLAG_STYLE = {
+    "XMIN_C": "green", "XMIN_I": "red", "FROZEN": "cyan", "XMAX_C": "red", "XMAX_I": "green",
+    "LOCK": "magenta", "MULTI": "magenta", "HOT_UPD": "yellow", "HEAP_ONLY": "yellow", "KEYS_UPD": "bright_red",
+}
+FLAG_LEGEND = ("flags: XMIN_C/XMAX_C committed, XMIN_I/XMAX_I invalid (aborted / no deleter), FROZEN, LOCK lock-only"
+               " xmax, MULTI multixact, HOT_UPD HOT-updated, HEAP_ONLY heap-only tuple, KEYS_UPD key columns"
+               " changed, UPD updated version, VARW/NULLS/EXT varwidth/nulls/external, COMBO combo cid")
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
+
+
+def render_pages(doc: dict) -> None:
+    out = console()
+    out.print(Text.assemble(("file ", "dim"), doc["file"], ("  fork ", "dim"), doc["fork"],
+                            ("  blocks ", "dim"), f"{doc['first_block']}..{doc['end_block'] - 1}" if doc["end_block"] else "none",
+                            ("  block size ", "dim"), str(doc["block_size"]),
+                            ("  major ", "dim"), str(doc["major"] or "unknown")))
+    for f in doc["findings"]:
+        out.print(finding_text(f))
+    for page in doc["pages"]:
+        out.print()
+        render_page(out, page)
+
+
+def finding_text(f: dict) -> Text:
+    where = " ".join(f"{k} {f[k]}" for k in ("block", "item") if f.get(k) is not None)
+    return Text.assemble((f"{f.get('severity', 'error')} ", SEVERITY_STYLE.get(f.get("severity", "error"), "")),
+                         (f["code"], "bold"), f"  {where}  " if where else "  ", f["message"])
+
+
+def render_page(out, page: dict) -> None:
+    kind = page["page_type"]
+    head = Text.assemble((f"block {page['blkno']}", "bold"), "  ", (kind or "?", "bold cyan"))
+    h = page.get("page_header")
+    if h:
+        ck = page["checksum"]
+        head.append(f"  LSN {h['lsn']}  checksum {ck['stored']} ")
+        head.append("ok" if ck["ok"] else f"!= {ck['computed']}", "green" if ck["ok"] else "bold red")
+        if h["flag_names"]:
+            head.append("  " + " ".join(h["flag_names"]), "yellow")
+        out.print(head)
+        free = max(h["upper"] - h["lower"], 0)
+        out.print(Text(f"  lower {h['lower']}  upper {h['upper']}  special {h['special']}  pagesize {h['pagesize']}"
+                       f"  version {h['version']}  prune_xid {h['prune_xid']}  free {free} bytes", "dim"))
+    else:
+        out.print(head)
+    for f in page["findings"]:
+        out.print(Text("  ") + finding_text(f.to_json() if hasattr(f, "to_json") else f))
+    if "heap_page_items" in page:
+        _heap_items(out, page["heap_page_items"])
+    if page.get("bt_metap"):
+        m = page["bt_metap"]
+        out.print("  " + "  ".join(f"{k} {v}" for k, v in m.items()))
+    if "bt_page_opaque" in page:
+        _btree(out, page)
+    if "vm" in page:
+        _vm(out, page["vm"])
+    if "fsm" in page:
+        _fsm(out, page["fsm"])
+    if "special" in page:
+        out.print("  " + "  ".join(f"{k} {v}" for k, v in page["special"].items()))
+        if "meta" in page:
+            out.print("  meta: " + "  ".join(f"{k} {v}" for k, v in page["meta"].items()))
+        _line_pointers(out, page["items"])
+
+
+def _flags_text(item: dict) -> Text:
+    t = Text()
+    combined = item["combined_flags"] or []
+    hidden = set()  # bits a combined flag already names
+    if "HEAP_XMIN_FROZEN" in combined:
+        hidden |= {"HEAP_XMIN_COMMITTED", "HEAP_XMIN_INVALID"}
+    if "HEAP_XMAX_SHR_LOCK" in combined:
+        hidden |= {"HEAP_XMAX_KEYSHR_LOCK", "HEAP_XMAX_EXCL_LOCK"}
+    names = [FLAG_ABBREV.get(n, n) for n in combined + [f for f in item["raw_flags"] if f not in hidden]]
+    for i, n in enumerate(names):
+        if i:
+            t.append(" ")
+        t.append(n, FLAG_STYLE.get(n, "dim"))
+    return t
+
+
+def _heap_items(out, items: list[dict]) -> None:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1))
+    for col, just in (("lp", "right"), ("off", "right"), ("state", "left"), ("len", "right"),
+                      ("xmin", "right"), ("xmax", "right"), ("cid", "right"), ("ctid", "left"),
+                      ("natts", "right"), ("hoff", "right"), ("flags", "left")):
+        table.add_column(col, justify=just, no_wrap=col != "flags")
+    for it in items:
+        state = Text(LP_SHORT.get(it["lp_flags"], "?"), LP_STYLE.get(it["lp_flags"], ""))
+        if it["lp_flags"] == 2:
+            state.append(f"→{it['lp_off']}")
+        if it["t_xmin"] is None:
+            table.add_row(str(it["lp"]), str(it["lp_off"]), state, str(it["lp_len"]), "", "", "", "", "", "", "")
+            continue
+        flags = _flags_text(it)
+        if it["t_bits"] is not None:
+            flags.append(f" nulls {it['t_bits']}", "dim")
+        table.add_row(str(it["lp"]), str(it["lp_off"]), state, str(it["lp_len"]), str(it["t_xmin"]),
+                      str(it["t_xmax"]), str(it["t_field3"]), it["t_ctid"], str(it["t_infomask2"] & 0x7FF),
+                      str(it["t_hoff"]), flags)
+    out.print(table)
+    out.print(Text("  " + FLAG_LEGEND, "dim"))
+
+
+def _btree(out, page: dict) -> None:
+    o = page["bt_page_opaque"]
+    line = Text(f"  prev {o['btpo_prev']}  next {o['btpo_next']}  level {o['btpo_level']}  cycleid {o['btpo_cycleid']}  ")
+    line.append(" ".join(o["btpo_flag_names"]), "yellow")
+    if "safexid" in page:
+        line.append(f"  safexid {page['safexid']}", "magenta")
+    out.print(line)
+    s = page.get("bt_page_stats")
+    if s:
+        out.print(Text(f"  live_items {s['live_items']}  dead_items {s['dead_items']}  avg_item_size {s['avg_item_size']}"
+                       f"  free_size {s['free_size']}", "dim"))
+    items = page.get("bt_page_items") or []
+    if not items:
+        return
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1))
+    for col in ("item", "kind", "ctid", "len", "htid", "tids", "key data"):
+        table.add_column(col, justify="right" if col in ("item", "len", "tids") else "left",
+                         no_wrap=True, overflow="ellipsis", max_width=44 if col == "key data" else None)
+    for it in items:
+        if it["itemlen"] is None:
+            table.add_row(str(it["itemoffset"]), Text("bad", "red"), "", "", "", "", "")
+            continue
+        if it["high_key"]:
+            kind = Text("high key", "cyan")
+        elif it["tids"] is not None:
+            kind = Text("posting", "green")
+        elif "natts" in it or "downlink" in it:
+            kind = Text(f"pivot→{it['downlink']}" if it.get("downlink") is not None else "pivot", "cyan")
+        else:
+            kind = Text("tuple")
+        if it["dead"]:
+            kind = Text("DEAD ", "bold red") + kind
+        if it.get("natts") is not None:
+            kind.append(f" natts {it['natts']}", "dim")
+        table.add_row(str(it["itemoffset"]), kind, it["ctid"], str(it["itemlen"]), it["htid"] or "",
+                      str(len(it["tids"])) if it["tids"] is not None else "", escape(it["data"] or ""))
+    out.print(table)
+
+
+def _vm(out, vm: dict) -> None:
+    out.print(f"  heap blocks {vm['first_heap_block']}..{vm['first_heap_block'] + vm['heap_blocks_per_page'] - 1}:"
+              f"  all_visible {vm['all_visible']}  all_frozen {vm['all_frozen']}")
+    bits = vm["bits"]
+    if not bits:
+        return
+    out.print(Text("  map: F all-frozen, V all-visible, . neither, ! frozen but not visible", "dim"))
+    per_line = 64
+    for start in range(0, len(bits), per_line):
+        row = Text(f"  {bits[start]['blkno']:>10} ")
+        for b in bits[start:start + per_line]:
+            if b["all_frozen"] and b["all_visible"]:
+                row.append("F", "cyan")
+            elif b["all_visible"]:
+                row.append("V", "green")
+            elif b["all_frozen"]:
+                row.append("!", "bold red")
+            else:
+                row.append(".", "dim")
+        out.print(row)
+
+
+def _fsm(out, fsm: dict) -> None:
+    out.print(f"  level {fsm['level']} (logical page {fsm['logical_page']})  root category {fsm['root']}"
+              f"  fp_next_slot {fsm['fp_next_slot']}  slots address: {fsm['slot_target']}")
+    slots = fsm["slots"]
+    if slots:
+        cells = [f"{s['target']}:{s['category']}" for s in slots]
+        out.print(Text("  target:category  " + "  ".join(cells[:200]) + ("  …" if len(cells) > 200 else ""),
+                       overflow="fold"))
+
+
+def _line_pointers(out, items: list[dict]) -> None:
+    if items:
+        cells = [f"{i['lp']}:{LP_SHORT[i['lp_flags']]}@{i['lp_off']}+{i['lp_len']}" for i in items]
+        out.print(Text("  items  " + "  ".join(cells), "dim", overflow="fold"))
