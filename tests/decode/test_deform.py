@@ -66,12 +66,14 @@ class Server:
                   "-w", "-o", opts, "start")
         self.conn = psycopg.connect(host=self.tmp, user="postgres", dbname="postgres",
                                     autocommit=True)
-        for s in ("SET TimeZone = 'UTC'", "SET DateStyle = 'ISO'", "SET IntervalStyle = 'postgres'",
-                  "SET bytea_output = 'hex'", "SET extra_float_digits = 1",
-                  "CREATE EXTENSION pageinspect"):
-            self.conn.execute(s)
         self.major = versions.major_from_pg_version(
             self.conn.execute("SHOW server_version_num").fetchone()[0])
+        # before 12, extra_float_digits 3 is the setting that prints floats exactly (%.17g)
+        efd = 1 if self.major >= 12 else 3
+        for s in ("SET TimeZone = 'UTC'", "SET DateStyle = 'ISO'", "SET IntervalStyle = 'postgres'",
+                  "SET bytea_output = 'hex'", f"SET extra_float_digits = {efd}",
+                  "CREATE EXTENSION pageinspect"):
+            self.conn.execute(s)
         return self
 
     def stop(self):
@@ -223,10 +225,14 @@ def catalog_attributes(srv, relid: int) -> list[Attribute]:
 _REG_TYPES = {24, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191}
 
 
-def compare_relation(srv, rel: str, *, float_by_value: bool = False):
+def compare_relation(srv, rel: str):
     """Deform + decode every tuple of ``rel`` and compare with the server's text and with
-    pageinspect's raw attribute bytes. Returns (values compared, raw attributes compared)."""
+    pageinspect's raw attribute bytes. Returns (values compared, raw attributes compared).
+
+    Floats are compared as text from 12 on; before 12 the server prints them with a fixed number
+    of digits (not the shortest exact form), so there they are compared by value."""
     conn, major = srv.conn, srv.major
+    float_by_value = major < 12
     relid = conn.execute("SELECT %s::regclass::oid", (rel,)).fetchone()[0]
     attrs = catalog_attributes(srv, relid)
     cols = [(i, a) for i, a in enumerate(attrs) if not a.attisdropped and a.typid != 1034]
@@ -415,7 +421,10 @@ def test_catalogs_decode_like_server(pg):
                     continue
                 got = datum.to_pg_text(col.typid, datum.decode_datum(col.typid, a.raw, major=major)
                                        if a.raw is not None else None)
-                assert got == text, (cat, t.ctid, col.name, got, text)
+                if col.typid == 700 and major < 12:
+                    assert float(got) == float(text), (cat, t.ctid, col.name, got, text)
+                else:
+                    assert got == text, (cat, t.ctid, col.name, got, text)
                 compared += 1
         assert seen == len(rows), cat
     assert compared > 10000
@@ -465,17 +474,19 @@ def test_missing_and_dropped(tables):
     assert [a.attisdropped for a in attrs] == [False, True, False, True, False] + [False] * 5
     # attmissingval as decoded from pg_attribute's pages equals the server's text
     server_mv = dict(conn.execute("SELECT attname::text, attmissingval::text FROM pg_attribute "
-                                  "WHERE attrelid = %s AND attnum > 0", (relid,)).fetchall())
+                                  "WHERE attrelid = %s AND attnum > 0", (relid,)).fetchall()
+                     if major >= 11 else [])
     for a in attrs:
         if a.attmissingval is not None:
             v = datum.decode_datum(2277, a.attmissingval, major=major)
             assert datum.to_pg_text(2277, v) == server_mv[a.name]
-    assert sum(a.atthasmissing for a in attrs) == 4
+    # fast ADD COLUMN ... DEFAULT (atthasmissing) exists from 11; 10 rewrites the table instead
+    assert sum(a.atthasmissing for a in attrs) == (4 if major >= 11 else 0)
     statuses = {MISSING: 0, VALUE: 0, NULL: 0}
     for t in rel_tuples(conn, "t_drop"):
         for a in deform(t, attrs).attrs:
             statuses[a.status] += 1
-    assert all(statuses.values())
+    assert statuses[VALUE] and statuses[NULL] and (statuses[MISSING] or major < 11)
 
 
 def test_mutated_tuples_never_escape(tables):
