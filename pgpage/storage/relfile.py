@@ -56,10 +56,12 @@ class RelationFork:
     block_size: int = DEFAULT_BLCKSZ
     relseg_size: int = DEFAULT_RELSEG_SIZE
     only_segno: int | None = None
+    listing: dict[str, int] | None = None  # the directory's {file name: size}, when the caller has read it
     findings: list[Finding] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.segments = self._find_segments()
+        self.listing = None  # only needed while finding segments
 
     @property
     def name(self) -> str:
@@ -68,22 +70,29 @@ class RelationFork:
     def segment_path(self, segno: int) -> Path:
         return self.directory / (self.name + (f".{segno}" if segno else ""))
 
+    def _size(self, path: Path) -> int | None:
+        if self.listing is not None:
+            return self.listing.get(path.name)
+        try:
+            return path.stat().st_size
+        except OSError:
+            return None
+
     def _find_segments(self) -> list[tuple[int, Path, int]]:
         """(segno, path, size) of each segment present; gaps and odd sizes become findings."""
         found = []
         if self.only_segno is not None:
             path = self.segment_path(self.only_segno)
-            if path.exists():
-                found.append((self.only_segno, path, path.stat().st_size))
+            if (size := self._size(path)) is not None:
+                found.append((self.only_segno, path, size))
         else:
             segno = 0
-            while True:
-                path = self.segment_path(segno)
-                if not path.exists():
-                    break
-                found.append((segno, path, path.stat().st_size))
+            while (size := self._size(path := self.segment_path(segno))) is not None:
+                found.append((segno, path, size))
                 segno += 1
-            stray = self._stray_segments(segno)
+            # a gap can only hide behind a full segment: look for strays only then
+            full_last = bool(found) and found[-1][2] == self.relseg_size * self.block_size
+            stray = self._stray_segments(segno) if full_last else []
             for s in stray:
                 self.findings.append(Finding(
                     "segment.missing", f"segment {segno} is missing but segment {s} exists",
@@ -105,12 +114,14 @@ class RelationFork:
         return found
 
     def _stray_segments(self, first_missing: int) -> list[int]:
-        pattern = re.compile(re.escape(self.name) + r"\.(\d+)$")
+        """Segment numbers present beyond a gap (a missing segment in the middle)."""
         try:
-            names = os.listdir(self.directory)
+            names = self.listing if self.listing is not None else os.listdir(self.directory)
         except OSError:
             return []
-        return sorted(int(m.group(1)) for n in names if (m := pattern.match(n)) and int(m.group(1)) > first_missing)
+        prefix = self.name + "."
+        return sorted(int(n[len(prefix):]) for n in names
+                      if n.startswith(prefix) and n[len(prefix):].isdigit() and int(n[len(prefix):]) > first_missing)
 
     @property
     def exists(self) -> bool:
@@ -183,6 +194,16 @@ class RelationFork:
         for first, chunk in self.iter_chunks(start, stop, chunk_blocks=64):
             for i in range(chunk.shape[0]):
                 yield first + i, chunk[i].tobytes()
+
+
+def directory_listing(directory: Path) -> dict[str, int]:
+    """{file name: size} of a directory, read once (so that finding every relation's
+    segments costs one directory scan, not a stat per fork and segment)."""
+    try:
+        with os.scandir(directory) as entries:
+            return {e.name: e.stat().st_size for e in entries if e.is_file()}
+    except OSError:
+        return {}
 
 
 def open_segment_file(path: str | os.PathLike, block_size: int | None = None,

@@ -1,0 +1,416 @@
+"""A PostgreSQL data directory read offline: cluster, databases, relations, their files.
+
+This is pgpage's Python API as much as the CLI's foundation::
+
+    from pgpage.storage.datadir import open_data_directory
+    cluster = open_data_directory("/var/lib/postgresql/15/main")
+    cluster.major, cluster.control["checkPointCopy"]["nextXid"]
+    for db in cluster.databases():
+        for rel in db.relations():
+            rel.qualified_name, rel.kind, rel.am, rel.forks["main"].nblocks
+            for blkno, page in rel.forks["main"].iter_blocks(): ...
+
+Names come from the catalogs themselves (pg_database through ``global/pg_filenode.map``;
+pg_class, pg_namespace, pg_am, pg_index through each database's map), decoded with the
+server major's layouts and filtered by hint bits and pg_xact. Everything is read-only and
+lazy: nothing is read until asked for, and each catalog is read once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORKS, RelationFork, directory_listing,
+                                    parse_segment_name)
+
+GLOBALTABLESPACE_OID = 1664
+DEFAULTTABLESPACE_OID = 1663
+# the columns pgpage uses of each catalog (decoding the others would only cost time)
+CATALOG_COLUMNS = {
+    "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate"},
+    "pg_tablespace": {"oid", "spcname"},
+    "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "relpages", "reltuples",
+                 "relallvisible", "reltoastrelid", "relisshared", "relpersistence", "relkind", "relnatts",
+                 "relfrozenxid", "relminmxid", "reloptions"},
+    "pg_namespace": {"oid", "nspname"},
+    "pg_am": {"oid", "amname", "amtype"},
+    "pg_index": {"indexrelid", "indrelid", "indnatts", "indnkeyatts", "indisunique", "indisprimary", "indkey"},
+}
+CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
+                "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247}
+RELKIND_NAMES = {"r": "table", "i": "index", "S": "sequence", "t": "toast table", "v": "view",
+                 "m": "materialized view", "c": "composite type", "f": "foreign table",
+                 "p": "partitioned table", "I": "partitioned index"}
+RELKINDS_WITH_STORAGE = set("ritmS")
+PERSISTENCE_NAMES = {"p": "permanent", "u": "unlogged", "t": "temporary"}
+NOT_RELATION_FILES = {"PG_VERSION", "pg_filenode.map", "pg_internal.init", "pg_filenode.map.tmp"}
+
+
+class DataDirectory:
+    """A data directory. Construct with ``open_data_directory``."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.findings: list[Finding] = []
+        self._listings: dict[Path, dict[str, int]] = {}
+
+    # ---------------------------------------------------------------- cluster-wide facts
+    @cached_property
+    def major(self) -> int | None:
+        from pgpage.decode.versions import major_from_pg_version
+        try:
+            return major_from_pg_version((self.path / "PG_VERSION").read_text())
+        except (OSError, ValueError) as e:
+            self.findings.append(Finding("cluster.pg_version.unreadable", f"PG_VERSION: {e}"))
+            return None
+
+    @cached_property
+    def control(self) -> dict | None:
+        """global/pg_control decoded (with ``crc_ok``), or None when it is missing or not a control file."""
+        from pgpage.decode.control import decode_control
+        try:
+            control = decode_control((self.path / "global" / "pg_control").read_bytes())
+        except OSError as e:
+            self.findings.append(Finding("cluster.control.missing", f"global/pg_control: {e.strerror}"))
+            return None
+        except PgpageError as e:
+            self.findings.append(Finding("cluster.control.unreadable", f"global/pg_control: {e}"))
+            return None
+        for f in control.get("findings", []):
+            self.findings.append(Finding(**{k: v for k, v in f.items() if k in Finding.__dataclass_fields__}))
+        return control
+
+    @property
+    def block_size(self) -> int:
+        c = self.control
+        return c["blcksz"] if c and c["crc_ok"] else DEFAULT_BLCKSZ
+
+    @property
+    def relseg_size(self) -> int:
+        c = self.control
+        return c["relseg_size"] if c and c["crc_ok"] else DEFAULT_RELSEG_SIZE
+
+    @property
+    def checksums(self) -> bool | None:
+        c = self.control
+        return (c["data_checksum_version"] != 0) if c and c["crc_ok"] else None
+
+    @cached_property
+    def xact(self):
+        """pg_xact as an ``XactStatus`` (segments read once)."""
+        from pgpage.decode.xact import XactStatus, parse_segment_name as slru_segno
+        segments = {}
+        xdir = self.path / "pg_xact"
+        if not xdir.is_dir():
+            xdir = self.path / "pg_clog"  # before PostgreSQL 10
+        try:
+            for p in sorted(xdir.iterdir()):
+                if slru_segno(p.name) is not None:
+                    segments[p.name] = p.read_bytes()
+        except OSError:
+            self.findings.append(Finding("cluster.pg_xact.missing", "pg_xact/ is missing: commit status comes"
+                                         " from hint bits only", severity=WARNING))
+        return XactStatus(segments, self.block_size)
+
+    def xid_lookup(self):
+        """A ``lookup(xid) -> "committed" | "aborted" | "in_progress" | "sub_committed" | None``."""
+        status = self.xact.status
+        return lambda xid: (s.lower() if (s := status(xid)) else None)
+
+    # ---------------------------------------------------------------- files
+    def fork(self, directory: Path, stem: str, fork: str = "main") -> RelationFork:
+        return RelationFork(directory, stem, fork, self.block_size, self.relseg_size, listing=self.listing(directory))
+
+    def listing(self, directory: Path) -> dict[str, int]:
+        """A directory's {file name: size}, read once per data directory object."""
+        if directory not in self._listings:
+            self._listings[directory] = directory_listing(directory)
+        return self._listings[directory]
+
+    def tablespace_directory(self, spcoid: int, dboid: int) -> Path:
+        if spcoid == GLOBALTABLESPACE_OID:
+            return self.path / "global"
+        if spcoid in (0, DEFAULTTABLESPACE_OID):
+            return self.path / "base" / str(dboid)
+        link = self.path / "pg_tblspc" / str(spcoid)
+        try:
+            versions = sorted(p for p in link.iterdir() if p.name.startswith(f"PG_{self.major}_"))
+        except OSError:
+            versions = []
+        return (versions[0] if versions else link / f"PG_{self.major}_unknown") / str(dboid)
+
+    def _catalog_fork(self, catalog: str, mapping: dict[int, int], directory: Path) -> RelationFork | None:
+        filenode = mapping.get(CATALOG_OIDS[catalog])
+        return None if filenode is None else self.fork(directory, str(filenode))
+
+    def read_catalog(self, catalog: str, fork: RelationFork | None, findings: list[Finding], key: str = "oid"):
+        from pgpage.decode.catalog import read_catalog
+        if fork is None or not fork.exists:
+            findings.append(Finding("catalog.missing", f"{catalog}: its file is missing, so what it names is unknown",
+                                    relation=catalog))
+            return []
+        if self.major is None:
+            return []
+        scan = read_catalog(catalog, fork.iter_blocks(), self.major, self.xid_lookup(), relation=catalog, key=key,
+                            wanted=CATALOG_COLUMNS.get(catalog))
+        findings.extend(fork.findings)
+        findings.extend(scan.findings)
+        if scan.undecided:
+            findings.append(Finding("catalog.visibility.undecided", f"{catalog}: {scan.undecided} rows kept without"
+                                    " knowing whether their transaction committed (pg_xact does not cover them)",
+                                    severity=WARNING, relation=catalog))
+        return scan.rows
+
+    @cached_property
+    def global_map(self) -> dict[int, int]:
+        return self._filenode_map(self.path / "global" / "pg_filenode.map", self.findings)
+
+    def _filenode_map(self, path: Path, findings: list[Finding]) -> dict[int, int]:
+        from pgpage.decode.filenode_map import decode_filenode_map
+        try:
+            m = decode_filenode_map(path.read_bytes())
+        except OSError as e:
+            findings.append(Finding("filenode_map.missing", f"{path.relative_to(self.path)}: {e.strerror}"))
+            return {}
+        except PgpageError as e:
+            findings.append(Finding("filenode_map.unreadable", f"{path.relative_to(self.path)}: {e}"))
+            return {}
+        if not m["crc_ok"]:
+            findings.append(Finding("filenode_map.crc_mismatch", f"{path.relative_to(self.path)}: stored CRC"
+                                    f" {m['crc_stored']:08x} != computed {m['crc_computed']:08x}; mappings used anyway",
+                                    expected=m["crc_computed"], actual=m["crc_stored"]))
+        return dict(m["mappings"])
+
+    @cached_property
+    def tablespaces(self) -> dict[int, str]:
+        rows = self.read_catalog("pg_tablespace", self._catalog_fork("pg_tablespace", self.global_map,
+                                                                      self.path / "global"), self.findings)
+        return {r["oid"]: r["spcname"] for r in rows}
+
+    def databases(self) -> list["Database"]:
+        return list(self._databases)
+
+    @cached_property
+    def _databases(self) -> list["Database"]:
+        rows = self.read_catalog("pg_database", self._catalog_fork("pg_database", self.global_map,
+                                                                    self.path / "global"), self.findings)
+        dbs = [Database(self, r["oid"], r["datname"], r["dattablespace"], r) for r in rows]
+        if not rows:  # no readable pg_database: fall back to the directories under base/
+            for p in sorted((self.path / "base").glob("*")):
+                if p.name.isdigit():
+                    dbs.append(Database(self, int(p.name), None, DEFAULTTABLESPACE_OID, {}))
+        for db in dbs:
+            if not db.path.is_dir():
+                self.findings.append(Finding("database.directory_missing", f"database {db.name} (oid {db.oid}):"
+                                             f" {db.path.relative_to(self.path)} is missing", relation=db.name))
+        return sorted(dbs, key=lambda d: d.name or "")
+
+    def database(self, name: str | None) -> "Database":
+        dbs = [d for d in self.databases() if d.path.is_dir()]
+        if name is None:
+            if len(dbs) == 1:
+                return dbs[0]
+            raise PgpageError(f"{self.path} holds {len(dbs)} databases ({', '.join(d.name or str(d.oid) for d in dbs)}):"
+                              " choose one with --db", ExitCode.USAGE)
+        for d in dbs:
+            if d.name == name or str(d.oid) == name:
+                return d
+        raise PgpageError(f"no database {name!r} in {self.path} (there are: "
+                          f"{', '.join(d.name or str(d.oid) for d in dbs)})", ExitCode.USAGE)
+
+    def fork_target(self, db: str | None, rel: str, fork: str):
+        from pgpage.decode.page import PageContext
+        from pgpage.storage.target import ForkTarget
+        relation = self.database(db).relation(rel)
+        f = relation.forks.get(fork) or self.fork(relation.directory, relation.file_stem, fork)
+        ctx = PageContext(fork=fork, am=relation.am if fork == "main" else None, major=self.major,
+                          checksums=self.checksums, relation=relation.qualified_name, block_size=self.block_size)
+        return ForkTarget(f, ctx, f"{relation.database.name}.{relation.qualified_name}")
+
+
+@dataclass
+class Database:
+    cluster: DataDirectory
+    oid: int
+    name: str | None
+    tablespace: int
+    row: dict
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.cluster.tablespace_directory(self.tablespace, self.oid)
+
+    @cached_property
+    def filenode_map(self) -> dict[int, int]:
+        return self.cluster._filenode_map(self.path / "pg_filenode.map", self.findings)
+
+    def _catalog(self, catalog: str, class_rows: dict[int, dict], key: str = "oid") -> list[dict]:
+        """Rows of a catalog of this database, found through the map or through pg_class."""
+        fork = self.cluster._catalog_fork(catalog, self.filenode_map, self.path)
+        row = class_rows.get(CATALOG_OIDS[catalog])
+        if fork is None and row is not None and row["relfilenode"]:
+            fork = self.cluster.fork(self.path, str(row["relfilenode"]))
+        return self.cluster.read_catalog(catalog, fork, self.findings, key)
+
+    @cached_property
+    def _relations(self) -> list["Relation"]:
+        class_rows = {r["oid"]: r for r in self._catalog("pg_class", {})}
+        namespaces = {r["oid"]: r["nspname"] for r in self._catalog("pg_namespace", class_rows)}
+        ams = {r["oid"]: r["amname"] for r in self._catalog("pg_am", class_rows)}
+        indexes = {r["indexrelid"]: r for r in self._catalog("pg_index", class_rows, key="indexrelid")}
+        rels = [Relation(self, row, namespaces.get(row["relnamespace"]), ams.get(row["relam"]), indexes.get(oid))
+                for oid, row in class_rows.items()]
+        by_oid = {r.oid: r for r in rels}
+        for r in rels:
+            if r.index_row is not None:
+                r.table = by_oid.get(r.index_row["indrelid"])
+            if r.row["reltoastrelid"]:
+                toast = by_oid.get(r.row["reltoastrelid"])
+                r.toast = toast
+                if toast is not None:
+                    toast.toast_parent = r
+        self._check_files(rels)
+        return rels
+
+    def relations(self) -> list["Relation"]:
+        return list(self._relations)
+
+    def relation(self, name: str) -> "Relation":
+        """By [schema.]name, oid or relfilenode."""
+        rels = self._relations
+        schema, _, relname = name.rpartition(".")
+        hits = [r for r in rels if r.name == relname and (not schema or r.namespace == schema)]
+        if len(hits) > 1:
+            hits = [r for r in hits if r.namespace == "public"] or hits
+        if not hits and name.isdigit():
+            hits = [r for r in rels if r.relfilenode == int(name)] or [r for r in rels if r.oid == int(name)]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            raise PgpageError(f"no relation {name!r} in database {self.name}", ExitCode.USAGE)
+        raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
+                          f"{', '.join(r.qualified_name for r in hits)}", ExitCode.USAGE)
+
+    def _check_files(self, rels: list["Relation"]) -> None:
+        """Orphan files (no pg_class row) and rows whose file is missing."""
+        known: set[tuple[Path, str]] = set()
+        for r in rels:
+            if r.has_storage:
+                known.add((r.directory, r.file_stem))
+                if not r.forks.get("main"):
+                    self.findings.append(Finding("relation.file_missing", f"{r.qualified_name} ({r.kind_name},"
+                                                 f" relfilenode {r.relfilenode}) has no file"
+                                                 f" {r.directory.relative_to(self.cluster.path)}/{r.file_stem}",
+                                                 relation=r.qualified_name))
+        names = sorted(self.cluster.listing(self.path))
+        orphans: dict[str, list[str]] = {}
+        for n in names:
+            if n in NOT_RELATION_FILES:
+                continue
+            parsed = parse_segment_name(n)
+            if parsed is None:
+                if not n.startswith("pgsql_tmp"):
+                    self.findings.append(Finding("database.stray_file", f"{n} is not a relation file's name",
+                                                 severity=INFO, relation=self.name))
+                continue
+            stem = parsed.stem.split("_")[-1] if parsed.stem.startswith("t") else parsed.stem
+            if (self.path, stem) not in known and (self.path, parsed.stem) not in known:
+                orphans.setdefault(parsed.stem, []).append(n)
+        for stem, files in orphans.items():
+            self.findings.append(Finding("relation.orphan_file", f"{', '.join(files)}: no pg_class row has"
+                                         f" relfilenode {stem}", severity=WARNING, relation=self.name))
+        self.orphans = orphans
+
+
+@dataclass
+class Relation:
+    database: Database
+    row: dict
+    namespace: str | None
+    am: str | None
+    index_row: dict | None
+    table: "Relation | None" = None
+    toast: "Relation | None" = None
+    toast_parent: "Relation | None" = None
+
+    @property
+    def oid(self) -> int:
+        return self.row["oid"]
+
+    @property
+    def name(self) -> str:
+        return self.row["relname"]
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.namespace}.{self.name}" if self.namespace else self.name
+
+    @property
+    def kind(self) -> str:
+        return self.row["relkind"]
+
+    @property
+    def kind_name(self) -> str:
+        return RELKIND_NAMES.get(self.kind, self.kind)
+
+    @property
+    def persistence(self) -> str:
+        return PERSISTENCE_NAMES.get(self.row["relpersistence"], self.row["relpersistence"])
+
+    @property
+    def has_storage(self) -> bool:
+        return self.kind in RELKINDS_WITH_STORAGE
+
+    @property
+    def access_method(self) -> str | None:
+        """The AM by name; tables before 12 (no table AMs yet) are heap."""
+        if self.am:
+            return self.am
+        return "heap" if self.kind in "rtmS" else None
+
+    @property
+    def relfilenode(self) -> int:
+        node = self.row["relfilenode"]
+        if node == 0:  # a mapped catalog: the map knows
+            mapping = self.database.cluster.global_map if self.row["relisshared"] else self.database.filenode_map
+            node = mapping.get(self.oid, 0)
+        return node
+
+    @property
+    def directory(self) -> Path:
+        spc = GLOBALTABLESPACE_OID if self.row["relisshared"] else (self.row["reltablespace"] or self.database.tablespace)
+        return self.database.cluster.tablespace_directory(spc, self.database.oid)
+
+    @cached_property
+    def file_stem(self) -> str:
+        stem = str(self.relfilenode)
+        if self.row["relpersistence"] == "t":  # temp files carry the owning backend: t<backend>_<relfilenode>
+            hits = sorted(self.directory.glob(f"t*_{stem}"))
+            if hits:
+                return hits[0].name.split(".")[0].removesuffix("_fsm").removesuffix("_vm")
+        return stem
+
+    @cached_property
+    def forks(self) -> dict[str, RelationFork]:
+        if not self.has_storage:
+            return {}
+        cluster = self.database.cluster
+        forks = (cluster.fork(self.directory, self.file_stem, fork) for fork in FORKS)
+        return {f.fork: f for f in forks if f.exists}
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(f.size_bytes for f in self.forks.values())
+
+
+def open_data_directory(path: str | Path) -> DataDirectory:
+    """Open a data directory, or refuse with one line if it is not one."""
+    p = Path(path)
+    if not p.is_dir():
+        raise PgpageError(f"{p}: not a directory", ExitCode.UNREADABLE)
+    if not (p / "PG_VERSION").is_file() or not (p / "global").is_dir():
+        raise PgpageError(f"{p}: not a PostgreSQL data directory (no PG_VERSION and global/)", ExitCode.UNREADABLE)
+    return DataDirectory(p)
