@@ -11,11 +11,12 @@ from kaitaistruct import KaitaiStructError
 
 from pgpage.decode.ksy.heap_tuple import HeapTuple
 from pgpage.decode.ksy.layouts import ENUMS
-from pgpage.decode.page import (LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED, PageContext, flag_names,
+from pgpage.decode.page import (LP_NORMAL, LP_REDIRECT, LP_UNUSED, PageContext, flag_names,
                                 format_tid, line_pointers, maxalign)
+from pgpage.findings import WARNING
 
-SIZEOF_HEAP_TUPLE_HEADER = 23  # offsetof(HeapTupleHeaderData, t_bits); MinHeapTupleSize is its MAXALIGN... see below
-MIN_HEAP_TUPLE_SIZE = 24       # MAXALIGN(SizeofHeapTupleHeader), pageinspect's lower bound
+SIZEOF_HEAP_TUPLE_HEADER = 23  # offsetof(HeapTupleHeaderData, t_bits)
+MIN_HEAP_TUPLE_SIZE = 24       # MinHeapTupleSize = MAXALIGN(SizeofHeapTupleHeader), pageinspect's lower bound
 HEAP_HASNULL = 0x0001
 HEAP_HASOID_OLD = 0x0008
 INFOMASK_NAMES = ENUMS["heap_tuple::infomask_flags"]
@@ -50,19 +51,20 @@ def decode_heap_page(parsed, raw: bytes, ctx: PageContext, page: dict, find) -> 
         lp.update(t_xmin=None, t_xmax=None, t_field3=None, t_ctid=None, t_infomask2=None, t_infomask=None,
                   t_hoff=None, t_bits=None, t_oid=None, t_data=None, raw_flags=None, combined_flags=None)
         items.append(lp)
-        if flags == LP_REDIRECT:
-            if off < 1 or off > nitems:
-                find("heap.lp.bad_redirect", f"redirect to item {off}, the page has {nitems}", item=n, actual=off)
-            continue
-        if flags == LP_UNUSED:
-            if length or off:
-                find("heap.lp.unused_with_storage", f"LP_UNUSED line pointer has lp_off {off}, lp_len {length}",
-                     item=n)
-            continue
+        if flags == LP_REDIRECT and (off < 1 or off > nitems):
+            find("heap.lp.bad_redirect", f"redirect to item {off}, the page has {nitems}", item=n, actual=off)
         if length == 0:
             if flags == LP_NORMAL:
                 find("heap.lp.normal_without_storage", "LP_NORMAL line pointer with lp_len 0", item=n)
-            continue  # LP_DEAD without storage: nothing more to read
+            if flags == LP_UNUSED and off:
+                find("heap.lp.unused_with_offset", f"LP_UNUSED line pointer has lp_off {off}", item=n,
+                     severity=WARNING)
+            continue  # no storage: nothing more to read
+        if flags in (LP_UNUSED, LP_REDIRECT):
+            find("heap.lp.unexpected_storage", f"{lp['lp_flags_name']} line pointer has lp_len {length}", item=n,
+                 actual=length)
+        # From here on pageinspect's rule: an item with storage gets its tuple header read when it is
+        # long enough, MAXALIGNed and inside the page (vector.tuple_has_header says the same).
         if off + length > len(raw) or off < header.pd_upper or off + length > header.pd_special:
             find("heap.lp.out_of_bounds", f"item {off}..{off + length} lies outside the tuple space"
                  f" {header.pd_upper}..{header.pd_special}", item=n, actual=[off, length])

@@ -1,0 +1,164 @@
+"""Vectorised decoding of many pages at once, for whole-relation scans.
+
+The generated Kaitai parsers build one Python object per field (about 6.6 MB/s); a scan of a
+relation instead decodes a chunk of pages as numpy arrays: every page header, every line
+pointer, every heap tuple header. Offsets and widths come from ``ksy/layouts.py``, which
+``formats/generate.py`` derives from the same ``.ksy`` files the parsers are compiled from,
+so the two decoders cannot disagree on a layout (and tests check them page by page).
+
+The rules for which line pointers have a tuple header to read are pageinspect's
+(heap_page_items): the item has storage (lp_len > 0), is at least MAXALIGN(23) = 24 bytes,
+its offset is MAXALIGNed, and it ends inside the page.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pgpage.decode.ksy.layouts import LAYOUTS
+
+SIZE_OF_PAGE_HEADER = LAYOUTS["pg_page::page_header"]["size"]
+SIZE_OF_ITEM_ID = LAYOUTS["pg_page::item_id"]["size"]
+MIN_HEAP_TUPLE_SIZE = 24  # MAXALIGN(SizeofHeapTupleHeader = 23)
+_NP = {"u1": np.uint8, "u2": np.dtype("<u2"), "u4": np.dtype("<u4"), "u8": np.dtype("<u8")}
+
+
+def _field(type_name: str, field: str) -> tuple[int, str]:
+    return LAYOUTS[type_name]["fields"][field]
+
+
+def _bits(type_name: str, field: str) -> tuple[int, int]:
+    _, (kind, shift, width) = LAYOUTS[type_name]["fields"][field]
+    assert kind == "bits"
+    return shift, (1 << width) - 1
+
+
+def _column(chunk: np.ndarray, type_name: str, field: str, base: int = 0) -> np.ndarray:
+    """One fixed-offset field of every page in the chunk (e.g. pd_lower)."""
+    off, kind = _field(type_name, field)
+    size = np.dtype(_NP[kind]).itemsize
+    return np.ascontiguousarray(chunk[:, base + off: base + off + size]).view(_NP[kind]).reshape(-1)
+
+
+@dataclass
+class PageHeaders:
+    lsn: np.ndarray          # uint64
+    checksum: np.ndarray     # uint16, as stored
+    flags: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    special: np.ndarray
+    pagesize_version: np.ndarray
+    prune_xid: np.ndarray
+    is_new: np.ndarray       # PageIsNew (pd_upper == 0)
+    nlp: np.ndarray          # line pointers to read: PageGetMaxOffsetNumber clamped to the page
+
+
+@dataclass
+class LinePointers:
+    """Every line pointer of the chunk, page-major; ``page`` indexes the chunk's pages."""
+    page: np.ndarray
+    lp: np.ndarray           # offset number, 1-based
+    off: np.ndarray
+    flags: np.ndarray
+    len: np.ndarray
+
+
+@dataclass
+class TupleHeaders:
+    """Heap tuple headers of the line pointers that have one (``item`` indexes LinePointers)."""
+    item: np.ndarray
+    t_xmin: np.ndarray
+    t_xmax: np.ndarray
+    t_field3: np.ndarray
+    ctid_block: np.ndarray
+    ctid_offset: np.ndarray
+    t_infomask2: np.ndarray
+    t_infomask: np.ndarray
+    t_hoff: np.ndarray
+
+
+@dataclass
+class HeapChunk:
+    first_blkno: int
+    block_size: int
+    headers: PageHeaders
+    items: LinePointers
+    tuples: TupleHeaders
+
+    @property
+    def npages(self) -> int:
+        return len(self.headers.lower)
+
+
+def decode_headers(chunk: np.ndarray) -> PageHeaders:
+    t = "pg_page::page_header"
+    col = lambda f: _column(chunk, t, f)  # noqa: E731
+    lower, upper = col("pd_lower"), col("pd_upper")
+    block_size = chunk.shape[1]
+    is_new = upper == 0
+    max_lp = (block_size - SIZE_OF_PAGE_HEADER) // SIZE_OF_ITEM_ID
+    nlp = (np.minimum(lower.astype(np.int64), block_size) - SIZE_OF_PAGE_HEADER) // SIZE_OF_ITEM_ID
+    nlp = np.clip(nlp, 0, max_lp)
+    nlp[is_new] = 0
+    lsn = (col("pd_lsn.xlogid").astype(np.uint64) << np.uint64(32)) | col("pd_lsn.xrecoff").astype(np.uint64)
+    return PageHeaders(lsn, col("pd_checksum"), col("pd_flags"), lower, upper, col("pd_special"),
+                       col("pd_pagesize_version"), col("pd_prune_xid"), is_new, nlp)
+
+
+def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointers:
+    maxlp = int(headers.nlp.max()) if len(headers.nlp) else 0
+    if maxlp == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return LinePointers(empty, empty, empty, empty, empty)
+    words = np.ascontiguousarray(chunk[:, SIZE_OF_PAGE_HEADER:SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * maxlp])
+    words = words.view("<u4").reshape(chunk.shape[0], maxlp)
+    mask = np.arange(maxlp) < headers.nlp[:, None]
+    page, idx = np.nonzero(mask)
+    w = words[mask].astype(np.int64)
+    t = "pg_page::item_id"
+    (s_off, m_off), (s_fl, m_fl), (s_len, m_len) = _bits(t, "lp_off"), _bits(t, "lp_flags"), _bits(t, "lp_len")
+    return LinePointers(page, idx + 1, (w >> s_off) & m_off, (w >> s_fl) & m_fl, (w >> s_len) & m_len)
+
+
+def tuple_has_header(items: LinePointers, block_size: int) -> np.ndarray:
+    """pageinspect's rule for "this item's tuple header can be read"."""
+    return ((items.len >= MIN_HEAP_TUPLE_SIZE) & (items.off % 8 == 0)
+            & (items.off + items.len <= block_size))
+
+
+def _record_dtype(type_name: str, size: int) -> np.dtype:
+    """A numpy record type with the primitive fields of a fixed-size .ksy type at their offsets."""
+    names, formats, offsets = [], [], []
+    for name, (off, kind) in LAYOUTS[type_name]["fields"].items():
+        if isinstance(kind, str):
+            names.append(name)
+            formats.append(_NP[kind])
+            offsets.append(off)
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size})
+
+
+# HeapTupleHeaderData's 23 bytes, read as three MAXALIGNed words per tuple
+HEAP_TUPLE_WORDS = 3
+HEAP_TUPLE_RECORD = _record_dtype("heap_tuple", 8 * HEAP_TUPLE_WORDS)
+
+
+def decode_tuple_headers(chunk: np.ndarray, items: LinePointers) -> TupleHeaders:
+    """Tuple headers of the items that have one: three 8-byte words gathered per tuple (its
+    offset is MAXALIGNed, so word gathers are exact), then viewed through the layout."""
+    block_size = chunk.shape[1]
+    sel = np.flatnonzero(tuple_has_header(items, block_size))
+    words = np.ascontiguousarray(chunk).reshape(-1).view("<u8")
+    first_word = (items.page[sel] * block_size + items.off[sel]) // 8
+    gathered = words[first_word[:, None] + np.arange(HEAP_TUPLE_WORDS)]
+    rec = gathered.view(HEAP_TUPLE_RECORD).reshape(-1)
+    ctid_block = (rec["t_ctid.bi_hi"].astype(np.uint32) << np.uint32(16)) | rec["t_ctid.bi_lo"]
+    return TupleHeaders(sel, rec["t_xmin"], rec["t_xmax"], rec["t_field3"], ctid_block, rec["t_ctid.ip_posid"],
+                        rec["t_infomask2"], rec["t_infomask"], rec["t_hoff"])
+
+
+def decode_heap_chunk(chunk: np.ndarray, first_blkno: int) -> HeapChunk:
+    headers = decode_headers(chunk)
+    items = decode_line_pointers(chunk, headers)
+    return HeapChunk(first_blkno, chunk.shape[1], headers, items, decode_tuple_headers(chunk, items))
