@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import math
 import struct
+from decimal import Decimal
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 from pgpage.findings import ERROR, Finding
@@ -586,13 +588,12 @@ def _decode_fixed(typid: int, raw: bytes, *, major, encoding):
 
 
 def _char_value(b: int, major) -> str:
-    # charout: NUL is the empty string; from 15 a high-bit byte is written \ooo
+    # charout: NUL is the empty string. A byte >= 0x80 is written \ooo (octal), as charout does
+    # from 15 on; before 15 the server wrote the raw byte, which is no character by itself.
     if b == 0:
         return ""
     if b >= 0x80:
-        if major is None or major >= 15:
-            return "\\%03o" % b
-        return bytes([b]).decode("latin-1")
+        return "\\%03o" % b
     return chr(b)
 
 
@@ -605,19 +606,56 @@ def _float_special(v: float) -> str:
 
 
 def _float4_value(v: float):
-    """A float4 as the Python float of its shortest round-tripping decimal (1.1, not 1.100000023)."""
+    """A float4 as the Python float of its shortest exact decimal (1.1, not 1.100000023841858)."""
     if not math.isfinite(v):
         return _float_special(v)
-    return float(_shortest_float4_digits(v))
+    return float(_shortest_digits(v, float4=True))
 
 
-def _shortest_float4_digits(v: float) -> str:
-    target = struct.pack("<f", v)
-    for prec in range(1, 10):
-        s = "%.*e" % (prec - 1, v)
-        if struct.pack("<f", float(s)) == target:
-            return s
-    return "%.8e" % v
+def _shortest_digits(v: float, float4: bool = False) -> str:
+    """The shortest decimal that reads back as exactly ``v`` (as float4 or float8), in ``%e`` form,
+    choosing, like PostgreSQL's Ryu-based float4out/float8out, the candidate nearest to ``v`` and
+    never one that lies exactly half-way to a neighbouring float (such a tie is not accepted: a
+    float4 48085872 prints as 4.8085872e+07, not 4.808587e+07)."""
+    fmt, ifmt, maxprec = ("<f", "<I", 9) if float4 else ("<d", "<Q", 17)
+    a = abs(v)
+    if a == 0:
+        return ("-" if math.copysign(1.0, v) < 0 else "") + "0e+00"
+    bits = struct.unpack(ifmt, struct.pack(fmt, a))[0]
+    exact = Fraction(a)
+    below = Fraction(struct.unpack(fmt, struct.pack(ifmt, bits - 1))[0])
+    above_f = struct.unpack(fmt, struct.pack(ifmt, bits + 1))[0]
+    above = Fraction(above_f) if math.isfinite(above_f) else exact + (exact - below)
+    lo, hi = (exact + below) / 2, (exact + above) / 2
+    sign = "-" if v < 0 else ""
+
+    def inside(s: str) -> bool:
+        return lo < Fraction(Decimal(s)) < hi
+
+    if not float4:
+        s = repr(a)
+        if inside(s):
+            return sign + _as_e(s)
+    for prec in range(1, maxprec + 1):
+        s = "%.*e" % (prec - 1, a)
+        if inside(s):
+            return sign + s
+    return sign + "%.*e" % (maxprec - 1, a)
+
+
+def _as_e(s: str) -> str:
+    """A repr() string in d.ddde+XX form (digits unchanged)."""
+    if "e" in s:
+        mant, exp = s.split("e")
+        exp = int(exp)
+    else:
+        mant, exp = s, 0
+    ip, _, fp = mant.partition(".")
+    digits = (ip + fp).lstrip("0")
+    lead = len(ip + fp) - len(digits)
+    dexp = exp + len(ip) - 1 - lead
+    digits = digits.rstrip("0") or "0"
+    return digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + "e%+03d" % dexp
 
 
 def format_float(v, float4: bool = False) -> str:
@@ -629,7 +667,7 @@ def format_float(v, float4: bool = False) -> str:
         return _float_special(v)
     if v == 0:
         return "-0" if math.copysign(1.0, v) < 0 else "0"
-    s = _shortest_float4_digits(v) if float4 else "%r" % v
+    s = _shortest_digits(v, float4)
     # normalise to digits + exponent
     sign = "-" if s.startswith("-") else ""
     s = s.lstrip("-")

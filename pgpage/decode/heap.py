@@ -36,9 +36,9 @@ def infomask_flags(t_infomask: int, t_infomask2: int, major: int | None = None) 
     return raw, combined
 
 
-def null_bitmap_text(t_bits: bytes, natts: int) -> str:
-    """pageinspect's t_bits: one character per attribute, '1' = not null."""
-    return "".join("1" if t_bits[i >> 3] & (1 << (i & 7)) else "0" for i in range(min(natts, len(t_bits) * 8)))
+def null_bitmap_text(t_bits: bytes) -> str:
+    """pageinspect's t_bits: every bit of the BITMAPLEN(natts) bytes, '1' = not null (attribute i+1)."""
+    return "".join("1" if t_bits[i >> 3] & (1 << (i & 7)) else "0" for i in range(len(t_bits) * 8))
 
 
 def decode_heap_page(parsed, raw: bytes, ctx: PageContext, page: dict, find) -> None:
@@ -99,7 +99,7 @@ def _decode_tuple_header(data: bytes, lp: dict, ctx: PageContext, find, n: int) 
              f"{' and a null bitmap' if tup.has_nulls else ''} in a {len(data)}-byte item",
              item=n, actual=tup.t_hoff)
     elif tup.has_nulls:
-        lp["t_bits"] = null_bitmap_text(tup.t_bits, natts)
+        lp["t_bits"] = null_bitmap_text(tup.t_bits)
     if tup.has_oid_old and tup.oid is not None:
         lp["t_oid"] = tup.oid
     if SIZEOF_HEAP_TUPLE_HEADER <= tup.t_hoff <= len(data):

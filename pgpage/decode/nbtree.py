@@ -12,6 +12,7 @@ from kaitaistruct import KaitaiStructError
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.nbtree import Nbtree
 from pgpage.decode.page import LP_DEAD, PageContext, flag_names, format_tid, line_pointers
+from pgpage.decode.versions import BTPO_LEVEL_SINCE, POSTING_LISTS_SINCE, SUPPORTED_MAJORS, bt_metap_columns
 
 BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
 BTP_HAS_FULLXID = 0x100
@@ -39,7 +40,7 @@ def decode_btree_page(raw: bytes, ctx: PageContext, page: dict, find) -> None:
             page["bt_page_items"] = []
             return
         page["safexid"] = str(opaque.btpo_xact)  # pre-14: btpo.xact, a 32-bit xid
-    page["bt_page_items"] = page_items(parsed, raw, find)
+    page["bt_page_items"] = page_items(parsed, raw, ctx, find)
 
 
 def metapage(parsed: Nbtree, ctx: PageContext, find) -> dict | None:
@@ -48,16 +49,14 @@ def metapage(parsed: Nbtree, ctx: PageContext, find) -> dict | None:
     except KaitaiStructError as e:
         find("btree.meta.bad_magic", f"block 0 is flagged BTP_META but holds no B-tree metapage: {e}")
         return None
-    meta = {"magic": m.btm_magic, "version": m.btm_version, "root": m.btm_root, "level": m.btm_level,
-            "fastroot": m.btm_fastroot, "fastlevel": m.btm_fastlevel}
-    novac = m.btm_version >= 3
-    if ctx.major is None or ctx.major >= 14:
-        meta["last_cleanup_num_delpages"] = m.btm_last_cleanup_num_delpages if novac else None
-    if ctx.major is not None and ctx.major < 14:
-        meta["oldest_xact"] = m.btm_oldest_btpo_xact if novac else None
-    meta["last_cleanup_num_tuples"] = m.btm_last_cleanup_num_heap_tuples if novac else None
-    if ctx.major is None or ctx.major >= 13:
-        meta["allequalimage"] = bool(m.btm_allequalimage) if novac else None
+    novac = m.btm_version >= 3  # the fields after btm_fastlevel exist only from version 3
+    values = {"magic": m.btm_magic, "version": m.btm_version, "root": m.btm_root, "level": m.btm_level,
+              "fastroot": m.btm_fastroot, "fastlevel": m.btm_fastlevel,
+              "oldest_xact": m.btm_oldest_btpo_xact if novac else None,
+              "last_cleanup_num_delpages": m.btm_last_cleanup_num_delpages if novac else None,
+              "last_cleanup_num_tuples": m.btm_last_cleanup_num_heap_tuples if novac else None,
+              "allequalimage": bool(m.btm_allequalimage) if novac else None}
+    meta = {k: values[k] for k in bt_metap_columns(ctx.major or SUPPORTED_MAJORS[-1])}
     if not 2 <= m.btm_version <= 4:
         find("btree.meta.bad_version", f"btm_version {m.btm_version} is not 2, 3 or 4", actual=m.btm_version)
     return meta
@@ -85,23 +84,25 @@ def page_stats(parsed: Nbtree, raw: bytes, ctx: PageContext, blkno: int) -> dict
     if not deleted:
         for lp in parsed.page.linp:
             off = lp.lp_off
-            if off + 2 <= len(raw) - 6:
+            if off + 8 <= len(raw):
                 total_size += int.from_bytes(raw[off + 6:off + 8], "little") & 0x1FFF
             if int(lp.lp_flags) == LP_DEAD:
                 dead += 1
             else:
                 live += 1
     n = live + dead
+    old_deleted = ctx.major is not None and ctx.major < BTPO_LEVEL_SINCE
     stats = {
         "blkno": blkno,
         "type": page_type_letter(opaque.btpo_flags),
         "live_items": live, "dead_items": dead,
         "avg_item_size": total_size // n if n else 0,
         "page_size": hdr.page_size_declared,
-        "free_size": 0 if deleted else max(hdr.pd_upper - hdr.pd_lower - SIZEOF_ITEM_ID, 0),
+        # before 14 pageinspect returns early for a deleted page, leaving free_size 0
+        "free_size": 0 if deleted and old_deleted else max(hdr.pd_upper - hdr.pd_lower - SIZEOF_ITEM_ID, 0),
         "btpo_prev": opaque.btpo_prev, "btpo_next": opaque.btpo_next,
     }
-    if ctx.major is not None and ctx.major < 14:
+    if ctx.major is not None and ctx.major < BTPO_LEVEL_SINCE:
         stats["btpo"] = opaque.btpo_level
     else:
         stats["btpo_level"] = opaque.btpo_level
@@ -109,7 +110,7 @@ def page_stats(parsed: Nbtree, raw: bytes, ctx: PageContext, blkno: int) -> dict
     return stats
 
 
-def page_items(parsed: Nbtree, raw: bytes, find) -> list[dict]:
+def page_items(parsed: Nbtree, raw: bytes, ctx: PageContext, find) -> list[dict]:
     """bt_page_items: one row per line pointer, with nbtree's reading of each tuple."""
     opaque = parsed.opaque
     leaf = bool(opaque.btpo_flags & BTP_LEAF)
@@ -140,6 +141,8 @@ def page_items(parsed: Nbtree, raw: bytes, find) -> list[dict]:
             find("btree.item.size_mismatch", f"IndexTupleSize {tup.tuple_size} exceeds lp_len {length}",
                  item=n, expected=length, actual=tup.tuple_size)
         key = tup.key_data
+        if ctx.major is not None and ctx.major < POSTING_LISTS_SINCE:  # pageinspect before 13: all bytes after the header
+            key = raw[off + tup.data_offset: off + min(tup.tuple_size, length)]
         row["data"] = " ".join(f"{b:02x}" for b in key) if key is not None else None
         row["dead"] = None if pivot else lp["lp_flags"] == LP_DEAD
         if tup.is_posting:

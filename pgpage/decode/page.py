@@ -198,8 +198,8 @@ def classify(parsed: PgPage, raw: bytes, ctx: PageContext, header_ok: bool) -> s
     last_u16 = int.from_bytes(raw[-2:], "little")
     if ctx.am in ("heap", None) and special_size == 0:
         return "heap"
-    if special_size == 4 and int.from_bytes(raw[-4:], "little") == SEQUENCE_MAGIC:
-        return "sequence"
+    if special_size == 8 and int.from_bytes(raw[h.pd_special:h.pd_special + 4], "little") == SEQUENCE_MAGIC:
+        return "sequence"  # sequence_magic {uint32 magic}, MAXALIGNed to 8 bytes
     if special_size == 16:
         if last_u16 == HASHO_PAGE_ID:
             return "hash"

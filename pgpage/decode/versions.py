@@ -125,6 +125,31 @@ CHAR_HIGHBIT_OCTAL_SINCE = 15
 """``"char"`` output of a byte >= 0x80 is ``\\ooo`` octal from 15 on; before, the raw byte."""
 
 
+# ---------------------------------------------------------------------------------------------
+# nbtree: on-disk readings and pageinspect's columns
+# ---------------------------------------------------------------------------------------------
+
+BTPO_LEVEL_SINCE = 14
+"""``BTPageOpaqueData``'s third word is the union ``btpo {level; xact}`` before 14 (pageinspect's
+bt_page_stats column ``btpo``; a deleted page keeps its deleting xid there) and ``btpo_level`` from 14,
+when deleted pages store a 64-bit safexid in the tuple area instead (BTP_HAS_FULLXID)."""
+
+POSTING_LISTS_SINCE = 13
+"""Deduplication (posting list tuples, ``btm_allequalimage``) exists from 13; pageinspect's
+bt_page_items gains ``dead``, ``htid`` and ``tids`` and its ``data`` stops at the posting list or a
+pivot's heap TID from 13 on (before, ``data`` is every byte after the index tuple header)."""
+
+
+def bt_metap_columns(major: int) -> tuple[str, ...]:
+    """pageinspect's bt_metap columns in one major (``contrib/pageinspect/btreefuncs.c``)."""
+    cols = ("magic", "version", "root", "level", "fastroot", "fastlevel")
+    if major >= 11:  # BTREE_NOVAC_VERSION fields
+        cols += ("last_cleanup_num_delpages" if major >= 14 else "oldest_xact", "last_cleanup_num_tuples")
+    if major >= 13:
+        cols += ("allequalimage",)
+    return cols
+
+
 def aclitem_layout(major: int) -> tuple[int, str]:
     """(typlen, typalign) of ``aclitem``: 12/'i' before 16 (Oid grantee, Oid grantor, uint32 privs),
     16/'d' from 16 (AclMode became uint64). Checked against pg_type on 10-18."""

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/nbtree.ksy (sha256 51e22634cfddd9b15eeb4b4c5f10a9e07306c2d3eb77173fc5256f6c6837e263)
+# Source: formats/nbtree.ksy (sha256 a14c81411d593ec0124b60ee6f67a5003b11ace4914c2e9fafd9fa9da068397b)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -157,6 +157,10 @@ class Nbtree(KaitaiStruct):
           Version 2/3 indexes may have pivots without INDEX_ALT_TID_MASK.
         
         Every count and offset is clamped to min(IndexTupleSize, bytes given).
+        
+        A page deleted by PostgreSQL 14+ has pd_lower = 24 + 8, so its "line pointers" are
+        really BTDeletedPageData.safexid: check BTP_DELETED/BTP_HAS_FULLXID before reading
+        items (as pageinspect's bt_page_items does).
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(Nbtree.BtIndexTuple, self).__init__(_io)
@@ -205,11 +209,14 @@ class Nbtree(KaitaiStruct):
 
         @property
         def data_end(self):
-            """End of the key data (start of the posting list or of a pivot heap TID)."""
+            """End of the key data: the start of the posting list, or for a pivot with a heap TID
+            the start of its MAXALIGN(sizeof(ItemPointerData)) = 8-byte slot (as pageinspect's
+            bt_page_items "data" column counts it; the TID is the last 6 bytes of that slot).
+            """
             if hasattr(self, '_m_data_end'):
                 return self._m_data_end
 
-            self._m_data_end = (self.posting_offset if self.posting_list_count > 0 else (self.size_clamped - 6 if  ((self.has_heap_tid_attr) and (self.size_clamped >= 14))  else self.size_clamped))
+            self._m_data_end = (self.posting_offset if self.posting_list_count > 0 else (self.size_clamped - 8 if  ((self.has_heap_tid_attr) and (self.size_clamped >= 16))  else self.size_clamped))
             return getattr(self, '_m_data_end', None)
 
         @property

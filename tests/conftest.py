@@ -1,0 +1,43 @@
+"""Shared test helpers: the committed real-server fixtures and their oracle output."""
+from __future__ import annotations
+
+import gzip
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+# The majors the fixture script produces; a missing one is a failure, not a skip.
+REQUIRED_MAJORS = (10, 11, 12, 13, 14, 15, 16, 17, 18)
+MAJORS = tuple(m for m in REQUIRED_MAJORS if (FIXTURES / f"pg{m}" / "oracle" / "catalog.json").is_file())
+
+
+def data_dir(major: int) -> Path:
+    return FIXTURES / f"pg{major}" / "data"
+
+
+@lru_cache(maxsize=None)
+def catalog_oracle(major: int) -> dict:
+    return json.loads((FIXTURES / f"pg{major}" / "oracle" / "catalog.json").read_text())
+
+
+@lru_cache(maxsize=None)
+def rel_oracle(major: int, relname: str) -> dict:
+    with gzip.open(FIXTURES / f"pg{major}" / "oracle" / "rel" / f"{relname}.json.gz") as f:
+        return json.load(f)
+
+
+def rel_names(major: int) -> list[str]:
+    return sorted(p.name.removesuffix(".json.gz") for p in (FIXTURES / f"pg{major}" / "oracle" / "rel").glob("*.json.gz"))
+
+
+def all_rel_cases() -> list[tuple[int, str]]:
+    return [(m, r) for m in MAJORS for r in rel_names(m)]
+
+
+@pytest.fixture(params=MAJORS, ids=lambda m: f"pg{m}")
+def major(request) -> int:
+    return request.param

@@ -1,0 +1,16 @@
+from conftest import FIXTURES, MAJORS, REQUIRED_MAJORS, rel_names
+
+
+def test_every_required_major_has_fixtures():
+    assert MAJORS == REQUIRED_MAJORS, f"fixtures missing for majors {set(REQUIRED_MAJORS) - set(MAJORS)}"
+
+
+def test_fixtures_stay_small():
+    size = sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file() and ".cache" not in p.parts)
+    assert size < 20 * 1024 * 1024
+
+
+def test_every_major_has_oracle_for_each_structure():
+    for m in MAJORS:
+        names = set(rel_names(m))
+        assert {"heap_hot", "heap_wide", "toasty", "idx_multilevel", "idx_dup", "heap_frozen"} <= names, m
