@@ -150,6 +150,12 @@ def bt_metap_columns(major: int) -> tuple[str, ...]:
     return cols
 
 
+PGSTATTUPLE_EXACT_FREE_SPACE_SINCE = 18
+"""pgstattuple's free_space sums PageGetHeapFreeSpace() per page before 18 (pd_upper - pd_lower minus
+one line pointer, and 0 on a page already holding MaxHeapTuplesPerPage line pointers with none
+unused) and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on (``contrib/pgstattuple``)."""
+
+
 def aclitem_layout(major: int) -> tuple[int, str]:
     """(typlen, typalign) of ``aclitem``: 12/'i' before 16 (Oid grantee, Oid grantor, uint32 privs),
     16/'d' from 16 (AclMode became uint64). Checked against pg_type on 10-18."""

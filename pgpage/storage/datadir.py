@@ -45,6 +45,7 @@ RELKIND_NAMES = {"r": "table", "i": "index", "S": "sequence", "t": "toast table"
                  "p": "partitioned table", "I": "partitioned index"}
 RELKINDS_WITH_STORAGE = set("ritmS")
 PERSISTENCE_NAMES = {"p": "permanent", "u": "unlogged", "t": "temporary"}
+MULTIXACT_STATUS_NO_KEY_UPDATE = 4  # MultiXactStatusNoKeyUpdate; Update is 5: the updating members
 NOT_RELATION_FILES = {"PG_VERSION", "pg_filenode.map", "pg_internal.init", "pg_filenode.map.tmp"}
 
 
@@ -99,8 +100,14 @@ class DataDirectory:
 
     @cached_property
     def xact(self):
-        """pg_xact as an ``XactStatus`` (segments read once)."""
-        from pgpage.decode.xact import XactStatus, parse_segment_name as slru_segno
+        """pg_xact as an ``XactStatus``."""
+        from pgpage.decode.xact import XactStatus
+        return XactStatus(self.xact_segments, self.block_size)
+
+    @cached_property
+    def xact_segments(self) -> dict[str, bytes]:
+        """pg_xact's segment files, read once: {name: bytes}."""
+        from pgpage.decode.xact import parse_segment_name as slru_segno
         segments = {}
         xdir = self.path / "pg_xact"
         if not xdir.is_dir():
@@ -112,7 +119,47 @@ class DataDirectory:
         except OSError:
             self.findings.append(Finding("cluster.pg_xact.missing", "pg_xact/ is missing: commit status comes"
                                          " from hint bits only", severity=WARNING))
-        return XactStatus(segments, self.block_size)
+        return segments
+
+    @cached_property
+    def multixact(self):
+        """pg_multixact as ``MultiXactMembers`` (bounded by pg_control's next multi and offset)."""
+        from pgpage.decode.xact import MultiXactMembers, parse_segment_name as slru_segno
+
+        def segments(sub: str) -> dict[str, bytes]:
+            d = self.path / "pg_multixact" / sub
+            try:
+                return {p.name: p.read_bytes() for p in sorted(d.iterdir()) if slru_segno(p.name) is not None}
+            except OSError:
+                return {}
+        cp = (self.control or {}).get("checkPointCopy", {})
+        return MultiXactMembers(segments("offsets"), segments("members"), cp.get("nextMulti"),
+                                cp.get("nextMultiOffset"), self.block_size)
+
+    def multi_update_xid(self, multis):
+        """For each multixact id (numpy array), the xid of its updating member, 0 when it only
+        locked, -1 when its members cannot be read."""
+        import numpy as np
+        out = np.empty(len(multis), dtype=np.int64)
+        cache: dict[int, int] = {}
+        for i, m in enumerate(multis.tolist()):
+            if m not in cache:
+                members = self.multixact.members(m)
+                updaters = [x["xid"] for x in members or [] if x["status"] >= MULTIXACT_STATUS_NO_KEY_UPDATE]
+                cache[m] = -1 if members is None else (updaters[0] if updaters else 0)
+            out[i] = cache[m]
+        return out
+
+    @cached_property
+    def clog(self):
+        """pg_xact as a vectorised ``ClogArray``. After a clean shutdown nothing is still running,
+        so an xid pg_xact shows in progress never committed."""
+        from pgpage.analysis.heapstats import ClogArray
+        from pgpage.decode.xact import parse_segment_name as slru_segno
+        segments = {slru_segno(name): data for name, data in self.xact_segments.items()}
+        state = (self.control or {}).get("state_name")
+        return ClogArray(segments, self.block_size,
+                         in_progress_is_aborted=state in ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY"))
 
     def xid_lookup(self):
         """A ``lookup(xid) -> "committed" | "aborted" | "in_progress" | "sub_committed" | None``."""
