@@ -166,6 +166,10 @@ types:
         Version 2/3 indexes may have pivots without INDEX_ALT_TID_MASK.
 
       Every count and offset is clamped to min(IndexTupleSize, bytes given).
+
+      A page deleted by PostgreSQL 14+ has pd_lower = 24 + 8, so its "line pointers" are
+      really BTDeletedPageData.safexid: check BTP_DELETED/BTP_HAS_FULLXID before reading
+      items (as pageinspect's bt_page_items does).
     seq:
       - id: t_tid
         type: pg_page::item_pointer
@@ -243,8 +247,11 @@ types:
         value: |
           (posting_list_count > 0)
             ? posting_offset
-            : ((has_heap_tid_attr and size_clamped >= 14) ? size_clamped - 6 : size_clamped)
-        doc: End of the key data (start of the posting list or of a pivot heap TID).
+            : ((has_heap_tid_attr and size_clamped >= 16) ? size_clamped - 8 : size_clamped)
+        doc: |
+          End of the key data: the start of the posting list, or for a pivot with a heap TID
+          the start of its MAXALIGN(sizeof(ItemPointerData)) = 8-byte slot (as pageinspect's
+          bt_page_items "data" column counts it; the TID is the last 6 bytes of that slot).
       key_data:
         pos: data_offset
         size: data_end - data_offset
