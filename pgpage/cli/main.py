@@ -53,6 +53,21 @@ def page(
     raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out))
 
 
+@app.command()
+def scan(
+    pgdata: str = typer.Argument(..., help="A PostgreSQL data directory (server up, down, crashed, or a copy)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Only this database."),
+    top: Optional[int] = typer.Option(None, "--top", help="Only the N largest relations per database."),
+    kind: Optional[str] = typer.Option(None, "--kind", help="Only these kinds, comma-separated: table, index, "
+                                       "toast table, materialized view, sequence, or an AM such as btree."),
+    name: Optional[str] = typer.Option(None, "--name", help="Only relations whose name matches this glob."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """The cluster, its databases and relations: sizes, kinds, and a health line each."""
+    from pgpage.cli.commands import scan_command
+    raise typer.Exit(scan_command(pgdata, db, top, kind, name, json_out))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -36,7 +36,7 @@ def render_pages(doc: dict) -> None:
                             ("  block size ", "dim"), str(doc["block_size"]),
                             ("  major ", "dim"), str(doc["major"] or "unknown")))
     for f in doc["findings"]:
-        out.print(finding_text(f))
+        out.print(finding_text(f), overflow="fold")
     for page in doc["pages"]:
         out.print()
         render_page(out, page)

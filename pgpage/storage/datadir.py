@@ -348,8 +348,8 @@ class Database:
             if r.has_storage:
                 known.add((r.directory, r.file_stem))
                 if not r.forks.get("main"):
-                    self.findings.append(Finding("relation.file_missing", f"{r.qualified_name} ({r.kind_name},"
-                                                 f" relfilenode {r.relfilenode}) has no file"
+                    self.findings.append(Finding("relation.file_missing", f"{r.kind_name} with relfilenode"
+                                                 f" {r.relfilenode} has no file"
                                                  f" {r.directory.relative_to(self.cluster.path)}/{r.file_stem}",
                                                  relation=r.qualified_name))
         names = sorted(self.cluster.listing(self.path))

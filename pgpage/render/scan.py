@@ -1,0 +1,98 @@
+"""Text rendering of ``pgpage scan``: the cluster first, then one line per relation, findings last."""
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.table import Table
+from rich.text import Text
+
+from pgpage.render.output import console
+from pgpage.render.page import SEVERITY_STYLE
+
+KIND_SHORT = {"table": "table", "index": "index", "toast table": "toast", "materialized view": "matview",
+              "sequence": "sequence", "partitioned table": "part.table", "partitioned index": "part.index"}
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if n < 1024 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _num(v) -> str:
+    return "" if v is None else f"{v:,}"
+
+
+def render_scan(doc: dict) -> None:
+    out = console()
+    c = doc["cluster"]
+    out.print(Text.assemble(("PostgreSQL ", "bold"), (str(c.get("major") or "?"), "bold"),
+                            " cluster ", (c["path"], "cyan")))
+    if "state" in c:
+        ck = {True: Text("on", "green"), False: Text("off", "yellow"), None: Text("unknown", "red")}[c["data_checksums"]]
+        out.print(Text.assemble(f"  state {c['state']}  checksums ", ck,
+                                f"  block {c['block_size']}  segment {human_bytes(c['relseg_size'] * c['block_size'])}"
+                                f"  timeline {c['timeline']}  wal_level {c['wal_level'].removeprefix('WAL_LEVEL_').lower()}",
+                                ("" if c["control_crc_ok"] else "  pg_control CRC MISMATCH", "bold red")))
+        out.print(f"  checkpoint {c['checkpoint_lsn']} at {c['checkpoint_time']} (redo {c['redo_lsn']})")
+        wrap = c["xids_to_wraparound"]
+        out.print(Text.assemble(f"  next xid {c['next_xid_epoch']}:{c['next_xid']}  oldest xid {c['oldest_xid']}"
+                                f" (age {c['oldest_xid_age']:,}; ",
+                                (f"{wrap:,} to wraparound", "green" if wrap > 1_000_000_000 else "bold red"),
+                                ")"))
+        out.print(f"  next multixact {c['next_multixact']}  oldest multixact {c['oldest_multixact']}"
+                  f"  next oid {c['next_oid']}")
+    for d in doc["databases"]:
+        out.print()
+        rels = d["relations"]
+        size = sum(r["size_bytes"] for r in rels)
+        age = f"  datfrozenxid {d['datfrozenxid']} (age {d['age_datfrozenxid']:,})" if "age_datfrozenxid" in d else ""
+        out.print(Text.assemble(("database ", "bold"), (d["name"] or "?", "bold cyan"), f" (oid {d['oid']}){age}  "
+                                f"{len(rels)} relations shown, {human_bytes(size)}"))
+        if rels:
+            out.print(_relations_table(rels))
+    findings = list(doc["findings"])
+    for d in doc["databases"]:
+        findings += d["findings"] + [f for r in d["relations"] for f in r["findings"]]
+    if findings:
+        out.print()
+        render_findings_summary(out, findings)
+
+
+def _relations_table(rels: list[dict]) -> Table:
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1))
+    t.add_column("relation", overflow="ellipsis", no_wrap=True, max_width=32)
+    t.add_column("kind", no_wrap=True)
+    t.add_column("am", no_wrap=True)
+    for col in ("size", "blocks", "live", "dead", "free%", "vis%", "bad"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in rels:
+        h = r["health"]
+        dead = h.get("dead_tuples")
+        bad = h.get("checksum_failures")
+        t.add_row(r["name"], KIND_SHORT.get(r["kind"], r["kind"]), r["am"] or "",
+                  human_bytes(r["size_bytes"]), _num(r["blocks"]), _num(h.get("live_tuples")),
+                  Text(_num(dead), "yellow" if dead else ""),
+                  "" if h.get("free_percent") is None else f"{h['free_percent']:.0f}",
+                  "" if h.get("all_visible_percent") is None else f"{h['all_visible_percent']:.0f}",
+                  Text("-" if bad is None else str(bad), "bold red" if bad else "dim"))
+    return t
+
+
+def render_findings_summary(out, findings: list[dict], examples: int = 3) -> None:
+    """Findings grouped by code, most severe first, a few examples each."""
+    by_code = Counter(f["code"] for f in findings)
+    severity = {f["code"]: f.get("severity", "error") for f in findings}
+    order = {"error": 0, "warning": 1, "info": 2}
+    out.print(Text(f"findings: {len(findings)}", "bold"))
+    for code, n in sorted(by_code.items(), key=lambda kv: (order.get(severity[kv[0]], 3), -kv[1], kv[0])):
+        sev = severity[code]
+        out.print(Text.assemble((f"  {sev:<7} ", SEVERITY_STYLE.get(sev, "")), (code, "bold"), f"  x{n}"))
+        for f in [f for f in findings if f["code"] == code][:examples]:
+            where = " ".join(f"{k} {f[k]}" for k in ("relation", "block", "item") if f.get(k) is not None)
+            out.print(Text(f"      {where + ': ' if where else ''}{f['message']}", "dim"), overflow="ellipsis",
+                      no_wrap=True)

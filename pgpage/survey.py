@@ -1,0 +1,170 @@
+"""Walks storage and feeds decode and analysis: what a command (or a notebook) asks for whole.
+
+Storage hands out blocks, decode turns them into arrays, analysis counts; this module wires
+them per relation and per cluster and returns plain dicts (JSON-ready). It never prints.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+
+from pgpage.findings import WARNING, Finding
+from pgpage.storage.datadir import DataDirectory, Relation
+from pgpage.storage.relfile import RelationFork
+
+XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
+HEAP_KINDS = set("rtm")
+
+
+def cluster_summary(cluster: DataDirectory) -> dict:
+    """The cluster's identity and health from pg_control, PG_VERSION and pg_database."""
+    c = cluster.control
+    out = {"path": str(cluster.path), "major": cluster.major, "block_size": cluster.block_size,
+           "relseg_size": cluster.relseg_size, "data_checksums": cluster.checksums}
+    if c is None:
+        return out
+    cp = c["checkPointCopy"]
+    next_xid = cp["nextXid"]
+    out.update({
+        "state": c["state_name"], "control_crc_ok": c["crc_ok"], "system_identifier": str(c["system_identifier"]),
+        "pg_control_version": c["pg_control_version"], "catalog_version_no": c["catalog_version_no"],
+        "checkpoint_lsn": c["checkPoint"], "redo_lsn": cp["redo"], "checkpoint_time": cp["time_iso"],
+        "timeline": cp["ThisTimeLineID"], "next_xid": next_xid, "next_xid_epoch": cp["nextXidEpoch"],
+        "next_full_xid": cp["nextFullXid"], "oldest_xid": cp["oldestXid"], "oldest_xid_db": cp["oldestXidDB"],
+        "next_multixact": cp["nextMulti"], "oldest_multixact": cp["oldestMulti"], "next_oid": cp["nextOid"],
+        "wal_level": c["wal_level_name"],
+    })
+    age = xid_age(next_xid, cp["oldestXid"])
+    out["oldest_xid_age"] = age
+    out["xids_to_wraparound"] = XID_WRAP_LIMIT - age
+    return out
+
+
+def xid_age(next_xid: int, xid: int) -> int:
+    """age(xid) as PostgreSQL computes it against the next xid (modulo 2^32)."""
+    if xid < 3:  # frozen, bootstrap, invalid are infinitely old: age 2^31 - 1 in SQL; 0 distance here
+        return 0
+    return (next_xid - xid) & 0xFFFFFFFF
+
+
+def database_summary(cluster: DataDirectory, db) -> dict:
+    next_xid = (cluster.control or {}).get("checkPointCopy", {}).get("nextXid")
+    row = db.row
+    out = {"name": db.name, "oid": db.oid, "tablespace": db.tablespace, "path": str(db.path)}
+    if row:
+        out["datfrozenxid"] = row.get("datfrozenxid")
+        out["datminmxid"] = row.get("datminmxid")
+        if next_xid is not None and row.get("datfrozenxid") is not None:
+            out["age_datfrozenxid"] = xid_age(next_xid, row["datfrozenxid"])
+    return out
+
+
+def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | None:
+    """(all_visible, all_frozen) heap blocks according to the visibility map fork."""
+    if vm is None:
+        return None
+    from pgpage.decode.vmfsm import vm_bits
+    visible = frozen = 0
+    per_page = (vm.block_size - 24) * 4
+    for first, chunk in vm.iter_chunks():
+        for i in range(chunk.shape[0]):
+            start = (first + i) * per_page
+            if start >= heap_blocks:
+                break
+            v, f = vm_bits(chunk[i, 24:].tobytes())
+            n = min(per_page, heap_blocks - start)
+            visible += int(v[:n].sum())
+            frozen += int(f[:n].sum())
+    return visible, frozen
+
+
+def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:
+    """Global block numbers in the chunk whose stored checksum differs from pg_checksum_page
+    (all-zero new pages carry none)."""
+    from pgpage.decode.checksum import checksum_pages
+    computed = checksum_pages(chunk, first)
+    stored = chunk[:, 8].astype(np.uint16) | (chunk[:, 9].astype(np.uint16) << 8)
+    new = ~chunk.any(axis=1)
+    return [int(first + i) for i in np.flatnonzero((computed != stored) & ~new)]
+
+
+def scan_fork(cluster: DataDirectory, fork: RelationFork, checksums: bool, heap: bool, on_chunk=None):
+    """One pass over a fork: (checksum failures, HeapStats or None). Each chunk is read once and
+    handed to every analysis that wants it."""
+    from pgpage.analysis.heapstats import HeapStats, chunk_stats
+    from pgpage.decode.vector import decode_heap_chunk
+    from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+    bad: list[int] = []
+    total = HeapStats(block_size=fork.block_size) if heap else None
+    exact = (cluster.major or 0) >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+    for first, chunk in fork.iter_chunks():
+        if checksums:
+            bad.extend(chunk_checksum_failures(chunk, first))
+        if heap:
+            stats, _ = chunk_stats(decode_heap_chunk(chunk, first), cluster.clog, cluster.multi_update_xid, exact)
+            total.merge(stats)
+        if on_chunk:
+            on_chunk(chunk.shape[0])
+    return bad, total
+
+
+def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None) -> dict:
+    """One relation: what it is, its files, and a one-line health summary from a fast pass."""
+    forks = rel.forks
+    main = forks.get("main")
+    out = {
+        "name": rel.qualified_name, "oid": rel.oid, "kind": rel.kind_name, "relkind": rel.kind,
+        "am": rel.access_method, "persistence": rel.persistence, "relfilenode": rel.relfilenode,
+        "files": [str(p.relative_to(cluster.path)) for f in forks.values() for _, p, _ in f.segments],
+        "fork_bytes": {name: f.size_bytes for name, f in forks.items()},
+        "size_bytes": rel.size_bytes, "blocks": main.nblocks if main else 0,
+        "table": rel.table.qualified_name if rel.table else None,
+        "toast": rel.toast.qualified_name if rel.toast else None,
+        "toast_of": rel.toast_parent.qualified_name if rel.toast_parent else None,
+    }
+    findings: list[Finding] = [f for fork in forks.values() for f in fork.findings]
+    checksums = bool(cluster.checksums)
+    health: dict = {"checksum_failures": 0 if checksums else None}  # None: checksums off, nothing to compare
+    stats = None
+    for name, fork in forks.items():
+        is_heap = name == "main" and rel.kind in HEAP_KINDS
+        bad, fork_stats = scan_fork(cluster, fork, checksums, is_heap, on_chunk)
+        stats = fork_stats or stats
+        if bad:
+            health["checksum_failures"] += len(bad)
+            findings.append(Finding("checksum.mismatch", f"{len(bad)} {name} fork blocks fail their checksum"
+                                    f" (first: {', '.join(map(str, bad[:5]))})", relation=rel.qualified_name,
+                                    fork=name, block=bad[0]))
+    if stats is not None:
+        health.update({"live_tuples": stats.tuple_count, "dead_tuples": stats.dead_tuple_count,
+                       "dead_bytes": stats.dead_tuple_len, "free_bytes": stats.free_space,
+                       "free_percent": stats.pgstattuple()["free_percent"], "lp_unused": stats.lp_unused,
+                       "lp_dead": stats.lp_dead, "undecided_tuples": stats.undecided_count,
+                       "pages_needing_hints": stats.pages_needing_hints})
+        counts = vm_counts(forks.get("vm"), main.nblocks)
+        visible, frozen = counts if counts else (None, None)
+        health["all_visible_pages"], health["all_frozen_pages"] = visible, frozen
+        health["all_visible_percent"] = round(100.0 * visible / main.nblocks, 1) if counts and main.nblocks else None
+        if stats.undecided_count:
+            findings.append(Finding("heap.visibility.undecided", f"{stats.undecided_count} tuples counted live without"
+                                    " knowing whether their transaction committed", severity=WARNING,
+                                    relation=rel.qualified_name))
+    out["health"] = health
+    out["findings"] = [f.to_json() for f in findings]
+    return out
+
+
+def select_relations(rels: Iterable[Relation], kinds: set[str] | None, name_glob: str | None,
+                     with_storage_only: bool = True) -> list[Relation]:
+    from fnmatch import fnmatchcase
+    out = []
+    for r in rels:
+        if with_storage_only and not r.forks:
+            continue
+        if kinds and not ({r.kind_name, r.kind, r.access_method} & kinds):
+            continue
+        if name_glob and not (fnmatchcase(r.qualified_name, name_glob) or fnmatchcase(r.name, name_glob)):
+            continue
+        out.append(r)
+    return sorted(out, key=lambda r: (-r.size_bytes, r.qualified_name))
