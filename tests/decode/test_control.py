@@ -1,16 +1,19 @@
 """pg_control decoding and CRC-32C, checked against the committed fixture clusters.
 
 Each ``fixtures/pg<MAJOR>/data/global/pg_control`` is what a real server of that major left after a
-clean ``pg_ctl stop``; ``fixtures/pg<MAJOR>/oracle/catalog.json`` holds what the same server's
-pg_control_system(), pg_control_checkpoint() and pg_control_init() said while it was running.
-The shutdown checkpoint is newer than that answer, so the tests compare
+clean ``pg_ctl stop``; ``fixtures/pg<MAJOR>/oracle/catalog.json`` ("control") holds what the same
+server's pg_control_system(), pg_control_checkpoint() and pg_control_init() said on the restart
+that followed (fixtures/README.md): a clean restart writes no checkpoint, so every checkpoint and
+init column describes the committed file, and only pg_control_last_modified (and the state) are the
+restart's. The tests compare
 
-* exactly: every column that a checkpoint cannot change (identity, versions, pg_control_init(),
-  timelines, full_page_writes), and every column of all three functions whenever the oracle
-  describes the very checkpoint the file holds (same checkpoint_lsn);
-* as an order: everything a later checkpoint can only move forward (LSNs, next xid/OID/multi,
-  times);
+* exactly: every column of pg_control_checkpoint() and pg_control_init(), and the identity columns
+  of pg_control_system();
+* as an order: pg_control_last_modified (the restart's, so not before the file's time);
 * the shape: the column names pg_control_functions() produces are exactly the server's.
+
+Should the oracle ever describe an older checkpoint than the file (captured before the shutdown),
+test_fixture_checkpoint falls back to what a later checkpoint can only move forward.
 """
 from __future__ import annotations
 
@@ -162,6 +165,7 @@ def test_fixture_checkpoint(major):
     for col in ("timeline_id", "prev_timeline_id", "full_page_writes"):
         assert mine[col] == theirs[col], col
 
+    assert cp["nextFullXid"] > xid_int(o["txid_current"])  # txid_current() was assigned before the stop
     if mine["checkpoint_lsn"] == theirs["checkpoint_lsn"]:
         # The oracle describes this very checkpoint: every column must agree.
         for col, value in theirs.items():
@@ -175,7 +179,6 @@ def test_fixture_checkpoint(major):
     assert parse_lsn(mine["redo_lsn"]) >= parse_lsn(theirs["redo_lsn"])
     assert mine["redo_wal_file"] >= theirs["redo_wal_file"]
     assert cp["nextFullXid"] >= next_xid_full(theirs["next_xid"])
-    assert cp["nextFullXid"] > xid_int(o["txid_current"])  # txid_current() was assigned before the stop
     # (no order for next_oid: an online checkpoint records nextOid plus the OIDs prefetched by
     # GetNewObjectId, a shutdown checkpoint the exact next one, which can be smaller)
     assert mine["next_multixact_id"] >= xid_int(theirs["next_multixact_id"])
@@ -186,11 +189,17 @@ def test_fixture_checkpoint(major):
 
 
 @pytest.mark.parametrize("major", MAJORS)
-def test_fixture_system_time(major):
+def test_fixture_system_time_and_state(major):
     d = decode_control(control_bytes(major))
-    theirs = oracle(major)["control"]["system"]
-    assert d["time_iso"] >= theirs["pg_control_last_modified"]
+    theirs = pg_control_functions(d)["pg_control_system"]
+    oracle_system = oracle(major)["control"]["system"]
+    for col in ("pg_control_version", "catalog_version_no", "system_identifier"):
+        assert str(theirs[col]) == str(oracle_system[col]), col
+    assert d["state_name"] == "DB_SHUTDOWNED"                 # copied after pg_ctl stop -m fast
+    assert d["checkPoint"] == d["checkPointCopy"]["redo"]     # a shutdown checkpoint redoes from itself
     assert d["time"] >= d["checkPointCopy"]["time"]
+    # pg_control_last_modified is the restart's, which came after the file was written
+    assert d["time_iso"] <= oracle_system["pg_control_last_modified"]
 
 
 @pytest.mark.parametrize("major", MAJORS)
