@@ -11,8 +11,10 @@ agree.
 The caller reads the files and passes ``{segment file name: bytes}``; names are hex segment numbers
 (``"0000"``, ``"1A3"``, ``"14078"``, or 15-digit long names; a leading directory is ignored).
 PostgreSQL 10 to 18 name pg_xact and pg_multixact segments ``%04X`` (four digits, more once the
-number passes FFFF: only pg_multixact/members gets there, up to ``14078``); 17 introduced 15-digit
-"long" SLRU names but uses them for pg_notify only.
+number passes FFFF: only pg_multixact/members gets there, up to ``14078``). 17 introduced 15-digit
+"long" SLRU names (SlruCtl.long_segment_names); 17.10 and 18.4 use them for pg_notify and keep
+``%04X`` for pg_xact, pg_subtrans, pg_commit_ts and both pg_multixact directories (seen on disk;
+18.4 also wrote members/14078 and offsets/FFFF after pg_resetwal -O/-m near the wraparound).
 
 Special xids (``transam.h``): 0 InvalidTransactionId has no status (None); 1 BootstrapTransactionId
 and 2 FrozenTransactionId count as committed without a pg_xact lookup, as TransactionIdDidCommit()
