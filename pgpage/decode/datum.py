@@ -622,6 +622,7 @@ def _shortest_digits(v: float, float4: bool = False) -> str:
     if a == 0:
         return ("-" if math.copysign(1.0, v) < 0 else "") + "0e+00"
     bits = struct.unpack(ifmt, struct.pack(fmt, a))[0]
+    a = struct.unpack(fmt, struct.pack(ifmt, bits))[0]   # a float4 given as its shortest double
     exact = Fraction(a)
     below = Fraction(struct.unpack(fmt, struct.pack(ifmt, bits - 1))[0])
     above_f = struct.unpack(fmt, struct.pack(ifmt, bits + 1))[0]
