@@ -114,8 +114,8 @@ def _heap_items(out, items: list[dict]) -> None:
             table.add_row(str(it["lp"]), str(it["lp_off"]), state, str(it["lp_len"]), "", "", "", "", "", "", "")
             continue
         flags = _flags_text(it)
-        if it["t_bits"] is not None:
-            flags.append(f" nulls {it['t_bits']}", "dim")
+        if it["t_bits"] is not None:  # the attributes' bits only, not the bitmap's padding
+            flags.append(f" nulls {it['t_bits'][:it['t_infomask2'] & 0x7FF]}", "dim")
         table.add_row(str(it["lp"]), str(it["lp_off"]), state, str(it["lp_len"]), str(it["t_xmin"]),
                       str(it["t_xmax"]), str(it["t_field3"]), it["t_ctid"], str(it["t_infomask2"] & 0x7FF),
                       str(it["t_hoff"]), flags)
