@@ -49,7 +49,7 @@ def page(
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Decode pages: header, line pointers, tuples, index items, VM/FSM contents, checksums."""
-    from pgpage.cli.commands import page_command
+    from pgpage.cli.page_cmd import page_command
     raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out))
 
 
@@ -64,7 +64,7 @@ def scan(
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The cluster, its databases and relations: sizes, kinds, and a health line each."""
-    from pgpage.cli.commands import scan_command
+    from pgpage.cli.scan_cmd import scan_command
     raise typer.Exit(scan_command(pgdata, db, top, kind, name, json_out))
 
 
