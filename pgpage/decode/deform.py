@@ -230,14 +230,14 @@ def deform_tuple(tuple_data: bytes, t_hoff: int, natts: int, attrs: Sequence[Any
     for i, att in enumerate(attrs):
         attnum = i + 1
         dropped = bool(getattr(att, "attisdropped", False))
-        base = dict(attnum=attnum, name=att.name, typid=att.typid, attlen=att.attlen, dropped=dropped)
         if i >= natts:
             out.append(_missing_value(att, attnum))
             continue
         if broken is not None:
-            out.append(AttrDatum(status=ERROR_STATUS, error=DatumError(
-                "heap.deform.unreachable", "an earlier attribute could not be read, so this one "
-                "cannot be located"), **base))
+            out.append(AttrDatum(attnum, att.name, att.typid, att.attlen, ERROR_STATUS,
+                                 dropped=dropped, error=DatumError(
+                                     "heap.deform.unreachable", "an earlier attribute could not be "
+                                     "read, so this one cannot be located")))
             continue
         if null_bitmap is not None:
             if (i >> 3) >= len(null_bitmap):
@@ -245,10 +245,12 @@ def deform_tuple(tuple_data: bytes, t_hoff: int, natts: int, attrs: Sequence[Any
                                     f"null bitmap has {len(null_bitmap) * 8} bits, attribute {attnum} "
                                     f"needs one", expected=(stored + 7) // 8, actual=len(null_bitmap))
                 findings.append(broken.to_finding())
-                out.append(AttrDatum(status=ERROR_STATUS, error=broken, **base))
+                out.append(AttrDatum(attnum, att.name, att.typid, att.attlen, ERROR_STATUS,
+                                     dropped=dropped, error=broken))
                 continue
             if not null_bitmap[i >> 3] & (1 << (i & 7)):
-                out.append(AttrDatum(status=NULL, **base))
+                out.append(AttrDatum(attnum, att.name, att.typid, att.attlen, NULL, None, None,
+                                     None, dropped))
                 continue
 
         attlen = att.attlen
@@ -300,10 +302,11 @@ def deform_tuple(tuple_data: bytes, t_hoff: int, natts: int, attrs: Sequence[Any
         if err is not None:
             broken = err
             findings.append(err.to_finding())
-            out.append(AttrDatum(status=ERROR_STATUS, offset=pos, error=err, **base))
+            out.append(AttrDatum(attnum, att.name, att.typid, attlen, ERROR_STATUS, None, pos,
+                                 None, dropped, err))
             continue
-        out.append(AttrDatum(status=VALUE, raw=bytes(data[pos:pos + length]), offset=pos,
-                             varlena=vl, **base))
+        out.append(AttrDatum(attnum, att.name, att.typid, attlen, VALUE,
+                             bytes(data[pos:pos + length]), pos, vl, dropped))
         off = pos + length
 
     data_end = None

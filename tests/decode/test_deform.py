@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from pgpage.decode import datum, versions
-from pgpage.decode.deform import (ERROR_STATUS, MISSING, NULL, VALUE, Attribute, deform_tuple,
-                                  heap_oid_old)
+from pgpage.decode.deform import (ERROR_STATUS, MISSING, NULL, VALUE, Attribute, decode_attr,
+                                  deform_tuple, heap_oid_old)
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -282,7 +282,6 @@ def _floats(text, float4=False):
 
 
 def _decoded(a, major):
-    from pgpage.decode.deform import decode_attr
     return decode_attr(a, major=major)
 
 
@@ -553,7 +552,7 @@ def test_random_bytes_hypothesis(tables):
 # ---------------------------------------------------------------------------------------------
 
 def _fixture_majors():
-    root = REPO / "fixtures"
+    root = Path(os.environ.get("PGPAGE_FIXTURES", REPO / "fixtures"))
     if not root.is_dir():
         return []
     out = []
@@ -586,76 +585,144 @@ def read_filenode_map(path: Path) -> dict[int, int]:
             for i in range(min(num, 64))}
 
 
+HEAP_XMAX_COMMITTED = 0x0400
+HEAP_XMAX_LOCK_ONLY = 0x0080
+HEAP_XMAX_EXCL_LOCK = 0x0040
+HEAP_XMAX_KEYSHR_LOCK = 0x0010
+HEAP_XMAX_IS_MULTI = 0x1000
+
+
+def _xmax_is_lock_only(infomask: int) -> bool:
+    # HEAP_XMAX_IS_LOCKED_ONLY (htup_details.h)
+    return bool(infomask & HEAP_XMAX_LOCK_ONLY) or (
+        not infomask & HEAP_XMAX_IS_MULTI
+        and infomask & (HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK) == HEAP_XMAX_EXCL_LOCK)
+
+
 def live_rows(tuples, attrs, key):
-    """Pick the live version of each catalog row. Deliberately simple (real visibility belongs
-    to another module): a version is dead if its inserter aborted (HEAP_XMIN_INVALID) or if it was
-    deleted/updated by a committed transaction — taken here as "xmax set and HEAP_XMAX_INVALID
-    clear". Of the versions left for one key (oid), the one with the highest xmin wins, hint
-    bits (HEAP_XMIN_COMMITTED) preferred over unhinted versions only when both exist."""
-    best = {}
-    for t in tuples:
+    # ``tuples``: Tup objects, or (Tup, DeformedTuple) pairs already deformed with ``attrs``
+    """Pick the live version of each catalog row, from hint bits and row versions alone.
+
+    Deliberately simple (real visibility, with pg_xact, belongs to another module):
+    * a version whose inserter is known aborted (HEAP_XMIN_INVALID without HEAP_XMIN_COMMITTED,
+      i.e. not frozen) is dead;
+    * a version with a real deleter (xmax set, HEAP_XMAX_INVALID clear, not lock-only) is dead if
+      the deleter is known committed (HEAP_XMAX_COMMITTED), or, unhinted, if a newer version of
+      the same row exists (another version of the same key inserted by that very xmax);
+    * of what is left for one key, a version with HEAP_XMIN_COMMITTED beats an unhinted one, then
+      the higher xmin wins. Unhinted inserters are taken as committed.
+    """
+    versions_by_key: dict = {}
+    for item in tuples:
+        t, d = item if isinstance(item, tuple) else (item, None)
         if t.infomask & HEAP_XMIN_INVALID and not t.infomask & HEAP_XMIN_COMMITTED:
             continue
-        if t.xmax != 0 and not t.infomask & HEAP_XMAX_INVALID:
-            continue
-        d = deform(t, attrs)
+        d = d or deform(t, attrs)
         if not d.ok:
             continue
-        k = key(t, d)
-        rank = (bool(t.infomask & HEAP_XMIN_COMMITTED), t.xmin)
-        if k not in best or rank > best[k][0]:
-            best[k] = (rank, t, d)
-    return {k: (t, d) for k, (_, t, d) in best.items()}
+        versions_by_key.setdefault(key(t, d), []).append((t, d))
+    out = {}
+    for k, vs in versions_by_key.items():
+        xmins = {t.xmin for t, _ in vs}
+        live = []
+        for t, d in vs:
+            deleter = (t.xmax != 0 and not t.infomask & HEAP_XMAX_INVALID
+                       and not _xmax_is_lock_only(t.infomask))
+            if deleter and (t.infomask & HEAP_XMAX_COMMITTED or t.xmax in xmins):
+                continue
+            live.append((t, d))
+        if live:
+            t, d = max(live, key=lambda v: (bool(v[0].infomask & HEAP_XMIN_COMMITTED), v[0].xmin))
+            out[k] = (t, d)
+    return out
+
+
+def _catalog_rows(major, path: Path, catalog: str):
+    """Live rows of one catalog file, decoded with versions' layout: {oid (or key): values}."""
+    layout = versions.catalog_columns(catalog, major)
+    old_oids = versions.catalog_has_oid_system_column(catalog, major)
+    tuples = [t for b, p in enumerate(read_relation_file(path)) for t in page_tuples(p, b)]
+    pairs = []
+    for t in tuples:                       # every version of every row deforms cleanly
+        d = deform(t, layout)
+        assert d.ok and not d.findings, (catalog, t.ctid, d.findings)
+        pairs.append((t, d))
+
+    def key(t, d):
+        if catalog == "pg_attribute":
+            return (decode_attr(d["attrelid"]), decode_attr(d["attnum"]))
+        if catalog == "pg_index":
+            return decode_attr(d["indexrelid"])
+        return heap_oid_old(t.data, t.hoff, t.infomask) if old_oids else decode_attr(d["oid"])
+
+    return {k: d.values(major=major) for k, (t, d) in live_rows(pairs, layout, key).items()}
+
+
+def _fixtures_root() -> Path:
+    return Path(os.environ.get("PGPAGE_FIXTURES", REPO / "fixtures"))
 
 
 @pytest.mark.parametrize("major", _fixture_majors() or [pytest.param(0, marks=pytest.mark.skip(
     reason="no fixture clusters under fixtures/ yet"))])
 def test_fixture_catalogs(major):
-    base = REPO / "fixtures" / f"pg{major}"
+    """Offline, from the committed files only: pg_class and pg_attribute (found through
+    pg_filenode.map) decoded with versions' layouts find every relation of the oracle with its
+    oid, relname, relkind, relfilenode (or mapped filenode = the oracle's file path) and relnatts
+    attribute rows; pg_index, pg_database and the other kept catalogs decode to the oracle too."""
+    base = _fixtures_root() / f"pg{major}"
     oracle = json.loads((base / "oracle" / "catalog.json").read_text())
     data = base / "data"
-    pg_version = (data / "PG_VERSION").read_text()
-    assert versions.major_from_pg_version(pg_version) == major
-    relations = oracle["relations"]
-    db_oid = oracle.get("database_oid") or oracle.get("datoid")
-    if db_oid is None:
-        fp = next(r["filepath"] for r in relations if r.get("filepath", "").startswith("base/"))
-        db_oid = int(fp.split("/")[1])
+    assert versions.major_from_pg_version((data / "PG_VERSION").read_text()) == major
+    db_oid = oracle["database_oid"]
     dbdir = data / "base" / str(db_oid)
-    fmap = read_filenode_map(dbdir / "pg_filenode.map")
-    pg_class_file = dbdir / str(fmap[versions.PG_CLASS_OID])
-    pg_attr_file = dbdir / str(fmap[versions.PG_ATTRIBUTE_OID])
+    dbmap = read_filenode_map(dbdir / "pg_filenode.map")
+    globalmap = read_filenode_map(data / "global" / "pg_filenode.map")
 
-    class_layout = versions.catalog_columns("pg_class", major)
-    attr_layout = versions.pg_attribute_layout(major)
-    old_oids = versions.catalog_has_oid_system_column("pg_class", major)
+    classes = _catalog_rows(major, dbdir / str(dbmap[versions.PG_CLASS_OID]), "pg_class")
+    attrs = _catalog_rows(major, dbdir / str(dbmap[versions.PG_ATTRIBUTE_OID]), "pg_attribute")
 
-    def class_key(t, d):
-        return heap_oid_old(t.data, t.hoff, t.infomask) if old_oids else d.values()["oid"]
+    def file_of(oid: int, v: dict) -> str:
+        if v["relfilenode"]:
+            return str(v["relfilenode"])
+        return str((globalmap if v["relisshared"] else dbmap)[oid])
 
-    class_tuples = [t for b, p in enumerate(read_relation_file(pg_class_file)) for t in page_tuples(p, b)]
-    classes = {k: d.values(major=major) for k, (t, d) in live_rows(class_tuples, class_layout, class_key).items()}
-    attr_tuples = [t for b, p in enumerate(read_relation_file(pg_attr_file)) for t in page_tuples(p, b)]
+    checked = 0
+    for rel in oracle["relations"]:
+        v = classes.get(rel["oid"])
+        assert v is not None, rel["relname"]
+        assert (v["relname"], v["relkind"], v["relfilenode"]) == \
+            (rel["relname"], rel["relkind"], rel["relfilenode"]), rel["relname"]
+        assert rel["filepath"].endswith("/" + file_of(rel["oid"], v)), rel
+        assert v["relnatts"] == rel["relnatts"]
+        for n in range(1, v["relnatts"] + 1):
+            a = attrs.get((rel["oid"], n))
+            assert a is not None and a["attrelid"] == rel["oid"], (rel["relname"], n)
+        assert (rel["oid"], v["relnatts"] + 1) not in attrs
+        checked += 1
+    assert checked == len(oracle["relations"]) > 10
 
-    def attr_key(t, d):
-        v = d.values()
-        return (v["attrelid"], v["attnum"])
-
-    attrs = {k: d.values(major=major) for k, (t, d) in live_rows(attr_tuples, attr_layout, attr_key).items()}
-    by_name: dict[tuple, list] = {}
-    for oid, v in classes.items():
-        by_name.setdefault((v["relname"], v["relkind"]), []).append((oid, v))
-    for rel in relations:
-        cands = by_name.get((rel["relname"], rel["relkind"]), [])
-        assert cands, rel["relname"]
-        match = [(oid, v) for oid, v in cands
-                 if v["relfilenode"] == rel["relfilenode"] or
-                 (v["relfilenode"] == 0 and fmap.get(oid) == rel["relfilenode"])]
-        if not match and rel.get("filepath", "").startswith("global/"):
-            match = cands                      # shared catalogs map through global/pg_filenode.map
-        assert match, (rel["relname"], rel["relfilenode"], [v["relfilenode"] for _, v in cands])
-        oid, v = match[0]
-        if "relnatts" in rel:
-            assert v["relnatts"] == rel["relnatts"]
-            cols = [attrs.get((oid, n)) for n in range(1, v["relnatts"] + 1)]
-            assert all(c is not None for c in cols), rel["relname"]
+    # the other kept catalogs, through pg_class's filenode (or the maps), with the fallback layouts
+    files = {v["relname"]: (data / rel["filepath"]) for rel in oracle["relations"]
+             for v in [classes[rel["oid"]]] if v["relnamespace"] == versions.NAMESPACE_OIDS["pg_catalog"]}
+    index = _catalog_rows(major, files["pg_index"], "pg_index")
+    for want in oracle["indexes"]:
+        got = index[want["indexrelid"]]
+        for k, val in want.items():
+            assert got[k] == val, (want["indexrelid"], k)
+        assert len(got["indkey"]) == got["indnatts"] and len(got["indclass"]) == got["indnkeyatts" if
+                                                                                    major >= 11 else "indnatts"]
+    dbs = _catalog_rows(major, files["pg_database"], "pg_database")
+    for want in oracle["pg_database"]:
+        got = dbs[want["oid"]]
+        for k, val in want.items():
+            if k != "oid":
+                assert got[k] == val, k
+    nsp = _catalog_rows(major, files["pg_namespace"], "pg_namespace")
+    assert {nsp[o]["nspname"] for o in versions.NAMESPACE_OIDS.values()} == set(versions.NAMESPACE_OIDS)
+    am = _catalog_rows(major, files["pg_am"], "pg_am")
+    assert {"heap", "btree"} <= {v["amname"] for v in am.values()} or major < 12
+    assert {"btree", "hash", "gist", "gin", "spgist", "brin"} <= {v["amname"] for v in am.values()}
+    types = _catalog_rows(major, files["pg_type"], "pg_type")
+    assert types[23]["typname"] == "int4" and types[23]["typlen"] == 4
+    spc = _catalog_rows(major, files["pg_tablespace"], "pg_tablespace")
+    assert {spc[o]["spcname"] for o in versions.TABLESPACE_OIDS.values()} == set(versions.TABLESPACE_OIDS)
