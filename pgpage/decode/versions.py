@@ -155,6 +155,11 @@ PGSTATTUPLE_EXACT_FREE_SPACE_SINCE = 18
 one line pointer, and 0 on a page already holding MaxHeapTuplesPerPage line pointers with none
 unused) and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on (``contrib/pgstattuple``)."""
 
+PGSTATINDEX_EXACT_FREE_SPACE_SINCE = 18
+"""pgstatindex's avg_leaf_density sums PageGetFreeSpace() of the leaf pages (pd_upper - pd_lower minus one
+line pointer, at least 0) before 18 and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on
+(``contrib/pgstattuple/pgstatindex.c``, pgstatindex_impl), in the same change as pgstattuple's free_space."""
+
 
 def aclitem_layout(major: int) -> tuple[int, str]:
     """(typlen, typalign) of ``aclitem``: 12/'i' before 16 (Oid grantee, Oid grantor, uint32 privs),

@@ -37,6 +37,8 @@ CATALOG_COLUMNS = {
     "pg_namespace": {"oid", "nspname"},
     "pg_am": {"oid", "amname", "amtype"},
     "pg_index": {"indexrelid", "indrelid", "indnatts", "indnkeyatts", "indisunique", "indisprimary", "indkey"},
+    "pg_attribute": {"attrelid", "attname", "atttypid", "attlen", "attnum", "atttypmod", "attbyval", "attalign",
+                     "attisdropped", "attcollation"},
 }
 CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
                 "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247}
@@ -324,6 +326,20 @@ class Database:
 
     def relations(self) -> list["Relation"]:
         return list(self._relations)
+
+    def attributes(self, relid: int) -> list[dict]:
+        """pg_attribute rows of one relation (user columns, attnum > 0, in attnum order); [] when
+        pg_attribute is missing. pg_attribute is read once per database, on the first call."""
+        return self._attributes.get(relid, [])
+
+    @cached_property
+    def _attributes(self) -> dict[int, list[dict]]:
+        class_rows = {r.oid: r.row for r in self._relations}
+        by_rel: dict[int, dict[int, dict]] = {}
+        for row in self._catalog("pg_attribute", class_rows, key="_tid"):  # a row is (attrelid, attnum)
+            if row.get("attnum") is not None and row["attnum"] > 0:
+                by_rel.setdefault(row["attrelid"], {})[row["attnum"]] = row
+        return {rel: [cols[k] for k in sorted(cols)] for rel, cols in by_rel.items()}
 
     def relation(self, name: str) -> "Relation":
         """By [schema.]name, oid or relfilenode."""

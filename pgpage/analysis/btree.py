@@ -1,0 +1,1053 @@
+"""B-tree forensics from the index file alone (and its table's file, when there is one).
+
+What pgstatindex, bt_page_stats/bt_page_items and amcheck's structural checks would say about
+a B-tree index, computed from the page images, with nothing but numpy:
+
+* **pgstatindex's figures**, by pgstatindex's own rules (``contrib/pgstattuple/pgstatindex.c``,
+  ``pgstatindex_impl``, the same in 10 to 18 but for the free-space measure). Block 0 is the
+  metapage and is skipped. Every other block is counted as *deleted* when BTP_DELETED, else as
+  *empty* when P_IGNORE (so pgstatindex's "empty" pages are the half-dead ones, not pages
+  without items), else as *leaf* when BTP_LEAF, else as *internal* (the root included, and an
+  all-zero page too: its special space reads as zero flags). Only leaf pages feed
+  ``avg_leaf_density = 100 - free / max_avail * 100``, with ``max_avail = pd_special - 24``
+  and ``free`` = PageGetFreeSpace (``pd_upper - pd_lower - 4``, at least 0) before 18 and
+  PageGetExactFreeSpace (``pd_upper - pd_lower``) from 18 (``versions.PGSTATINDEX_EXACT_FREE_SPACE_SINCE``);
+  ``leaf_fragmentation`` is the share of leaf pages whose ``btpo_next`` is a lower block
+  number. ``index_size`` counts the metapage and every page counted. Both percentages are
+  printed by pgstatindex with ``%.2f`` and read back, hence the rounding here; with no leaf
+  page they are NaN.
+* **Deduplication** (13+): posting-list tuples, heap TIDs held in posting lists against plain
+  tuples, TIDs per posting list, the bytes deduplication saves, and the size the same index
+  would have without it (see ``_dedup_summary``).
+* **Dead items** (LP_DEAD line pointers: ``kill_prior_tuple`` and the uniqueness checks set
+  them). A posting-list tuple has one LP_DEAD bit for all its TIDs, so it is marked dead only
+  when every TID is; the TIDs behind dead items are counted too.
+* Half-dead and deleted pages with their safexid, incomplete splits, split ends, high keys,
+  what suffix truncation (12+) saved in pivot tuples, and a summary per level.
+* **Structure checks** from the files alone, as findings with block and item: sibling links
+  agree both ways and stay on one level, every level is one chain from its leftmost page,
+  levels agree with the leaf flag and the metapage, every downlink points at a live page of
+  the level below, each child has exactly one downlink (unless its split is incomplete or it
+  is being deleted), downlinks come in the child level's sibling order, posting lists are
+  sorted, hold at least two TIDs and lie inside their tuple. Every walk is bounded by the
+  number of blocks and stops on a page it has seen (a cycle is a finding, not a hang).
+* **Index against table** (``HeapTidCheck``): each heap TID of the leaf level is looked up in
+  the table's pages: beyond the table's end, beyond the page's line pointers, at an LP_UNUSED
+  slot, or at a heap-only tuple (an index never points into the middle of a HOT chain) is
+  corruption; at LP_DEAD (pruned, awaiting VACUUM) or LP_REDIRECT (the root of a pruned HOT
+  chain) it is normal and counted.
+
+The pass is vectorised (``BtreeScan.add_chunk`` takes a chunk of pages as a numpy array, as
+``RelationFork.iter_chunks`` yields them), keeps a few small numbers per page and per
+downlink, and never holds more than one chunk of pages, so memory stays flat in the size of
+the index. Nothing here opens a file: the caller hands in chunks, and a callable that reads
+table blocks for the heap check. Kaitai objects are built only for pages a person looks at
+(``page_view``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.page import PageContext, format_tid
+from pgpage.decode.vector import decode_headers, decode_line_pointers
+from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
+from pgpage.findings import ERROR, INFO, WARNING, Finding
+
+# nbtree.h
+BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
+BTP_SPLIT_END, BTP_HAS_GARBAGE, BTP_INCOMPLETE_SPLIT, BTP_HAS_FULLXID = 0x20, 0x40, 0x80, 0x100
+P_NONE = 0
+INDEX_SIZE_MASK, INDEX_ALT_TID_MASK, INDEX_NULL_MASK = 0x1FFF, 0x2000, 0x8000
+BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BT_IS_POSTING = 0x0FFF, 0x1000, 0x2000
+SIZE_OF_PAGE_HEADER = 24
+SIZE_OF_ITEM_ID = 4
+SIZE_OF_ITEM_POINTER = 6
+SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
+MAXALIGN = 8
+LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
+HEAP_ONLY_TUPLE = 0x8000  # t_infomask2
+BTREE_MAGIC = 0x053162
+
+# what a block is, for this analysis
+NEW, META, LEAF, INTERNAL, HALF_DEAD, DELETED, BAD = range(7)
+KIND_NAMES = {NEW: "new", META: "meta", LEAF: "leaf", INTERNAL: "internal", HALF_DEAD: "half_dead",
+              DELETED: "deleted", BAD: "not_btree"}
+IN_TREE = (LEAF, INTERNAL, HALF_DEAD)
+
+# heap line pointer verdicts (HeapTidCheck)
+HEAP_STATES = ("normal", "redirect", "dead", "unused", "heap_only", "beyond_page", "beyond_end", "bad_page")
+H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END, H_BAD_PAGE = range(8)
+HEAP_STATE_IS_ERROR = {H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END}
+
+FINDINGS_PER_CODE = 20  # detailed findings kept per code; the rest are counted in one summary finding
+LIST_LIMIT = 100        # block lists in the report (incomplete splits, ...) are cut here
+POSTING_HISTOGRAM_EDGES = (2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, BT_OFFSET_MASK + 1)
+
+
+def _opaque_field(name: str) -> tuple[int, str]:
+    off, kind = LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][name]
+    return off, kind
+
+
+def _tuple_field(name: str) -> int:
+    return LAYOUTS["nbtree::bt_index_tuple"]["fields"][name][0]
+
+
+_T_BI_HI, _T_BI_LO, _T_POSID, _T_INFO = (_tuple_field(f) for f in ("t_tid.bi_hi", "t_tid.bi_lo", "t_tid.ip_posid",
+                                                                   "t_info"))
+_IP_BI_HI, _IP_BI_LO, _IP_POSID = (LAYOUTS["pg_page::item_pointer"]["fields"][f][0]
+                                   for f in ("bi_hi", "bi_lo", "ip_posid"))
+_HEAP_INFOMASK2 = LAYOUTS["heap_tuple"]["fields"]["t_infomask2"][0]
+_SAFEXID_OFFSET = SIZE_OF_PAGE_HEADER  # BTDeletedPageData sits at MAXALIGN(SizeOfPageHeaderData)
+
+
+def maxalign(n):
+    return (n + (MAXALIGN - 1)) & ~(MAXALIGN - 1)
+
+
+def max_heap_tuples_per_page(block_size: int) -> int:
+    """MaxHeapTuplesPerPage: (BLCKSZ - SizeOfPageHeaderData) / (MAXALIGN(23) + sizeof(ItemIdData))."""
+    return (block_size - SIZE_OF_PAGE_HEADER) // (maxalign(23) + SIZE_OF_ITEM_ID)
+
+
+def _u16(b: np.ndarray, at: int) -> np.ndarray:
+    return b[:, at].astype(np.uint32) | (b[:, at + 1].astype(np.uint32) << 8)
+
+
+def _u32(b: np.ndarray, at: int) -> np.ndarray:
+    return _u16(b, at) | (_u16(b, at + 2) << 16)
+
+
+def _gather(flat: np.ndarray, start: np.ndarray, width: int) -> np.ndarray:
+    """``width`` bytes at each flat offset (callers guarantee they lie inside ``flat``)."""
+    return flat[start.astype(np.int64)[:, None] + np.arange(width)]
+
+
+def _item_pointer_block(b: np.ndarray, at: int = 0) -> np.ndarray:
+    return (_u16(b, at + _IP_BI_HI) << 16) | _u16(b, at + _IP_BI_LO)
+
+
+def pg_round2(x: float) -> float:
+    """A percentage as pgstatindex returns it: printed with ``%.2f`` and read back."""
+    return float(f"{x:.2f}") if not math.isnan(x) else math.nan
+
+
+def xid_precedes(a: int, b: int) -> bool:
+    """TransactionIdPrecedes for normal 32-bit xids (modulo 2^32)."""
+    return ((a - b) & 0xFFFFFFFF) >= 0x80000000
+
+
+# ---------------------------------------------------------------------------------------------
+# findings with a per-code cap
+# ---------------------------------------------------------------------------------------------
+
+class FindingSink:
+    """Findings of one index, at most ``FINDINGS_PER_CODE`` per code (a torn index must not
+    bury the report under ten thousand identical lines); ``close`` adds one summary finding
+    per code that overflowed, with the same severity and the number left out."""
+
+    def __init__(self, relation: str | None):
+        self.relation = relation
+        self.items: list[Finding] = []
+        self._count: dict[str, int] = {}
+        self._severity: dict[str, str] = {}
+
+    def __call__(self, code: str, message: str, severity: str = ERROR, **kw) -> None:
+        n = self._count.get(code, 0)
+        self._count[code] = n + 1
+        self._severity[code] = severity
+        if n < FINDINGS_PER_CODE:
+            self.items.append(Finding(code, message, severity, relation=self.relation, fork="main", **kw))
+
+    def count(self, code: str) -> int:
+        return self._count.get(code, 0)
+
+    def close(self) -> list[Finding]:
+        for code, n in self._count.items():
+            if n > FINDINGS_PER_CODE:
+                self.items.append(Finding(code, f"{n - FINDINGS_PER_CODE} more {code} findings not listed"
+                                          f" ({n} in all)", self._severity[code], relation=self.relation,
+                                          fork="main", actual=n))
+        return self.items
+
+
+# ---------------------------------------------------------------------------------------------
+# the index against its table
+# ---------------------------------------------------------------------------------------------
+
+class HeapTidCheck:
+    """Where the index's heap TIDs land in the table.
+
+    ``read_blocks(sorted block numbers)`` returns their page images as a uint8 array of shape
+    (n, block_size) (a block it cannot read comes back all zeros). TIDs are looked up in
+    batches of at most ``batch_blocks`` distinct table blocks, so memory stays bounded."""
+
+    def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
+                 table: str | None = None, batch_blocks: int = 2048):
+        self.nblocks = nblocks
+        self.read_blocks = read_blocks
+        self.block_size = block_size
+        self.table = table
+        self.batch_blocks = batch_blocks
+        self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
+        self.counts_dead_items = np.zeros(len(HEAP_STATES), dtype=np.int64)  # index items already LP_DEAD
+        self.bad_pages: set[int] = set()
+
+    def check(self, hblk: np.ndarray, hoff: np.ndarray, iblk: np.ndarray, iitem: np.ndarray,
+              idead: np.ndarray, find: FindingSink) -> None:
+        if len(hblk) == 0:
+            return
+        state = np.full(len(hblk), H_NORMAL, dtype=np.int8)
+        beyond = hblk >= self.nblocks
+        state[beyond] = H_BEYOND_END
+        inside = np.flatnonzero(~beyond)
+        if len(inside):
+            blocks = np.unique(hblk[inside])
+            for lo in range(0, len(blocks), self.batch_blocks):
+                batch = blocks[lo:lo + self.batch_blocks]
+                sel = inside[(hblk[inside] >= batch[0]) & (hblk[inside] <= batch[-1])]
+                state[sel] = self._lookup(batch, hblk[sel], hoff[sel])
+        np.add.at(self.counts, state, 1)
+        np.add.at(self.counts_dead_items, state[idead], 1)
+        for i in np.flatnonzero(np.isin(state, list(HEAP_STATE_IS_ERROR))):
+            s = int(state[i])
+            tid = format_tid(int(hblk[i]), int(hoff[i]))
+            what = {H_UNUSED: "an LP_UNUSED line pointer", H_HEAP_ONLY: "a heap-only tuple (inside a HOT chain)",
+                    H_BEYOND_PAGE: "past the last line pointer of its page",
+                    H_BEYOND_END: f"past the table's end ({self.nblocks} blocks)"}[s]
+            find(f"btree.heap.tid_{HEAP_STATES[s]}", f"heap TID {tid} points at {what}"
+                 + (f" of {self.table}" if self.table else ""), block=int(iblk[i]), item=int(iitem[i]), actual=tid)
+
+    def _lookup(self, batch: np.ndarray, blk: np.ndarray, off: np.ndarray) -> np.ndarray:
+        pages = self.read_blocks(batch)
+        bs = self.block_size
+        hdr = decode_headers(pages)
+        sane = ((hdr.pagesize_version & 0xFF00) == bs) & (hdr.lower >= SIZE_OF_PAGE_HEADER) & (hdr.lower <= hdr.upper) \
+            & (hdr.upper <= hdr.special) & (hdr.special <= bs)
+        for i in np.flatnonzero(~sane & ~hdr.is_new):
+            self.bad_pages.add(int(batch[i]))
+        pidx = np.searchsorted(batch, blk)
+        nlp = hdr.nlp[pidx]
+        out = np.full(len(blk), H_NORMAL, dtype=np.int8)
+        out[(off == 0) | (off > nlp)] = H_BEYOND_PAGE
+        out[~sane[pidx] & ~hdr.is_new[pidx]] = H_BAD_PAGE
+        ok = np.flatnonzero(out == H_NORMAL)
+        flat = pages.reshape(-1)
+        base = pidx[ok].astype(np.int64) * bs
+        w = _gather(flat, base + SIZE_OF_PAGE_HEADER + (off[ok].astype(np.int64) - 1) * SIZE_OF_ITEM_ID, 4)
+        word = _u32(w, 0).astype(np.int64)
+        lp_off, lp_flags, lp_len = word & 0x7FFF, (word >> 15) & 3, word >> 17
+        st = np.choose(lp_flags, [H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD]).astype(np.int8)
+        normal = np.flatnonzero((lp_flags == LP_NORMAL) & (lp_len >= 24) & (lp_off + 24 <= bs))
+        if len(normal):
+            im2 = _u16(_gather(flat, base[normal] + lp_off[normal] + _HEAP_INFOMASK2, 2), 0)
+            st[normal[(im2 & HEAP_ONLY_TUPLE) != 0]] = H_HEAP_ONLY
+        out[ok] = st
+        return out
+
+    def report(self) -> dict:
+        out = {"table": self.table, "heap_blocks": self.nblocks, "tids_checked": int(self.counts.sum())}
+        out.update({name: int(n) for name, n in zip(HEAP_STATES, self.counts)})
+        out["from_dead_items"] = {name: int(n) for name, n in zip(HEAP_STATES, self.counts_dead_items) if n}
+        out["bad_heap_pages"] = sorted(self.bad_pages)[:LIST_LIMIT]
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the scan
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class IndexInfo:
+    """What the catalog says about the index, when a data directory was given (all optional)."""
+    relation: str | None = None
+    table: str | None = None
+    natts: int | None = None          # pg_index.indnatts
+    nkeyatts: int | None = None       # pg_index.indnkeyatts (indnatts before 11)
+    unique: bool | None = None
+    reloptions: list[str] | None = None
+    attributes: list | None = None    # deform.Attribute per index column, attnum order
+
+
+@dataclass
+class _LevelAcc:
+    pages: int = 0
+    items: int = 0
+    dead_items: int = 0
+    high_keys: int = 0
+    high_key_bytes: int = 0
+    pivots: int = 0
+    pivot_bytes: int = 0
+    downlinks: int = 0
+    posting_tuples: int = 0
+    tids: int = 0
+    used_bytes: int = 0
+    max_avail: int = 0
+
+
+class BtreeScan:
+    """One pass over an index's main fork. Feed every chunk with ``add_chunk`` (block 0, the
+    metapage, first), then call ``report``."""
+
+    def __init__(self, nblocks: int, block_size: int, major: int | None, info: IndexInfo | None = None,
+                 heap: HeapTidCheck | None = None, checksums: bool | None = None, next_xid: int | None = None,
+                 next_full_xid: int | None = None):
+        self.nblocks = nblocks
+        self.bs = block_size
+        self.major = major
+        self.info = info or IndexInfo()
+        self.heap = heap
+        self.checksums = checksums
+        self.next_xid = next_xid
+        self.next_full_xid = next_full_xid
+        self.find = FindingSink(self.info.relation)
+        self.exact_free = major is not None and major >= PGSTATINDEX_EXACT_FREE_SPACE_SINCE
+        n = nblocks
+        self.seen = np.zeros(n, dtype=bool)
+        self.kind = np.zeros(n, dtype=np.uint8)
+        self.flags = np.zeros(n, dtype=np.uint16)
+        self.level = np.zeros(n, dtype=np.uint32)
+        self.prev = np.zeros(n, dtype=np.uint32)
+        self.next = np.zeros(n, dtype=np.uint32)
+        self.nitems = np.zeros(n, dtype=np.uint16)
+        self.free = np.zeros(n, dtype=np.int32)        # pgstatindex's free space measure
+        self.max_avail = np.zeros(n, dtype=np.int32)
+        self.dead_items = np.zeros(n, dtype=np.uint16)  # LP_DEAD non-pivot items
+        self.posting_tids = np.zeros(n, dtype=np.uint32)
+        self.tids = np.zeros(n, dtype=np.uint32)        # heap TIDs held by the page
+        self.safexid: dict[int, int | str] = {}
+        self.metapage: dict | None = None
+        self.meta_raw: bytes | None = None
+        self._downlinks: list[np.ndarray] = []            # rows (parent, item, child)
+        self.posting_hist = np.zeros(BT_OFFSET_MASK + 1, dtype=np.int64)
+        self.levels: dict[int, _LevelAcc] = {}
+        # leaf-level totals
+        self.posting_tuples = 0
+        self.posting_tid_count = 0
+        self.plain_tuples = 0
+        self.posting_bytes = 0          # lp_len of posting tuples
+        self.posting_plain_bytes = 0    # what their TIDs would take as plain tuples (with line pointers)
+        self.leaf_key_tuples = 0
+        self.leaf_key_bytes = 0         # MAXALIGNed key-only tuple sizes of leaf data items
+        self.dead_posting_tuples = 0
+        self.dead_tids = 0
+        self.pivot_rows: list[np.ndarray] = []  # (natts, has_heap_tid, size) of pivots, minus-infinity excluded
+        self.minus_infinity = 0
+        self.checksum_failures = 0
+
+    # ------------------------------------------------------------------ per chunk
+    def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        n = chunk.shape[0]
+        if first + n > self.nblocks:  # a file that grew under us: ignore the tail
+            n = self.nblocks - first
+            chunk = chunk[:n]
+        if n <= 0:
+            return
+        blk = np.arange(first, first + n, dtype=np.int64)
+        bs = self.bs
+        if first == 0:
+            self._metapage(chunk[0].tobytes())
+        hdr = decode_headers(chunk)
+        self._checksums(chunk, first, hdr)
+        op = chunk[:, bs - SIZE_OF_BT_OPAQUE:]
+        flags = _u16(op, _opaque_field("btpo_flags")[0]).astype(np.uint16)
+        level = _u32(op, _opaque_field("btpo_level")[0])
+        prev = _u32(op, _opaque_field("btpo_prev")[0])
+        nxt = _u32(op, _opaque_field("btpo_next")[0])
+        is_new = ~chunk.any(axis=1) | hdr.is_new
+        sane = (((hdr.pagesize_version & 0xFF00) == bs) & ((hdr.pagesize_version & 0xFF) == 4)
+                & (hdr.lower >= SIZE_OF_PAGE_HEADER) & (hdr.lower <= hdr.upper) & (hdr.upper <= hdr.special)
+                & (hdr.special == bs - SIZE_OF_BT_OPAQUE))
+        kind = np.full(n, INTERNAL, dtype=np.uint8)
+        kind[(flags & BTP_LEAF) != 0] = LEAF
+        kind[(flags & BTP_HALF_DEAD) != 0] = HALF_DEAD
+        kind[(flags & BTP_DELETED) != 0] = DELETED
+        kind[~sane] = BAD
+        kind[is_new] = NEW
+        kind[blk == 0] = META
+        for i in np.flatnonzero(kind == BAD):
+            self._bad_page(int(blk[i]), hdr, i)
+        for i in np.flatnonzero(is_new & (blk > 0)):
+            self.find("btree.page.new", "an all-zero (new) page: never initialised, or zeroed; pgstatindex counts"
+                      " it as an internal page", WARNING, block=int(blk[i]))
+        for i in np.flatnonzero((kind != META) & (kind != BAD) & (kind != NEW) & ((flags & BTP_META) != 0)):
+            self.find("btree.page.stray_meta", "BTP_META set on a page other than block 0", block=int(blk[i]),
+                      actual=int(flags[i]))
+        sl = slice(first, first + n)
+        self.seen[sl] = True
+        self.kind[sl], self.flags[sl], self.level[sl], self.prev[sl], self.next[sl] = kind, flags, level, prev, nxt
+        # pgstatindex: free space and max_avail of leaf pages (a bad page is measured as it reads)
+        space = hdr.upper.astype(np.int32) - hdr.lower.astype(np.int32)
+        free = np.maximum(space, 0) if self.exact_free else np.where(space < SIZE_OF_ITEM_ID, 0, space - SIZE_OF_ITEM_ID)
+        self.free[sl] = free
+        self.max_avail[sl] = hdr.special.astype(np.int32) - SIZE_OF_PAGE_HEADER
+        self._deleted(chunk, blk, kind, flags, level)
+        self._items(chunk, blk, hdr, kind, flags, level, nxt)
+
+    def _metapage(self, raw: bytes) -> None:
+        from pgpage.decode.ksy.nbtree import Nbtree
+        from pgpage.decode.nbtree import metapage
+        self.meta_raw = raw
+        if not any(raw):
+            self.find("btree.meta.new", "block 0 is all zeros: the metapage was never written", block=0)
+            return
+        try:
+            parsed = Nbtree.from_bytes(raw)
+            if not parsed.opaque.btpo_flags & BTP_META:
+                self.find("btree.meta.not_meta", "block 0 is not flagged BTP_META: not a B-tree index, or its"
+                          " metapage is damaged", block=0, actual=parsed.opaque.btpo_flags)
+            ctx = PageContext(am="btree", major=self.major, block_size=self.bs)
+            self.metapage = metapage(parsed, ctx, lambda code, msg, **kw: self.find(code, msg, block=0, **kw))
+        except Exception as e:  # noqa: BLE001 - a metapage that cannot be parsed is a finding
+            self.find("btree.meta.unreadable", f"the metapage could not be read: {e}", block=0)
+
+    def _checksums(self, chunk: np.ndarray, first: int, hdr) -> None:
+        from pgpage.decode.checksum import checksum_pages
+        computed = checksum_pages(chunk, first)
+        stored = hdr.checksum
+        bad = (computed != stored) & ~hdr.is_new & chunk.any(axis=1)
+        if self.checksums is None:
+            bad &= stored != 0
+        elif not self.checksums:
+            return
+        for i in np.flatnonzero(bad):
+            self.checksum_failures += 1
+            self.find("checksum.mismatch", f"stored checksum {int(stored[i])} != computed {int(computed[i])}",
+                      block=first + int(i), expected=int(computed[i]), actual=int(stored[i]))
+
+    def _bad_page(self, blkno: int, hdr, i: int) -> None:
+        pv, special = int(hdr.pagesize_version[i]), int(hdr.special[i])
+        if (pv & 0xFF00) != self.bs or (pv & 0xFF) != 4:
+            why = f"pd_pagesize_version 0x{pv:04X} is not a {self.bs}-byte version-4 page"
+        elif special != self.bs - SIZE_OF_BT_OPAQUE:
+            why = f"pd_special {special}: the special space is not the 16-byte BTPageOpaqueData"
+        else:
+            why = f"pd_lower {int(hdr.lower[i])} / pd_upper {int(hdr.upper[i])} / pd_special {special} are inconsistent"
+        self.find("btree.page.not_btree", f"not a readable B-tree page: {why}", block=blkno)
+
+    def _deleted(self, chunk, blk, kind, flags, level) -> None:
+        for i in np.flatnonzero(kind == DELETED):
+            b = int(blk[i])
+            if flags[i] & BTP_HAS_FULLXID:
+                full = int.from_bytes(chunk[i, _SAFEXID_OFFSET:_SAFEXID_OFFSET + 8].tobytes(), "little")
+                self.safexid[b] = full
+            else:  # before 14 (or a page deleted before a pg_upgrade to 14+): btpo.xact, 32 bits
+                self.safexid[b] = int(level[i])
+
+    def _level(self, lv: int) -> _LevelAcc:
+        acc = self.levels.get(lv)
+        if acc is None:
+            acc = self.levels[lv] = _LevelAcc()
+        return acc
+
+    def _items(self, chunk, blk, hdr, kind, flags, level, nxt) -> None:
+        bs = self.bs
+        n = chunk.shape[0]
+        tree = np.isin(kind, IN_TREE)
+        for i in np.flatnonzero(tree):
+            acc = self._level(int(level[i]))
+            acc.pages += 1
+            if kind[i] == LEAF:
+                acc.used_bytes += int(hdr.special[i]) - int(hdr.upper[i]) + int(hdr.lower[i]) - SIZE_OF_PAGE_HEADER
+                acc.max_avail += int(hdr.special[i]) - SIZE_OF_PAGE_HEADER
+        lps = decode_line_pointers(chunk, hdr)
+        keep = tree[lps.page]
+        page, lp, off, lflags, llen = (a[keep] for a in (lps.page, lps.lp, lps.off, lps.flags, lps.len))
+        self.nitems[blk[0]:blk[0] + n] = np.bincount(page, minlength=n).astype(np.uint16)
+        gblk = blk[page]
+        special = hdr.special[page].astype(np.int64)
+        # line pointers nbtree never writes
+        for j in np.flatnonzero((lflags == LP_UNUSED) | (lflags == LP_REDIRECT)):
+            self.find("btree.item.bad_lp_flags", f"line pointer {'LP_UNUSED' if lflags[j] == LP_UNUSED else 'LP_REDIRECT'}"
+                      " in a B-tree page (nbtree uses only LP_NORMAL and LP_DEAD)", block=int(gblk[j]), item=int(lp[j]),
+                      actual=int(lflags[j]))
+        inside = (off >= SIZE_OF_PAGE_HEADER) & (off + llen <= special) & (llen >= 8) \
+            & ((lflags == LP_NORMAL) | (lflags == LP_DEAD))
+        for j in np.flatnonzero(~inside & ((lflags == LP_NORMAL) | (lflags == LP_DEAD))):
+            self.find("btree.item.out_of_bounds", f"item {int(off[j])}..{int(off[j] + llen[j])} is not a tuple inside"
+                      f" 24..{int(special[j])}", block=int(gblk[j]), item=int(lp[j]), actual=[int(off[j]), int(llen[j])])
+        page, lp, off, lflags, llen, gblk = (a[inside] for a in (page, lp, off, lflags, llen, gblk))
+        flat = chunk.reshape(-1)
+        base = page.astype(np.int64) * bs + off
+        hb = _gather(flat, base, 8)
+        tblk = _item_pointer_block(hb, _T_BI_HI - _IP_BI_HI)
+        posid = _u16(hb, _T_POSID)
+        info = _u16(hb, _T_INFO)
+        size = (info & INDEX_SIZE_MASK).astype(np.int64)
+        for j in np.flatnonzero(size != llen):
+            self.find("btree.item.size_mismatch", f"IndexTupleSize {int(size[j])} differs from lp_len {int(llen[j])}",
+                      block=int(gblk[j]), item=int(lp[j]), expected=int(llen[j]), actual=int(size[j]))
+        size = np.minimum(size, llen)
+        pkind = kind[page]
+        leafpage = (pkind == LEAF) | ((pkind == HALF_DEAD) & ((flags[page] & BTP_LEAF) != 0))
+        rightmost = nxt[page] == P_NONE
+        highkey = ~rightmost & (lp == 1)
+        pivot = ~leafpage | highkey
+        alt = (info & INDEX_ALT_TID_MASK) != 0
+        can_post = self.major is None or self.major >= POSTING_LISTS_SINCE
+        posting = ~pivot & alt & ((posid & BT_IS_POSTING) != 0) & can_post
+        plain = ~pivot & ~posting
+        dead = lflags == LP_DEAD
+        lvl = level[page]
+        datastart = np.where((info & INDEX_NULL_MASK) != 0, 16, 8)
+
+        # leaf data items that claim to be pivots (INDEX_ALT_TID_MASK without BT_IS_POSTING)
+        for j in np.flatnonzero(~pivot & alt & ~posting):
+            self.find("btree.item.unexpected_pivot", "a leaf data item carries INDEX_ALT_TID_MASK without BT_IS_POSTING"
+                      " (a pivot tuple where heap tuples belong)", block=int(gblk[j]), item=int(lp[j]),
+                      actual=int(posid[j]))
+
+        # per level: items, dead items, high keys, pivots
+        for lv in np.unique(lvl):
+            m = lvl == lv
+            acc = self._level(int(lv))
+            acc.items += int(m.sum())
+            acc.dead_items += int((m & dead & ~pivot).sum())
+            acc.high_keys += int((m & highkey).sum())
+            acc.high_key_bytes += int(llen[m & highkey].sum())
+            acc.pivots += int((m & pivot).sum())
+            acc.pivot_bytes += int(llen[m & pivot].sum())
+
+        # posting lists
+        npost = (posid & BT_OFFSET_MASK).astype(np.int64)
+        poff = tblk.astype(np.int64)
+        pj = np.flatnonzero(posting)
+        fits = (poff[pj] >= datastart[pj]) & (poff[pj] + SIZE_OF_ITEM_POINTER * npost[pj] <= size[pj])
+        for j in pj[~fits]:
+            self.find("btree.posting.overrun", f"posting list of {int(npost[j])} TIDs at offset {int(poff[j])}"
+                      f" does not lie inside the {int(size[j])}-byte tuple", block=int(gblk[j]), item=int(lp[j]),
+                      expected=int(size[j]), actual=int(poff[j] + SIZE_OF_ITEM_POINTER * npost[j]))
+        for j in pj[fits & (npost[pj] < 2)]:
+            self.find("btree.posting.too_few", f"posting list with {int(npost[j])} TID(s): nbtree forms a plain"
+                      " tuple below two", block=int(gblk[j]), item=int(lp[j]), actual=int(npost[j]))
+        pj = pj[fits]
+        cnt = npost[pj]
+        tid_item = np.repeat(pj, cnt)
+        k = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        tb = _gather(flat, np.repeat(base[pj] + poff[pj], cnt) + SIZE_OF_ITEM_POINTER * k, SIZE_OF_ITEM_POINTER)
+        p_hblk = _item_pointer_block(tb)
+        p_hoff = _u16(tb, _IP_POSID)
+        if len(tid_item) > 1:
+            key = (p_hblk.astype(np.int64) << 16) | p_hoff
+            starts = np.repeat(np.cumsum(cnt) - cnt, cnt)  # where each TID's posting list begins
+            reported = set()
+            for t in np.flatnonzero((np.diff(key) <= 0) & (tid_item[1:] == tid_item[:-1])) + 1:
+                j = int(tid_item[t])
+                if j in reported:
+                    continue
+                reported.add(j)
+                self.find("btree.posting.unsorted", f"posting list not in ascending TID order at position"
+                          f" {int(t - starts[t])}: {format_tid(int(p_hblk[t - 1]), int(p_hoff[t - 1]))} then"
+                          f" {format_tid(int(p_hblk[t]), int(p_hoff[t]))}", block=int(gblk[j]), item=int(lp[j]))
+        np.add.at(self.posting_hist, cnt, 1)
+
+        # totals over leaf data items
+        self.posting_tuples += len(pj)
+        self.posting_tid_count += int(cnt.sum())
+        self.plain_tuples += int(plain.sum())
+        self.posting_bytes += int(llen[pj].sum()) + SIZE_OF_ITEM_ID * len(pj)
+        keysize = np.where(posting, maxalign(poff), size)
+        self.posting_plain_bytes += int((cnt * (maxalign(poff[pj]) + SIZE_OF_ITEM_ID)).sum())
+        data = plain | posting
+        self.leaf_key_tuples += int(data.sum())
+        self.leaf_key_bytes += int(keysize[data].sum())
+        self.dead_posting_tuples += int((dead & posting).sum())
+        ntids = np.where(posting, npost, 1)
+        self.dead_tids += int(ntids[dead & data].sum())
+        for lv in np.unique(lvl[data]):
+            m = data & (lvl == lv)
+            acc = self._level(int(lv))
+            acc.posting_tuples += int((m & posting).sum())
+            acc.tids += int(ntids[m].sum())
+        # per page
+        lo = int(blk[0])
+        self.dead_items[lo:lo + n] = np.bincount(page[dead & data], minlength=n).astype(np.uint16)
+        self.tids[lo:lo + n] = np.bincount(page[data], weights=ntids[data], minlength=n).astype(np.uint32)
+        self.posting_tids[lo:lo + n] = np.bincount(page[posting], weights=npost[posting], minlength=n).astype(np.uint32)
+
+        # heap TIDs: validity, then (with a table) where they land
+        plain_j = np.flatnonzero(plain)
+        hblk = np.concatenate([tblk[plain_j], p_hblk]).astype(np.int64)
+        hoff = np.concatenate([posid[plain_j], p_hoff]).astype(np.int64)
+        owner = np.concatenate([plain_j, tid_item])
+        maxoff = max_heap_tuples_per_page(bs)
+        for j in np.flatnonzero((hoff == 0) | (hoff > maxoff))[:FINDINGS_PER_CODE + 1]:
+            o = owner[j]
+            self.find("btree.tid.invalid", f"heap TID {format_tid(int(hblk[j]), int(hoff[j]))} has an offset outside"
+                      f" 1..{maxoff}", block=int(gblk[o]), item=int(lp[o]), actual=format_tid(int(hblk[j]), int(hoff[j])))
+        if self.heap is not None:
+            valid = (hoff > 0) & (hoff <= maxoff)
+            self.heap.check(hblk[valid], hoff[valid], gblk[owner[valid]], lp[owner[valid]], dead[owner[valid]],
+                            self.find)
+
+        # pivots: downlinks of internal pages, suffix truncation
+        internal = ~leafpage
+        first_data = np.where(rightmost, 1, 2)
+        minus_inf = internal & (lp == first_data)
+        self.minus_infinity += int(minus_inf.sum())
+        dl = internal & ~highkey & (kind[page] == INTERNAL)
+        self._downlinks.append(np.stack([gblk[dl], lp[dl].astype(np.int64), tblk[dl].astype(np.int64)], axis=1))
+        pv = pivot & ~minus_inf
+        natts = np.where(alt[pv], (posid[pv] & BT_OFFSET_MASK).astype(np.int64), -1)
+        heap_tid = alt[pv] & ((posid[pv] & BT_PIVOT_HEAP_TID_ATTR) != 0)
+        self.pivot_rows.append(np.stack([natts, heap_tid.astype(np.int64), llen[pv].astype(np.int64)], axis=1))
+
+    # ------------------------------------------------------------------ the whole index
+    def report(self) -> dict:
+        out = {"nblocks": self.nblocks, "block_size": self.bs, "bt_metap": self.metapage}
+        out["pgstatindex"] = self.pgstatindex()
+        out["deduplication"] = self._dedup_summary(out["pgstatindex"])
+        out["dead_items"] = {
+            "dead_items": int(self.dead_items.sum()), "dead_posting_tuples": self.dead_posting_tuples,
+            "dead_tids": self.dead_tids, "pages_with_dead_items": int((self.dead_items > 0).sum()),
+        }
+        out["pages"] = self._special_pages()
+        out["pivots"] = self._pivot_summary()
+        out["levels"] = self._level_summary()
+        self._structure_checks()
+        out["heap_check"] = self.heap.report() if self.heap is not None else None
+        if self.heap is not None and self.heap.bad_pages:
+            self.find("btree.heap.bad_page", f"{len(self.heap.bad_pages)} table page(s) the index points into have"
+                      " no valid page header", WARNING, actual=sorted(self.heap.bad_pages)[:LIST_LIMIT])
+        out["checksum_failures"] = self.checksum_failures if self.checksums is not False else None
+        return out
+
+    def pgstatindex(self) -> dict:
+        kinds = self.kind[1:][self.seen[1:]]
+        blocks = np.arange(1, self.nblocks)[self.seen[1:]]
+        leaf = kinds == LEAF
+        leaf_pages = int(leaf.sum())
+        deleted = int((kinds == DELETED).sum())
+        empty = int((kinds == HALF_DEAD).sum())
+        internal = len(kinds) - leaf_pages - deleted - empty
+        max_avail = int(self.max_avail[1:][self.seen[1:]][leaf].sum())
+        free = int(self.free[1:][self.seen[1:]][leaf].sum())
+        nxt = self.next[1:][self.seen[1:]][leaf]
+        fragments = int(((nxt != P_NONE) & (nxt < blocks[leaf])).sum())
+        m = self.metapage or {}
+        return {
+            "version": m.get("version"), "tree_level": m.get("level"),
+            "index_size": (1 + len(kinds)) * self.bs if self.nblocks else 0,
+            "root_block_no": m.get("root"),
+            "internal_pages": internal, "leaf_pages": leaf_pages, "empty_pages": empty, "deleted_pages": deleted,
+            "avg_leaf_density": pg_round2(100.0 - free / max_avail * 100.0) if max_avail > 0 else math.nan,
+            "leaf_fragmentation": pg_round2(fragments / leaf_pages * 100.0) if leaf_pages > 0 else math.nan,
+        }
+
+    def _dedup_summary(self, stats: dict) -> dict:
+        """Deduplication: settings, posting lists, and what the index would weigh without them.
+
+        Bytes saved: each posting tuple of n TIDs replaces n plain tuples of MAXALIGN(posting
+        offset) bytes (the key part, which is the base tuple's size: ``_bt_form_posting``)
+        with one line pointer each; saved = those n tuples and line pointers minus the
+        posting tuple and its line pointer. The size without deduplication puts the saved bytes
+        back on the leaf level at the leaf pages' current average density, scales the internal
+        pages by the same factor, and keeps the metapage, deleted and half-dead pages: an
+        estimate of the same index with ``deduplicate_items = off``, not a prediction of a
+        REINDEX (which would pack leaves at fillfactor 90).
+        """
+        major = self.major
+        meta = self.metapage or {}
+        allequal = meta.get("allequalimage")
+        opt = None
+        source = None
+        if self.info.reloptions is not None:
+            source = "default"
+            opt = True
+            for o in self.info.reloptions:
+                name, _, value = o.partition("=")
+                if name.strip().lower() == "deduplicate_items":
+                    opt = value.strip().lower() in ("on", "true", "yes", "1", "t", "y")
+                    source = "reloptions"
+        supported = major is None or major >= POSTING_LISTS_SINCE
+        can = bool(supported and allequal and opt is not False) if (allequal is not None or not supported) else None
+        if not supported:
+            can = False
+        tids = self.posting_tid_count + self.plain_tuples
+        saved = self.posting_plain_bytes - self.posting_bytes
+        hist = []
+        edges = POSTING_HISTOGRAM_EDGES
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            c = int(self.posting_hist[lo:hi].sum())
+            if c:
+                hist.append({"from": lo, "to": hi - 1, "count": c})
+        per = None
+        if self.posting_tuples:
+            counts = np.flatnonzero(self.posting_hist)
+            cum = np.cumsum(self.posting_hist)
+            per = {"min": int(counts[0]), "max": int(counts[-1]),
+                   "mean": round(self.posting_tid_count / self.posting_tuples, 1),
+                   "median": int(np.searchsorted(cum, (self.posting_tuples + 1) // 2)),
+                   "histogram": hist}
+        out = {
+            "supported": supported, "allequalimage": allequal, "deduplicate_items": opt,
+            "deduplicate_items_source": source, "can_deduplicate": can,
+            "unique_index": self.info.unique,
+            "posting_tuples": self.posting_tuples, "posting_tids": self.posting_tid_count,
+            "plain_tuples": self.plain_tuples, "tids": tids,
+            "posting_tid_share": round(100.0 * self.posting_tid_count / tids, 2) if tids else None,
+            "tids_per_posting_list": per,
+            "posting_tuple_bytes": self.posting_bytes, "bytes_without_posting_lists": self.posting_plain_bytes,
+            "bytes_saved": saved,
+            "estimated_leaf_pages_without": None, "estimated_index_size_without": None,
+        }
+        leaf_pages = stats["leaf_pages"]
+        lvl0 = self.levels.get(0)
+        if leaf_pages and lvl0 and lvl0.used_bytes and lvl0.max_avail:
+            density = lvl0.used_bytes / lvl0.max_avail
+            per_page = (lvl0.max_avail / lvl0.pages) * density
+            leaf_without = max(leaf_pages, math.ceil((lvl0.used_bytes + saved) / per_page))
+            factor = leaf_without / leaf_pages
+            internal_without = math.ceil(stats["internal_pages"] * factor)
+            out["estimated_leaf_pages_without"] = leaf_without
+            out["estimated_index_size_without"] = (1 + leaf_without + internal_without + stats["deleted_pages"]
+                                                   + stats["empty_pages"]) * self.bs
+        return out
+
+    def _special_pages(self) -> dict:
+        seen = self.seen
+        blocks = np.arange(self.nblocks)
+        half = blocks[seen & (self.kind == HALF_DEAD)]
+        deleted = []
+        for b in sorted(self.safexid)[:LIST_LIMIT]:
+            x = self.safexid[b]
+            full = bool(self.flags[b] & BTP_HAS_FULLXID)
+            entry = {"blkno": b, "safexid": f"{x >> 32}:{x & 0xFFFFFFFF}" if full and x >> 32 else str(x & 0xFFFFFFFF),
+                     "full_xid": full, "reusable": None}
+            if full and self.next_full_xid is not None:
+                entry["reusable"] = x < self.next_full_xid
+            elif not full and self.next_xid is not None and x >= 3:
+                entry["reusable"] = xid_precedes(x, self.next_xid)
+            deleted.append(entry)
+        live = seen & np.isin(self.kind, IN_TREE)
+        incomplete = blocks[live & ((self.flags & BTP_INCOMPLETE_SPLIT) != 0)]
+        split_end = blocks[live & ((self.flags & BTP_SPLIT_END) != 0)]
+        garbage = blocks[live & ((self.flags & BTP_HAS_GARBAGE) != 0)]
+        new = blocks[seen & (self.kind == NEW) & (blocks > 0)]
+        return {
+            "half_dead": [{"blkno": int(b), "level": int(self.level[b])} for b in half[:LIST_LIMIT]],
+            "half_dead_count": len(half),
+            "deleted": deleted, "deleted_count": len(self.safexid),
+            "incomplete_split": incomplete[:LIST_LIMIT].tolist(), "incomplete_split_count": len(incomplete),
+            "split_end": split_end[:LIST_LIMIT].tolist(), "split_end_count": len(split_end),
+            "has_garbage": garbage[:LIST_LIMIT].tolist(), "has_garbage_count": len(garbage),
+            "new": new[:LIST_LIMIT].tolist(), "new_count": len(new),
+        }
+
+    def _pivot_summary(self) -> dict:
+        """High keys and pivots, and what suffix truncation (12+) saved.
+
+        Without suffix truncation a pivot is a copy of a leaf tuple's key part; the saving is
+        estimated per pivot as the leaf level's average key-only tuple size (MAXALIGNed; for a
+        posting tuple its posting offset) minus the pivot's size, never below zero. The
+        "minus infinity" first item of each internal page (no key at all) is left out."""
+        rows = np.concatenate(self.pivot_rows) if self.pivot_rows else np.zeros((0, 3), dtype=np.int64)
+        natts, heap_tid, size = rows[:, 0], rows[:, 1], rows[:, 2]
+        nkey = self.info.nkeyatts
+        avg_leaf = self.leaf_key_bytes / self.leaf_key_tuples if self.leaf_key_tuples else None
+        saved = int(np.maximum(maxalign(int(math.ceil(avg_leaf))) - size, 0).sum()) if avg_leaf else 0
+        known = natts >= 0
+        out = {
+            "high_keys": sum(a.high_keys for a in self.levels.values()),
+            "high_key_bytes": sum(a.high_key_bytes for a in self.levels.values()),
+            "pivot_tuples": len(rows), "pivot_bytes": int(size.sum()),
+            "minus_infinity_items": self.minus_infinity,
+            "pivots_with_heap_tid": int(heap_tid.sum()),
+            "pivot_natts": {str(int(k)): int(v) for k, v in zip(*np.unique(natts[known], return_counts=True))},
+            "truncated_pivots": int((natts[known] < nkey).sum()) if nkey else None,
+            "avg_leaf_key_tuple": round(avg_leaf, 1) if avg_leaf else None,
+            "avg_pivot_tuple": round(float(size.mean()), 1) if len(size) else None,
+            "suffix_truncation_saved_bytes_estimate": saved,
+        }
+        return out
+
+    def _level_summary(self) -> list[dict]:
+        dl = np.concatenate(self._downlinks) if self._downlinks else np.zeros((0, 3), dtype=np.int64)
+        if len(dl):
+            parents, counts = np.unique(dl[:, 0], return_counts=True)
+            for p, c in zip(parents, counts):
+                self._level(int(self.level[p])).downlinks += int(c)
+        out = []
+        for lv in sorted(self.levels):
+            a = self.levels[lv]
+            row = {"level": lv, "pages": a.pages, "items": a.items, "dead_items": a.dead_items,
+                   "high_keys": a.high_keys, "pivots": a.pivots, "pivot_bytes": a.pivot_bytes,
+                   "downlinks": a.downlinks, "posting_tuples": a.posting_tuples, "tids": a.tids,
+                   "avg_leaf_density": round(100.0 * a.used_bytes / a.max_avail, 2) if a.max_avail else None}
+            out.append(row)
+        return out
+
+    # ------------------------------------------------------------------ structure checks
+    def _structure_checks(self) -> None:
+        find = self.find
+        n = self.nblocks
+        kind, flags, level, prev, nxt = self.kind, self.flags, self.level, self.prev, self.next
+        live = self.seen & np.isin(kind, IN_TREE)
+        blocks = np.arange(n)
+        meta = self.metapage or {}
+
+        # levels against the leaf flag
+        leafflag = (flags & BTP_LEAF) != 0
+        for b in blocks[live & leafflag & (level != 0)][:FINDINGS_PER_CODE + 1]:
+            find("btree.level.leaf_not_zero", f"leaf page at btpo_level {int(level[b])}", block=int(b),
+                 expected=0, actual=int(level[b]))
+        for b in blocks[live & ~leafflag & (level == 0)][:FINDINGS_PER_CODE + 1]:
+            find("btree.level.internal_zero", "internal page at btpo_level 0", block=int(b), actual=0)
+
+        # the metapage's root and fast root
+        root, mlevel = meta.get("root"), meta.get("level")
+        roots = blocks[live & ((flags & BTP_ROOT) != 0)]
+        if root:
+            if root >= n or not live[root]:
+                find("btree.meta.bad_root", f"the metapage's root {root} is not a live page of this index", block=0,
+                     actual=root)
+            else:
+                if not flags[root] & BTP_ROOT:
+                    find("btree.meta.root_not_flagged", f"block {root} is the metapage's root but lacks BTP_ROOT",
+                         block=root)
+                if level[root] != mlevel:
+                    find("btree.meta.root_level", f"the root is at btpo_level {int(level[root])}, the metapage says"
+                         f" {mlevel}", block=root, expected=mlevel, actual=int(level[root]))
+                if prev[root] or nxt[root]:
+                    find("btree.meta.root_has_siblings", f"the root has siblings ({int(prev[root])} <- -> "
+                         f"{int(nxt[root])})", block=root)
+            for b in roots:
+                if b != root:
+                    find("btree.meta.stray_root", f"block {int(b)} is flagged BTP_ROOT but the root is {root}",
+                         block=int(b))
+            fast, flevel = meta.get("fastroot"), meta.get("fastlevel")
+            if fast and (fast >= n or not live[fast]):
+                find("btree.meta.bad_fastroot", f"the metapage's fast root {fast} is not a live page", block=0,
+                     actual=fast)
+            elif fast and level[fast] != flevel:
+                find("btree.meta.fastroot_level", f"the fast root is at level {int(level[fast])}, the metapage says"
+                     f" {flevel}", block=fast, expected=flevel, actual=int(level[fast]))
+            if mlevel is not None and live.any() and int(level[live].max()) > mlevel:
+                b = int(blocks[live][np.argmax(level[live])])
+                find("btree.level.above_root", f"a live page at level {int(level[b])}, above the root's {mlevel}",
+                     block=b, expected=mlevel, actual=int(level[b]))
+        elif meta and live.any():
+            find("btree.meta.no_root", f"the metapage has no root, yet {int(live.sum())} pages are in use", block=0)
+
+        # sibling links, both ways, on one level
+        for b in blocks[live]:
+            b = int(b)
+            for direction, link, back in (("next", nxt, prev), ("prev", prev, nxt)):
+                t = int(link[b])
+                if t == P_NONE:
+                    continue
+                if t >= n or not self.seen[t]:
+                    find(f"btree.sibling.{direction}_out_of_range", f"btpo_{direction} {t} is past the index's"
+                         f" {n} blocks", block=b, actual=t)
+                elif not live[t]:
+                    find(f"btree.sibling.{direction}_not_live", f"btpo_{direction} {t} is a {KIND_NAMES[int(kind[t])]}"
+                         " page, not one in the tree", block=b, actual=t)
+                elif int(back[t]) != b:
+                    other = "prev" if direction == "next" else "next"
+                    find(f"btree.sibling.{direction}_mismatch", f"btpo_{direction} is {t}, whose btpo_{other} is"
+                         f" {int(back[t])}", block=b, expected=b, actual=int(back[t]))
+                elif level[t] != level[b]:
+                    find("btree.sibling.level_mismatch", f"sibling {t} is at level {int(level[t])}, this page at"
+                         f" {int(level[b])}", block=b, expected=int(level[b]), actual=int(level[t]))
+        order = np.full(n, -1, dtype=np.int64)  # position of each page in its level's chain
+        chains = self._walk_levels(live, order)
+
+        # downlinks
+        dl = np.concatenate(self._downlinks) if self._downlinks else np.zeros((0, 3), dtype=np.int64)
+        parent, item, child = dl[:, 0], dl[:, 1], dl[:, 2]
+        for j in range(len(dl)):
+            c, p = int(child[j]), int(parent[j])
+            if c == 0 or c >= n or not self.seen[c]:
+                find("btree.downlink.out_of_range", f"downlink to block {c}, outside blocks 1..{n - 1}", block=p,
+                     item=int(item[j]), actual=c)
+            elif kind[c] == HALF_DEAD:
+                continue  # a subtree being deleted: allowed
+            elif not live[c]:
+                find("btree.downlink.not_live", f"downlink to block {c}, a {KIND_NAMES[int(kind[c])]} page", block=p,
+                     item=int(item[j]), actual=c)
+            elif int(level[c]) + 1 != int(level[p]):
+                find("btree.downlink.level_mismatch", f"downlink to block {c} at level {int(level[c])} from level"
+                     f" {int(level[p])}", block=p, item=int(item[j]), expected=int(level[p]) - 1, actual=int(level[c]))
+        ok = (child > 0) & (child < n)
+        refs = np.bincount(child[ok], minlength=n) if n else np.zeros(0, dtype=np.int64)
+        for c in np.flatnonzero(refs > 1)[:FINDINGS_PER_CODE + 1]:
+            parents = parent[child == c]
+            find("btree.downlink.duplicate", f"block {int(c)} has {int(refs[c])} downlinks (from"
+                 f" {', '.join(map(str, parents[:5].tolist()))})", block=int(c), actual=int(refs[c]))
+        if meta and root and root < n:
+            rootlevel = int(level[root])
+            anyhalf = bool((live & (kind == HALF_DEAD)).any())
+            need = live & (level < rootlevel) & (refs[:n] == 0) & (kind != HALF_DEAD)
+            for c in blocks[need]:
+                c = int(c)
+                left = int(prev[c])
+                if left and left < n and flags[left] & BTP_INCOMPLETE_SPLIT:
+                    continue  # the right half of an incomplete split: its downlink is still to come
+                sev = WARNING if anyhalf else ERROR
+                find("btree.downlink.missing", "no internal page points at this page"
+                     + (" (a page deletion is in progress)" if anyhalf else ""), sev, block=c)
+            # downlinks in the child level's sibling order
+            for lv, chain in chains.items():
+                if lv == 0:
+                    continue
+                seq = []
+                for p in chain:
+                    seq.append(dl[parent == p])
+                if not seq:
+                    continue
+                s = np.concatenate(seq)
+                pos = np.where((s[:, 2] > 0) & (s[:, 2] < n), order[np.clip(s[:, 2], 0, n - 1)], -1)
+                pos_ok = pos >= 0
+                sp, ss = pos[pos_ok], s[pos_ok]
+                for j in np.flatnonzero(np.diff(sp) <= 0)[:FINDINGS_PER_CODE + 1]:
+                    find("btree.downlink.order", f"downlink to block {int(ss[j + 1, 2])} comes after the downlink to"
+                         f" {int(ss[j, 2])}, but its page lies left of it on level {lv - 1}",
+                         block=int(ss[j + 1, 0]), item=int(ss[j + 1, 1]))
+
+    def _walk_levels(self, live: np.ndarray, order: np.ndarray) -> dict[int, list[int]]:
+        """Each level's sibling chain from its leftmost page, bounded and cycle-safe: it stops at
+        the end of the level, at a block it has seen, or after as many steps as there are blocks."""
+        find = self.find
+        n = self.nblocks
+        blocks = np.arange(n)
+        chains: dict[int, list[int]] = {}
+        visited = np.zeros(n, dtype=bool)
+        for lv in np.unique(self.level[live]):
+            lv = int(lv)
+            members = blocks[live & (self.level == lv)]
+            leftmost = members[self.prev[members] == P_NONE]
+            rightmost = members[self.next[members] == P_NONE]
+            if len(leftmost) != 1:
+                find("btree.level.leftmost", f"level {lv} has {len(leftmost)} pages without a left sibling (one"
+                     " expected)", block=int(leftmost[0]) if len(leftmost) else None, expected=1, actual=len(leftmost))
+            if len(rightmost) != 1:
+                find("btree.level.rightmost", f"level {lv} has {len(rightmost)} pages without a right sibling (one"
+                     " expected)", block=int(rightmost[0]) if len(rightmost) else None, expected=1,
+                     actual=len(rightmost))
+            chain: list[int] = []
+            b = int(leftmost[0]) if len(leftmost) else (int(members[0]) if len(members) else 0)
+            steps = 0
+            while b != P_NONE and steps < n:
+                if b >= n or not live[b] or int(self.level[b]) != lv:
+                    break  # reported by the link checks
+                if visited[b]:
+                    find("btree.sibling.cycle", f"the sibling chain of level {lv} comes back to block {b}", block=b)
+                    break
+                visited[b] = True
+                order[b] = len(chain)
+                chain.append(b)
+                b = int(self.next[b])
+                steps += 1
+            chains[lv] = chain
+            missed = members[~visited[members]]
+            if len(missed):
+                find("btree.sibling.unreachable", f"{len(missed)} page(s) of level {lv} are not on the chain from its"
+                     f" leftmost page (first: {', '.join(map(str, missed[:5].tolist()))})", block=int(missed[0]),
+                     actual=len(missed))
+        return chains
+
+    # ------------------------------------------------------------------ per-page rows for maps
+    def leaf_rows(self) -> dict:
+        """Per block: kind, density (%), dead items, posting share of TIDs (%) - for ``--map``."""
+        used = np.clip(self.max_avail - self.free, 0, None)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            density = np.where(self.max_avail > 0, 100.0 * used / np.maximum(self.max_avail, 1), 0.0)
+            share = np.where(self.tids > 0, 100.0 * self.posting_tids / np.maximum(self.tids, 1), 0.0)
+            dead = np.where(self.nitems > 0, 100.0 * self.dead_items / np.maximum(self.nitems, 1), 0.0)
+        return {"kind": [KIND_NAMES[int(k)] for k in self.kind], "density": np.round(density, 1).tolist(),
+                "dead_items": self.dead_items.tolist(), "dead_share": np.round(dead, 1).tolist(),
+                "posting_share": np.round(share, 1).tolist(), "tids": self.tids.tolist()}
+
+
+def scan_index(chunks: Iterable[tuple[int, np.ndarray]], nblocks: int, block_size: int, major: int | None,
+               info: IndexInfo | None = None, heap: HeapTidCheck | None = None, checksums: bool | None = None,
+               next_xid: int | None = None, next_full_xid: int | None = None, on_chunk=None,
+               keep_rows: bool = False) -> tuple[dict, list[Finding]]:
+    """Analyse a whole index from its chunks of pages; returns (report, findings)."""
+    scan = BtreeScan(nblocks, block_size, major, info, heap, checksums, next_xid, next_full_xid)
+    for first, chunk in chunks:
+        scan.add_chunk(first, chunk)
+        if on_chunk:
+            on_chunk(chunk.shape[0])
+    report = scan.report()
+    if keep_rows:
+        report["map"] = scan.leaf_rows()
+    return report, scan.find.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# one page a person looks at: items with their keys decoded
+# ---------------------------------------------------------------------------------------------
+
+def decode_index_keys(raw: bytes, attrs: Sequence, major: int | None, pivot_natts: int | None = None,
+                      posting_offset: int | None = None, heap_tid_attr: bool = False) -> list[dict]:
+    """The key columns of one index tuple (its exact bytes), decoded with the index's
+    attributes (``deform.Attribute``, attnum order). A pivot's truncated attributes come back
+    as ``truncated`` (minus infinity for the search), NULLs as ``null``."""
+    from pgpage.decode.datum import to_pg_text, type_info
+    from pgpage.decode.deform import NULL, VALUE, decode_attr, deform_tuple
+    if len(raw) < 8:
+        return []
+    info = int.from_bytes(raw[6:8], "little")
+    size = min(info & INDEX_SIZE_MASK, len(raw))
+    has_nulls = bool(info & INDEX_NULL_MASK)
+    start = 16 if has_nulls else 8
+    end = size
+    if posting_offset is not None:
+        end = min(posting_offset, size)
+    elif heap_tid_attr:
+        end = size - SIZE_OF_ITEM_POINTER
+    natts = len(attrs) if pivot_natts is None else min(pivot_natts, len(attrs))
+    bitmap = raw[8:12] if has_nulls and len(raw) >= 12 else None
+    pad = b"\0" * 16  # deform_tuple wants a heap-sized header before the data; alignment is data-relative
+    deformed = deform_tuple(pad + bytes(raw[:max(end, start)]), start + 16, natts, list(attrs), null_bitmap=bitmap)
+    out = []
+    for i, a in enumerate(deformed.attrs):
+        t = type_info(a.typid)
+        row = {"attnum": a.attnum, "name": a.name, "type": t.name if t else str(a.typid)}
+        if i >= natts:
+            row["truncated"] = True
+            row["value"] = None
+        elif a.status == NULL:
+            row["null"] = True
+            row["value"] = None
+        else:
+            v = decode_attr(a, major=major)
+            row["value"] = to_pg_text(a.typid, v) if a.status == VALUE else str(v)
+            if a.status != VALUE:
+                row["error"] = True
+        out.append(row)
+    return out
+
+
+def page_view(raw: bytes, blkno: int, ctx: PageContext, attrs: Sequence | None) -> dict:
+    """One index page decoded as ``pgpage page`` does (pageinspect's names), each item with its
+    key columns decoded beside the raw ``data`` when the index's attributes are known."""
+    from pgpage.decode.page import decode_page
+    page = decode_page(raw, blkno, ctx)
+    items = page.get("bt_page_items") or []
+    if not attrs or not items:
+        return page
+    from kaitaistruct import KaitaiStructError
+    from pgpage.decode.ksy.nbtree import Nbtree
+    for it in items:
+        if it.get("itemlen") is None:
+            continue
+        n = it["itemoffset"]
+        lp = int.from_bytes(raw[SIZE_OF_PAGE_HEADER + 4 * (n - 1):SIZE_OF_PAGE_HEADER + 4 * n], "little")
+        off, length = lp & 0x7FFF, lp >> 17
+        tup_raw = raw[off:off + length]
+        try:
+            tup = Nbtree.BtIndexTuple.from_bytes(tup_raw)
+            pivot_natts = tup.n_key_atts if tup.is_pivot else None
+            it["keys"] = decode_index_keys(tup_raw, attrs, ctx.major, pivot_natts=pivot_natts,
+                                           posting_offset=tup.posting_offset if tup.is_posting else None,
+                                           heap_tid_attr=bool(tup.has_heap_tid_attr))
+        except (KaitaiStructError, EOFError, ValueError):
+            it["keys"] = None
+    return page
