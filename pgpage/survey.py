@@ -9,7 +9,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from pgpage.findings import WARNING, Finding
+from pgpage.findings import INFO, WARNING, Finding
 from pgpage.storage.datadir import DataDirectory, Relation
 from pgpage.storage.relfile import RelationFork
 
@@ -168,3 +168,105 @@ def select_relations(rels: Iterable[Relation], kinds: set[str] | None, name_glob
             continue
         out.append(r)
     return sorted(out, key=lambda r: (-r.size_bytes, r.qualified_name))
+
+
+class ForkPages:
+    """Reads the VM or FSM page covering a heap block, keeping the last one (chunks are in order)."""
+
+    def __init__(self, fork: RelationFork | None):
+        self.fork = fork
+        self._blkno = None
+        self._page = None
+
+    def page(self, blkno: int) -> bytes | None:
+        if self.fork is None or not (self.fork.first_block <= blkno < self.fork.end_block):
+            return None
+        if blkno != self._blkno:
+            self._blkno, self._page = blkno, self.fork.read_block(blkno)
+        return self._page
+
+
+def vm_for_blocks(vm: ForkPages, first: int, n: int, block_size: int):
+    """(all_visible, all_frozen) boolean arrays for heap blocks first..first+n-1; None without a VM.
+    Blocks past the VM's end read as (false, false), as PostgreSQL treats them."""
+    if vm.fork is None:
+        return None, None
+    from pgpage.decode.vmfsm import vm_bits
+    per_page = (block_size - 24) * 4
+    visible = np.zeros(n, dtype=bool)
+    frozen = np.zeros(n, dtype=bool)
+    blk = first
+    while blk < first + n:
+        vmblk, offset = divmod(blk, per_page)
+        take = min(per_page - offset, first + n - blk)
+        page = vm.page(vmblk)
+        if page is not None:
+            v, f = vm_bits(page[24:])
+            visible[blk - first:blk - first + take] = v[offset:offset + take]
+            frozen[blk - first:blk - first + take] = f[offset:offset + take]
+        blk += take
+    return visible, frozen
+
+
+def fsm_for_blocks(fsm: ForkPages, first: int, n: int, block_size: int):
+    """FSM leaf category per heap block first..first+n-1 (0 where the FSM has no page); None without an FSM."""
+    if fsm.fork is None:
+        return None
+    from pgpage.decode.vmfsm import fsm_logical_to_physical, fsm_slots_per_page
+    slots = fsm_slots_per_page(block_size)
+    leaf_start = 28 + (block_size // 2 - 1)
+    out = np.zeros(n, dtype=np.uint8)
+    blk = first
+    while blk < first + n:
+        logical, slot = divmod(blk, slots)
+        take = min(slots - slot, first + n - blk)
+        page = fsm.page(fsm_logical_to_physical(0, logical, block_size))
+        if page is not None:
+            out[blk - first:blk - first + take] = np.frombuffer(page, dtype=np.uint8)[
+                leaf_start + slot:leaf_start + slot + take]
+        blk += take
+    return out
+
+
+def heap_report(cluster: DataDirectory | None, main: RelationFork, vm: RelationFork | None,
+                fsm: RelationFork | None, relation: str, fillfactor: int = 100, map_cells: int = 800,
+                on_chunk=None) -> dict:
+    """Everything `pgpage heap` reports on one heap, from one pass over its main fork."""
+    from pgpage.analysis.heap import HeapAnalysis
+    from pgpage.analysis.heapstats import ClogArray
+    from pgpage.decode.vector import decode_heap_chunk
+    from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+    findings: list[Finding] = list(main.findings)
+    cp = ((cluster.control or {}).get("checkPointCopy", {}) if cluster else {})
+    if cluster is not None:
+        clog, multi = cluster.clog, cluster.multi_update_xid
+        exact = (cluster.major or 0) >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+    else:
+        clog, multi, exact = ClogArray({}), None, False
+        findings.append(Finding("heap.xact.unavailable", "no data directory around this file, so no pg_xact:"
+                                " commit status comes from hint bits alone; unhinted tuples are counted live"
+                                " and marked undecided", severity=WARNING, relation=relation))
+    analysis = HeapAnalysis(main.block_size, main.nblocks, clog, multi, cp.get("nextXid"), cp.get("oldestXid"),
+                            exact, map_cells, relation)
+    vm_pages, fsm_pages = ForkPages(vm), ForkPages(fsm)
+    for first, chunk in main.iter_chunks():
+        n = chunk.shape[0]
+        visible, frozen = vm_for_blocks(vm_pages, first, n, main.block_size)
+        analysis.add_chunk(decode_heap_chunk(chunk, first), visible, frozen,
+                           fsm_for_blocks(fsm_pages, first, n, main.block_size))
+        if on_chunk:
+            on_chunk(n)
+    result = analysis.result(fillfactor)
+    if vm is None:
+        findings.append(Finding("heap.vm.missing", "no visibility map fork: VM figures are unknown",
+                                severity=INFO, relation=relation))
+    if fsm is None:
+        findings.append(Finding("heap.fsm.missing", "no free space map fork: FSM figures are unknown",
+                                severity=INFO, relation=relation))
+    if result["undecided_tuples"]:
+        findings.append(Finding("heap.visibility.undecided", f"{result['undecided_tuples']} tuples counted live"
+                                " without knowing whether their transaction committed (pg_xact or pg_multixact"
+                                " does not cover them): tuple and dead counts rest on incomplete information",
+                                severity=WARNING, relation=relation))
+    result["findings"] = [f.to_json() for f in findings + analysis.findings]
+    return result

@@ -243,10 +243,15 @@ def chunk_stats(chunk: HeapChunk, clog: ClogArray, multi_update_xid=None,
     s.xmax_invalid_hint = int(((im & HEAP_XMAX_INVALID) != 0).sum())
     s.xmax_unhinted = int((~xmax_hinted).sum())
     # the next read sets a hint wherever the status is settled but not yet hinted (SetHintBits)
+    # (HeapTupleSatisfiesMVCC: it looks at xmax only when xmin is committed, and never hints a lock-only xmax)
     settled_xmin = np.isin(xmin_st, (ST_COMMITTED, ST_ABORTED))
-    settled_xmax = np.isin(xmax_st, (ST_COMMITTED, ST_ABORTED))
+    settled_xmax = (np.isin(xmax_st, (ST_COMMITTED, ST_ABORTED)) & np.isin(xmin_st, (ST_COMMITTED, ST_FROZEN))
+                    & ((im & HEAP_XMAX_IS_MULTI) == 0))
     wants_hint = (~xmin_hinted & settled_xmin) | (~xmax_hinted & settled_xmax)
+    # ... except on all-visible pages: a scan trusts PD_ALL_VISIBLE and checks (so hints) no tuple there
     pages_of_tuple = items.page[tup.item][normal]
+    all_visible_page = (h.flags & PD_ALL_VISIBLE) != 0
+    wants_hint &= ~all_visible_page[pages_of_tuple]
     dirtied = np.zeros(chunk.npages, dtype=bool)
     dirtied[pages_of_tuple[wants_hint]] = True
     s.pages_needing_hints = int(dirtied.sum())

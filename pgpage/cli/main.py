@@ -68,6 +68,20 @@ def scan(
     raise typer.Exit(scan_command(pgdata, db, top, kind, name, json_out))
 
 
+@app.command()
+def heap(
+    target: str = typer.Argument(..., help="A heap's segment file, or a data directory with --db/--rel."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
+    map_metric: Optional[str] = typer.Option(None, "--map", help="Draw a page map coloured by: dead, fill,"
+                                             " hints (pages the next read dirties) or vm."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Heap forensics: pgstattuple's figures, HOT chains, hint bits, visibility, freezing, bloat."""
+    from pgpage.cli.heap_cmd import heap_command
+    raise typer.Exit(heap_command(target, db, rel, json_out, map_metric))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -56,6 +56,19 @@ def fsm_tree_depth(block_size: int) -> int:
     return depth
 
 
+def fsm_logical_to_physical(level: int, logical: int, block_size: int) -> int:
+    """Physical block of FSM page (level, logical page number): freespace.c's fsm_logical_to_physical."""
+    slots = fsm_slots_per_page(block_size)
+    leafno = logical
+    for _ in range(level):
+        leafno *= slots
+    pages = 0
+    for _ in range(fsm_tree_depth(block_size)):
+        pages += leafno + 1
+        leafno //= slots
+    return pages - level - 1
+
+
 def fsm_physical_to_logical(blkno: int, block_size: int) -> tuple[int, int]:
     """(level, logical page number) of FSM block ``blkno``; level 0 pages hold heap blocks.
 

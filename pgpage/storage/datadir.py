@@ -276,7 +276,7 @@ class DataDirectory:
         f = relation.forks.get(fork) or self.fork(relation.directory, relation.file_stem, fork)
         ctx = PageContext(fork=fork, am=relation.am if fork == "main" else None, major=self.major,
                           checksums=self.checksums, relation=relation.qualified_name, block_size=self.block_size)
-        return ForkTarget(f, ctx, f"{relation.database.name}.{relation.qualified_name}")
+        return ForkTarget(f, ctx, f"{relation.database.name}.{relation.qualified_name}", self, relation)
 
 
 @dataclass

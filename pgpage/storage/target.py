@@ -18,6 +18,13 @@ class ForkTarget:
     fork: RelationFork
     context: PageContext
     label: str  # what to call it in output: a path, or db.schema.name
+    cluster: object = None   # the DataDirectory the file lies in, when there is one
+    relation: object = None  # the catalog's Relation, when named through a data directory
+
+    def sibling(self, fork: str) -> RelationFork | None:
+        """Another fork of the same relation (e.g. the _vm of a main fork), if its file exists."""
+        f = RelationFork(self.fork.directory, self.fork.stem, fork, self.fork.block_size, self.fork.relseg_size)
+        return f if f.exists else None
 
 
 def find_data_directory(path: Path) -> Path | None:
@@ -50,18 +57,14 @@ def resolve_fork(target: str, db: str | None, rel: str | None, fork: str) -> For
     if db or rel:
         raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
     datadir = find_data_directory(path) if path.exists() else None
-    checksums = relseg = block_size = None
+    checksums = relseg = block_size = cluster = None
     if datadir is not None:
-        try:
-            from pgpage.decode.control import decode_control
-            control = decode_control((datadir / "global" / "pg_control").read_bytes())
-            if control["crc_ok"]:
-                checksums = control["data_checksum_version"] != 0
-                relseg, block_size = control["relseg_size"], control["blcksz"]
-        except (OSError, PgpageError):
-            pass  # a damaged pg_control only costs us these hints; `scan` reports it
+        from pgpage.storage.datadir import DataDirectory
+        cluster = DataDirectory(datadir)
+        if cluster.control and cluster.control["crc_ok"]:  # a damaged pg_control only costs us these hints
+            checksums, relseg, block_size = cluster.checksums, cluster.relseg_size, cluster.block_size
     kw = {"relseg_size": relseg} if relseg else {}
     relfork = open_segment_file(path, block_size, **kw)
     ctx = PageContext(fork=relfork.fork, major=_major_near(path), checksums=checksums,
                       relation=relfork.name, block_size=relfork.block_size)
-    return ForkTarget(relfork, ctx, str(path))
+    return ForkTarget(relfork, ctx, str(path), cluster)
