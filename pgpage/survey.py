@@ -109,8 +109,9 @@ def scan_fork(cluster: DataDirectory, fork: RelationFork, checksums: bool, heap:
     return bad, total
 
 
-def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None) -> dict:
-    """One relation: what it is, its files, and a one-line health summary from a fast pass."""
+def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: bool = False) -> dict:
+    """One relation: what it is, its files, and a one-line health summary from a fast pass;
+    with ``deep``, a heap's full `pgpage heap` report as well (without its page map)."""
     forks = rel.forks
     main = forks.get("main")
     out = {
@@ -152,6 +153,12 @@ def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None) -> dic
                                     relation=rel.qualified_name))
     out["health"] = health
     out["findings"] = [f.to_json() for f in findings]
+    if deep and main is not None and rel.kind in HEAP_KINDS:
+        report = heap_report(cluster, main, forks.get("vm"), forks.get("fsm"), rel.qualified_name,
+                             rel.fillfactor, map_cells=1, on_chunk=on_chunk)
+        report.pop("map")
+        out["findings"] += [f for f in report.pop("findings") if f["code"] not in {x["code"] for x in out["findings"]}]
+        out["heap"] = report
     return out
 
 

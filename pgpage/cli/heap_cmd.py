@@ -7,15 +7,6 @@ from pgpage.findings import ExitCode, PgpageError
 MAP_METRICS = ("dead", "fill", "hints", "vm")
 
 
-def fillfactor_of(relation) -> int:
-    """The heap's fillfactor from pg_class.reloptions (100 when unset or unknown)."""
-    for opt in (relation.row.get("reloptions") or []) if relation is not None else []:
-        key, _, value = str(opt).partition("=")
-        if key == "fillfactor" and value.isdigit():
-            return int(value)
-    return 100
-
-
 def heap_command(target, db, rel, json_out, map_metric) -> int:
     from pgpage import survey
     from pgpage.render.progress import progress
@@ -29,11 +20,12 @@ def heap_command(target, db, rel, json_out, map_metric) -> int:
     if t.relation is not None and t.relation.kind not in "rtm":
         raise PgpageError(f"{t.label} is a {t.relation.kind_name}, not a heap (use `pgpage index` for an index)",
                           ExitCode.USAGE)
+    fillfactor = t.relation.fillfactor if t.relation is not None else 100
     with progress("heap", t.fork.nblocks) as advance:
         report = survey.heap_report(t.cluster, t.fork, t.sibling("vm"), t.sibling("fsm"), t.label,
-                                    fillfactor_of(t.relation), on_chunk=advance)
+                                    fillfactor, on_chunk=advance)
     doc = {"schema": "pgpage.heap/1", "relation": t.label, "blocks": t.fork.nblocks,
-           "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": fillfactor_of(t.relation),
+           "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": fillfactor,
            **report}
     from pgpage.render.heap import render_heap
     emit(doc, json_out, lambda d: render_heap(d, map_metric))

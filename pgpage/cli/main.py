@@ -61,11 +61,13 @@ def scan(
     kind: Optional[str] = typer.Option(None, "--kind", help="Only these kinds, comma-separated: table, index, "
                                        "toast table, materialized view, sequence, or an AM such as btree."),
     name: Optional[str] = typer.Option(None, "--name", help="Only relations whose name matches this glob."),
+    deep: bool = typer.Option(False, "--deep", help="Full heap analysis per table (HOT, hint bits, visibility,"
+                              " freezing, bloat), as `pgpage heap` gives it."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The cluster, its databases and relations: sizes, kinds, and a health line each."""
     from pgpage.cli.scan_cmd import scan_command
-    raise typer.Exit(scan_command(pgdata, db, top, kind, name, json_out))
+    raise typer.Exit(scan_command(pgdata, db, top, kind, name, deep, json_out))
 
 
 @app.command()

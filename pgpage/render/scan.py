@@ -55,6 +55,10 @@ def render_scan(doc: dict) -> None:
                                 f"{len(rels)} relations shown, {human_bytes(size)}"))
         if rels:
             out.print(_relations_table(rels))
+        deep = [r for r in rels if "heap" in r]
+        if deep:
+            out.print()
+            out.print(_deep_table(deep))
     findings = list(doc["findings"])
     for d in doc["databases"]:
         findings += d["findings"] + [f for r in d["relations"] for f in r["findings"]]
@@ -80,6 +84,26 @@ def _relations_table(rels: list[dict]) -> Table:
                   "" if h.get("free_percent") is None else f"{h['free_percent']:.0f}",
                   "" if h.get("all_visible_percent") is None else f"{h['all_visible_percent']:.0f}",
                   Text("-" if bad is None else str(bad), "bold red" if bad else "dim"))
+    return t
+
+
+def _deep_table(rels: list[dict]) -> Table:
+    """--deep: per heap, the figures behind the health line."""
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1),
+              title="heap detail", title_justify="left", title_style="bold")
+    t.add_column("relation", overflow="ellipsis", no_wrap=True, max_width=30)
+    for col in ("HOT%", "chains", "hint pgs", "frozen%", "xmin age", "vac frees", "rewrite frees"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in rels:
+        h = r["heap"]
+        hot, frz, bloat = h["hot"], h["freezing"], h["bloat"]
+        blocks = r["blocks"] or 1
+        frozen = h["visibility"]["vm_all_frozen_pages"]
+        t.add_row(r["name"], "" if hot["hot_update_percent"] is None else f"{hot['hot_update_percent']:.0f}",
+                  _num(hot["chains"]), _num(h["hint_bits"]["pages_next_read_will_dirty"]),
+                  "" if frozen is None else f"{100 * frozen / blocks:.0f}",
+                  _num(frz["oldest_unfrozen_age"]), human_bytes(bloat["vacuum_reclaims_bytes"]),
+                  human_bytes(bloat["rewrite_only_bytes"]))
     return t
 
 

@@ -468,6 +468,20 @@ class Relation:
     def size_bytes(self) -> int:
         return sum(f.size_bytes for f in self.forks.values())
 
+    def reloption(self, name: str) -> str | None:
+        """One storage parameter from pg_class.reloptions ("fillfactor", "deduplicate_items", ...)."""
+        for opt in self.row.get("reloptions") or []:
+            key, _, value = str(opt).partition("=")
+            if key == name:
+                return value
+        return None
+
+    @property
+    def fillfactor(self) -> int:
+        """The fillfactor pages are filled to (100 for heaps when unset)."""
+        value = self.reloption("fillfactor")
+        return int(value) if value and value.isdigit() else 100
+
 
 def open_data_directory(path: str | Path) -> DataDirectory:
     """Open a data directory, or refuse with one line if it is not one."""

@@ -54,3 +54,12 @@ def test_scan_refuses_a_non_data_directory(tmp_path):
     r = scan(tmp_path)
     assert r.returncode == 3 and "not a PostgreSQL data directory" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_scan_deep_carries_the_heap_report():
+    r = scan(data_dir(16), "--deep", "--name", "public.heap_hot", "--json")
+    (rel,) = json.loads(r.stdout)["databases"][0]["relations"]
+    assert rel["heap"]["pgstattuple"] == rel_oracle(16, "heap_hot")["pgstattuple"]
+    assert rel["heap"]["hot"]["redirects"] > 0
+    text = scan(data_dir(16), "--deep", "--name", "public.heap_hot")
+    assert "heap detail" in text.stdout
