@@ -286,7 +286,8 @@ class _LevelAcc:
     downlinks: int = 0
     posting_tuples: int = 0
     tids: int = 0
-    used_bytes: int = 0
+    used_bytes: int = 0   # leaf pages: tuples and line pointers
+    free: int = 0         # leaf pages: pgstatindex's free space measure
     max_avail: int = 0
 
 
@@ -387,7 +388,7 @@ class BtreeScan:
         self.free[sl] = free
         self.max_avail[sl] = hdr.special.astype(np.int32) - SIZE_OF_PAGE_HEADER
         self._deleted(chunk, blk, kind, flags, level)
-        self._items(chunk, blk, hdr, kind, flags, level, nxt)
+        self._items(chunk, blk, hdr, kind, flags, level, nxt, free)
 
     def _metapage(self, raw: bytes) -> None:
         from pgpage.decode.ksy.nbtree import Nbtree
@@ -445,7 +446,7 @@ class BtreeScan:
             acc = self.levels[lv] = _LevelAcc()
         return acc
 
-    def _items(self, chunk, blk, hdr, kind, flags, level, nxt) -> None:
+    def _items(self, chunk, blk, hdr, kind, flags, level, nxt, free) -> None:
         bs = self.bs
         n = chunk.shape[0]
         tree = np.isin(kind, IN_TREE)
@@ -455,6 +456,7 @@ class BtreeScan:
             if kind[i] == LEAF:
                 acc.used_bytes += int(hdr.special[i]) - int(hdr.upper[i]) + int(hdr.lower[i]) - SIZE_OF_PAGE_HEADER
                 acc.max_avail += int(hdr.special[i]) - SIZE_OF_PAGE_HEADER
+                acc.free += int(free[i])
         lps = decode_line_pointers(chunk, hdr)
         keep = tree[lps.page]
         page, lp, off, lflags, llen = (a[keep] for a in (lps.page, lps.lp, lps.off, lps.flags, lps.len))
@@ -778,7 +780,7 @@ class BtreeScan:
             row = {"level": lv, "pages": a.pages, "items": a.items, "dead_items": a.dead_items,
                    "high_keys": a.high_keys, "pivots": a.pivots, "pivot_bytes": a.pivot_bytes,
                    "downlinks": a.downlinks, "posting_tuples": a.posting_tuples, "tids": a.tids,
-                   "avg_leaf_density": round(100.0 * a.used_bytes / a.max_avail, 2) if a.max_avail else None}
+                   "avg_leaf_density": pg_round2(100.0 - 100.0 * a.free / a.max_avail) if a.max_avail else None}
             out.append(row)
         return out
 

@@ -84,6 +84,20 @@ def heap(
     raise typer.Exit(heap_command(target, db, rel, json_out, map_metric))
 
 
+@app.command()
+def index(
+    target: str = typer.Argument(..., help="A B-tree index's file, or a data directory with --db/--rel."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
+    show_map: bool = typer.Option(False, "--map", help="Draw leaf page maps: density, dead items, posting share."),
+    block: Optional[int] = typer.Option(None, "--block", "-b", help="Also show one page's items with keys decoded."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """B-tree forensics: pgstatindex's figures, deduplication, dead items, structure and heap-TID checks."""
+    from pgpage.cli.index_cmd import index_command
+    raise typer.Exit(index_command(target, db, rel, json_out, show_map, block))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:
