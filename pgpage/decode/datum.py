@@ -578,10 +578,11 @@ def _decode_fixed(typid: int, raw: bytes, *, major, encoding):
     if typid == 1266:
         t, zone = struct.unpack("<qi", raw)
         return format_time(t) + _format_tz(zone)
-    if typid == 1114:
-        return format_timestamp(struct.unpack("<q", raw)[0])
-    if typid == 1184:
-        return format_timestamp(struct.unpack("<q", raw)[0], tz=True)
+    if typid in (1114, 1184):
+        try:
+            return format_timestamp(struct.unpack("<q", raw)[0], tz=typid == 1184)
+        except ValueError as exc:
+            return Unreadable("datum.timestamp.out_of_range", str(exc), raw.hex())
     if typid == 1186:
         return format_interval(*struct.unpack("<qii", raw), major=major)
     return Undecoded(typid, raw.hex(), "type not decoded")
@@ -778,7 +779,8 @@ def _format_tz(zone_seconds_west: int) -> str:
 
 
 def format_timestamp(usecs: int, tz: bool = False) -> str:
-    """timestamp_out / timestamptz_out, ISO DateStyle, timestamptz shown in UTC (``+00``)."""
+    """timestamp_out / timestamptz_out, ISO DateStyle, timestamptz shown in UTC (``+00``).
+    Raises ValueError for a value outside the Julian-day range (the server refuses to print it)."""
     if usecs == DT_NOBEGIN:
         return "-infinity"
     if usecs == DT_NOEND:
@@ -786,7 +788,7 @@ def format_timestamp(usecs: int, tz: bool = False) -> str:
     date, time = divmod(usecs, USECS_PER_DAY)
     jd = date + POSTGRES_EPOCH_JDATE
     if jd < 0 or jd > 2 ** 31 - 1:
-        return "<timestamp out of range: %d>" % usecs
+        raise ValueError(f"timestamp {usecs} is out of range")
     text, bc = _ymd_text(*j2date(jd))
     text += " " + format_time(time)
     if tz:
