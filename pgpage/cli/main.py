@@ -98,6 +98,23 @@ def index(
     raise typer.Exit(index_command(target, db, rel, json_out, show_map, block))
 
 
+@app.command()
+def verify(
+    target: str = typer.Argument(..., help="A data directory (every relation), or a relation file; with --rel, one "
+                                 "relation of the data directory."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
+    fork: Optional[str] = typer.Option(None, "--fork", help="Only this fork of --rel: main, fsm, vm or init."),
+    json_out: bool = typer.Option(False, "--json", help="Stream findings as newline-delimited JSON records."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Code prefixes that fail the audit, comma-separated "
+                                          "(checksum,heap.hot); -PREFIX excludes. Default: every error."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every finding, not only a summary by code."),
+) -> None:
+    """Audit integrity: checksums, page and tuple structure, xids, HOT chains, B-trees, VM, control files."""
+    from pgpage.cli.verify_cmd import verify_command
+    raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -1,0 +1,448 @@
+"""``pgpage verify``'s walk: storage hands out chunks, ``analysis.verify`` and ``analysis.verify_btree``
+judge them, and this module yields one record per finding as soon as it is known.
+
+Like ``pgpage.survey`` it wires layers together and never prints; unlike the rules themselves it
+touches storage objects (``RelationFork.iter_chunks``, ``read_block``), which do the (read-only) I/O.
+Memory stays flat: one chunk of pages at a time, plus per-block arrays of a few bytes for a B-tree's
+cross-page rules and one visibility map page.
+
+Records are plain dicts, ready for ``json.dumps``::
+
+    {"type": "finding", "database": "db", "code": "heap.lp.overlap", "message": "...",
+     "severity": "error", "relation": "public.t", "fork": "main", "block": 7, "item": 3, ...}
+    {"type": "relation", "database": "db", "relation": "public.t", "oid": 16390, "kind": "table",
+     "am": "heap", "forks": {"main": 120, "vm": 1}, "findings": 1}
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from pgpage.analysis.verify import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_NATTS_MASK, HEAP_XMIN_FROZEN,
+                                    HEAP_XMIN_INVALID, LP_NORMAL, VerifyContext, check_pages, verify_generic_chunk,
+                                    verify_heap_chunk, vm_bits_for, vm_tail_findings)
+from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, shape_from_index_row
+from pgpage.findings import ERROR, WARNING, ExitCode, Finding, PgpageError
+from pgpage.storage.relfile import FORKS, RelationFork, parse_segment_name
+
+HEAP_KINDS = set("rtm")
+CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
+CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
+VARLENA_SIZE_LIMIT = 0x3FFFFFFF
+VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
+
+
+def finding_record(f: Finding, database: str | None) -> dict:
+    rec = {"type": "finding"}
+    if database is not None:
+        rec["database"] = database
+    rec.update(f.to_json())
+    return rec
+
+
+@dataclass
+class Totals:
+    relations: int = 0
+    forks: int = 0
+    blocks: int = 0
+    bytes: int = 0
+
+
+@dataclass
+class Subject:
+    """One thing to verify: a relation's forks with what the catalogs say about it."""
+    label: str                           # qualified name, or the file name when no catalog knows it
+    database: str | None
+    forks: dict[str, RelationFork]
+    kind: str | None = None              # pg_class.relkind, or a guess from the pages
+    am: str | None = None
+    oid: int | None = None
+    row: dict = field(default_factory=dict)
+    index_shape: IndexShape | None = None
+    heap_nblocks: int | None = None      # an index's table size (for its heap TIDs)
+    toast_oid: int | None = None         # reltoastrelid
+    toast_known: bool = False            # whether the TOAST relation's existence could be checked
+    toast_exists: bool = False
+    attributes: Callable[[], list | None] | None = None
+    main_whole: bool = True              # the main fork is complete (not one segment of several)
+
+
+class Verification:
+    """Verify a data directory, one database, one relation, or one relation file."""
+
+    def __init__(self, cluster=None, advance: Callable[[int], None] | None = None):
+        self.cluster = cluster
+        self.advance = advance or (lambda n: None)
+        self.totals = Totals()
+        self._attr_cache: dict[int, dict[int, list] | None] = {}
+
+    # ---------------------------------------------------------------------------- contexts
+    def base_context(self, block_size: int, major: int | None, checksums: bool | None) -> VerifyContext:
+        ctx = VerifyContext(block_size=block_size, major=major, checksums=checksums)
+        c = self.cluster
+        control = c.control if c is not None else None
+        if control and control.get("crc_ok"):
+            cp = control["checkPointCopy"]
+            ctx.next_full_xid = cp.get("nextFullXid")
+            ctx.oldest_xid = cp.get("oldestXid")
+            ctx.next_multi = cp.get("nextMulti")
+            ctx.oldest_multi = cp.get("oldestMulti")
+            ctx.consistent = control.get("state_name") in CLEAN_STATES
+            ctx.clog = c.clog
+            ctx.multi_update_xid = c.multi_update_xid
+        elif c is not None:
+            ctx.clog = c.clog
+        return ctx
+
+    # ---------------------------------------------------------------------------- cluster
+    def cluster_records(self, db_name: str | None = None) -> Iterator[dict]:
+        """Everything under a data directory (or only database ``db_name``)."""
+        c = self.cluster
+        _ = c.major, c.control, c.global_map     # pg_control and the shared map (their CRCs)
+        yield from self._flush(c.findings, None, 0)
+        emitted = len(c.findings)
+        dbs = [c.database(db_name)] if db_name else [d for d in c.databases() if d.path.is_dir()]
+        seen: set[tuple[Path, str]] = set()
+        for db in dbs:
+            _ = db.filenode_map
+            rels = db.relations()
+            yield from self._flush(c.findings, None, emitted)
+            emitted = len(c.findings)
+            for rel in sorted(rels, key=lambda r: r.qualified_name):
+                if not rel.has_storage or not rel.forks:
+                    continue
+                key = (rel.directory, rel.file_stem)
+                if key in seen:             # shared catalogs appear in every database
+                    continue
+                seen.add(key)
+                yield from self.relation_records(self.subject_of(rel))
+            for stem, files in sorted(getattr(db, "orphans", {}).items()):
+                forks = {f: c.fork(db.path, stem, f) for f in FORKS}
+                forks = {k: v for k, v in forks.items() if v.exists}
+                if forks:
+                    yield from self.relation_records(Subject(stem, db.name, forks, kind=None))
+            yield from self._flush(db.findings, db.name, 0)
+        yield from self._flush(c.findings, None, emitted)
+
+    @staticmethod
+    def _flush(findings: list[Finding], database, start: int) -> Iterator[dict]:
+        for f in findings[start:]:
+            yield finding_record(f, database)
+
+    def cluster_findings_for_relation(self) -> Iterator[dict]:
+        """pg_control and PG_VERSION facts, which every verdict on a relation leans on."""
+        c = self.cluster
+        _ = c.major, c.control
+        for f in c.findings:
+            if f.code.startswith(CLUSTER_CODES):
+                yield finding_record(f, None)
+
+    def subject_of(self, rel, only_fork: str | None = None, only_segno: int | None = None) -> Subject:
+        forks = dict(rel.forks)
+        main_whole = True
+        if only_fork is not None:
+            f = forks.get(only_fork)
+            if f is None:
+                raise PgpageError(f"{rel.qualified_name} has no {only_fork} fork", ExitCode.USAGE)
+            if only_segno is not None:
+                f = RelationFork(f.directory, f.stem, f.fork, f.block_size, f.relseg_size, only_segno=only_segno)
+                main_whole = False
+            forks = {only_fork: f}
+        db = rel.database
+        s = Subject(rel.qualified_name, db.name, forks, rel.kind, rel.access_method, rel.oid, rel.row,
+                    main_whole=main_whole)
+        if rel.index_row is not None:
+            s.index_shape = shape_from_index_row(rel.index_row)
+            if rel.table is not None and "main" in rel.table.forks:
+                s.heap_nblocks = rel.table.forks["main"].nblocks
+        if rel.kind in HEAP_KINDS:
+            s.toast_oid = rel.row.get("reltoastrelid") or 0
+            s.toast_known = True
+            s.toast_exists = rel.toast is not None and rel.toast.kind == "t"
+            s.attributes = lambda: self._attributes(db, rel.oid)
+        if only_fork in ("main", None) and "vm" not in forks and rel.forks.get("vm") is not None:
+            s.forks["vm"] = rel.forks["vm"]      # the main fork's VM rules read it
+        return s
+
+    def _attributes(self, db, relid: int) -> list | None:
+        """pg_attribute rows of ``relid`` as deform Attributes (read once per database)."""
+        from pgpage.decode.deform import Attribute
+        if db.oid not in self._attr_cache:
+            try:
+                rows = db._catalog("pg_attribute", {r.oid: r.row for r in db.relations()}, key="_tid")
+            except Exception:  # a damaged pg_attribute only costs the TOAST pointer rule
+                rows = []
+            by_rel: dict[int, dict[int, dict]] = {}
+            for r in rows:
+                if isinstance(r.get("attnum"), int) and r["attnum"] > 0 and isinstance(r.get("attrelid"), int):
+                    by_rel.setdefault(r["attrelid"], {})[r["attnum"]] = r
+            self._attr_cache[db.oid] = by_rel
+        cols = (self._attr_cache[db.oid] or {}).get(relid)
+        if not cols or sorted(cols) != list(range(1, len(cols) + 1)):
+            return None
+        try:
+            return [Attribute(c["attname"], c["atttypid"], c["attlen"], c["attalign"], bool(c["attbyval"]),
+                              bool(c.get("attisdropped"))) for _, c in sorted(cols.items())]
+        except (KeyError, TypeError):
+            return None
+
+    # ---------------------------------------------------------------------------- one relation
+    def relation_records(self, s: Subject) -> Iterator[dict]:
+        count = 0
+        c = self.cluster
+        block_size = next(iter(s.forks.values())).block_size if s.forks else 8192
+        base = self.base_context(block_size, c.major if c else None, c.checksums if c else None)
+        base.relation = s.label
+        if s.row:
+            base.relfrozenxid = s.row.get("relfrozenxid")
+            base.relminmxid = s.row.get("relminmxid")
+            base.relnatts = s.row.get("relnatts")
+        if s.kind is None and "main" in s.forks:
+            s.kind, s.am = guess_kind(s.forks["main"])
+        self.totals.relations += 1
+        for name in FORKS:
+            fork = s.forks.get(name)
+            if fork is None:
+                continue
+            ctx = dataclasses.replace(base, fork=name)
+            self.totals.forks += 1
+            self.totals.bytes += fork.size_bytes
+            try:
+                for f in self._fork_findings(s, fork, ctx):
+                    count += 1
+                    yield finding_record(f, s.database)
+            except OSError as e:
+                count += 1
+                yield finding_record(ctx.finding("storage.unreadable", f"{fork.name}: {e.strerror or e}"), s.database)
+        yield {"type": "relation", **({"database": s.database} if s.database else {}), "relation": s.label,
+               "oid": s.oid, "kind": s.kind, "am": s.am,
+               "forks": {n: f.nblocks for n, f in s.forks.items()}, "findings": count}
+
+    def _fork_findings(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        for f in fork.findings:       # torn last blocks, gaps, short segments (found by storage)
+            yield dataclasses.replace(f, relation=s.label,
+                                      message=f.message if f.relation == s.label else f"{f.relation}: {f.message}")
+        yield from self._segment_findings(fork, ctx)
+        name = fork.fork
+        if name == "main" and s.kind in HEAP_KINDS and s.am in ("heap", None):
+            yield from self._heap(s, fork, ctx)
+        elif name == "main" and s.kind == "S":
+            yield from self._heap(s, fork, dataclasses.replace(ctx, expected_special=8), with_vm=False)
+        elif name == "main" and s.am == "btree":
+            yield from self._btree(s, fork, ctx)
+        else:
+            for first, chunk in fork.iter_chunks():
+                yield from verify_generic_chunk(chunk, first, ctx)
+                self._count(chunk)
+
+    def _count(self, chunk) -> None:
+        self.totals.blocks += chunk.shape[0]
+        self.advance(chunk.shape[0])
+
+    def _segment_findings(self, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        """Segments PostgreSQL would not reach (after a short or missing one), and oversized ones."""
+        full = fork.relseg_size * fork.block_size
+        for segno, path, size in fork.segments:
+            if size > full:
+                yield ctx.finding("segment.oversized", f"{path.name} is {size} bytes, more than a segment's {full}",
+                                  segno * fork.relseg_size, expected=full, actual=size)
+        if fork.only_segno is not None or any(f.code == "segment.missing" for f in fork.findings):
+            return
+        have = {segno for segno, _, _ in fork.segments}
+        try:
+            names = (self.cluster.listing(fork.directory) if self.cluster is not None
+                     else {p.name: 0 for p in fork.directory.iterdir()})
+        except OSError:
+            return
+        last = max(have) if have else -1
+        for n in sorted(names):
+            p = parse_segment_name(n)
+            if p is None or p.stem != fork.stem or p.fork != fork.fork:
+                continue
+            segno = p.segno or 0
+            if segno not in have:
+                why = (f"segment {last} is not full" if have else "the fork has no segment 0")
+                yield ctx.finding("segment.extra", f"{n} exists but PostgreSQL never reads it: {why}",
+                                  segno * fork.relseg_size, actual=n)
+
+    def _vm_reader(self, vm: RelationFork | None):
+        cache: dict[int, np.ndarray | None] = {}
+
+        def page(vblk: int):
+            if vm is None or not vm.first_block <= vblk < vm.end_block:
+                return None
+            if vblk not in cache:
+                cache.clear()
+                try:
+                    raw = vm.read_block(vblk)
+                except (OSError, PgpageError):
+                    raw = b""
+                cache[vblk] = np.frombuffer(raw, dtype=np.uint8) if len(raw) == vm.block_size else None
+            return cache[vblk]
+        return page
+
+    def _heap(self, s: Subject, fork: RelationFork, ctx: VerifyContext, with_vm: bool = True) -> Iterator[Finding]:
+        vm = s.forks.get("vm") if with_vm else None
+        ctx.nblocks = fork.end_block if s.main_whole else None
+        vm_page = self._vm_reader(vm)
+        toast = self._toast_checker(s, ctx)
+        pd_without_vm = []
+        for first, chunk in fork.iter_chunks():
+            bits = vm_bits_for(vm_page, first, chunk.shape[0], fork.block_size) if vm is not None else None
+            yield from verify_heap_chunk(chunk, first, ctx, bits)
+            if toast is not None:
+                yield from toast(chunk, first)
+            if with_vm and vm is None and s.main_whole:
+                flags = chunk[:, 10].astype(np.int64) | (chunk[:, 11].astype(np.int64) << 8)
+                pd_without_vm += list(first + np.flatnonzero(((flags & 0x4) != 0) & chunk.any(axis=1))[:1])
+            self._count(chunk)
+        if pd_without_vm:
+            yield ctx.finding("vm.missing_fork", "pages are marked all-visible (PD_ALL_VISIBLE) but the relation has"
+                              f" no visibility map fork (first: block {pd_without_vm[0]})", pd_without_vm[0],
+                              severity=WARNING)
+        if vm is not None and s.main_whole:
+            yield from vm_tail_findings(dataclasses.replace(ctx, fork="vm"), vm_page, vm.end_block, fork.end_block)
+
+    def _btree(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        if not s.main_whole:   # one segment of several: page rules only, no tree to walk
+            for first, chunk in fork.iter_chunks():
+                yield from verify_generic_chunk(chunk, first, ctx)
+                self._count(chunk)
+            return
+        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, s.heap_nblocks)
+        for first, chunk in fork.iter_chunks():
+            yield from v.feed(chunk, first)
+            self._count(chunk)
+        yield from v.finish()
+
+    # ---------------------------------------------------------------------------- TOAST pointers
+    def _toast_checker(self, s: Subject, ctx: VerifyContext):
+        """A per-chunk check of the TOAST pointers of tuples flagged HEAP_HASEXTERNAL: on-disk tag,
+        sane sizes and compression, and naming the table's own TOAST relation."""
+        if not s.toast_known or s.attributes is None:
+            return None
+        state: dict = {}
+
+        def attrs():
+            if "attrs" not in state:
+                state["attrs"] = s.attributes()
+            return state["attrs"]
+
+        def check(chunk: np.ndarray, first: int) -> Iterator[Finding]:
+            from pgpage.decode.vector import decode_heap_chunk
+            hc = decode_heap_chunk(chunk, first)
+            t, items = hc.tuples, hc.items
+            if not len(t.item):
+                return
+            im = t.t_infomask.astype(np.int64)
+            sel = np.flatnonzero(((im & HEAP_HASEXTERNAL) != 0) & (items.flags[t.item] == LP_NORMAL)
+                                 & ((im & HEAP_XMIN_FROZEN) != HEAP_XMIN_INVALID))
+            if not len(sel):
+                return
+            a = attrs()
+            if a is None:
+                return
+            yield from _toast_pointers(chunk, first, ctx, s, a, hc, sel)
+        return check
+
+
+def _toast_pointers(chunk, first, ctx, s: Subject, attrs, hc, sel) -> Iterator[Finding]:
+    from pgpage.decode.datum import EXTERNAL, VARTAG_ONDISK
+    from pgpage.decode.deform import deform_tuple
+    t, items = hc.tuples, hc.items
+    size = chunk.shape[1]
+    valid_pages = check_pages(chunk, first, dataclasses.replace(ctx, checksums=False)).valid
+    for j in sel:
+        k = t.item[j]
+        page, lp, off, length = int(items.page[k]), int(items.lp[k]), int(items.off[k]), int(items.len[k])
+        if not valid_pages[page] or off + length > size:
+            continue
+        data = chunk[page, off:off + length].tobytes()
+        hoff, natts = int(t.t_hoff[j]), int(t.t_infomask2[j]) & HEAP_NATTS_MASK
+        if natts > len(attrs) or hoff > length:
+            continue
+        bitmap = data[23:hoff] if int(t.t_infomask[j]) & HEAP_HASNULL else None
+        d = deform_tuple(data, hoff, natts, attrs, null_bitmap=bitmap)
+        blk = first + page
+        for at in d.attrs:
+            v = at.varlena
+            if v is None or v.kind != EXTERNAL:
+                if at.error is not None and at.error.code == "datum.varlena.bad_vartag":
+                    yield ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted attribute"
+                                      f" has unexpected TOAST tag ({at.error.message})", blk, lp)
+                continue
+            if v.vartag != VARTAG_ONDISK or v.toast is None:
+                yield ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted attribute has"
+                                  f" unexpected TOAST tag {v.vartag}", blk, lp, expected=VARTAG_ONDISK, actual=v.vartag)
+                continue
+            tp = v.toast
+            if tp.va_rawsize > VARLENA_SIZE_LIMIT:
+                yield ctx.finding("heap.toast.rawsize_too_large", f"toast value {tp.va_valueid} rawsize"
+                                  f" {tp.va_rawsize} exceeds limit {VARLENA_SIZE_LIMIT}", blk, lp, actual=tp.va_rawsize)
+            if tp.is_compressed and (tp.va_extinfo >> 30) not in VALID_COMPRESSION_IDS:
+                yield ctx.finding("heap.toast.bad_compression", f"toast value {tp.va_valueid} has invalid compression"
+                                  f" method id {tp.va_extinfo >> 30}", blk, lp, actual=tp.va_extinfo >> 30)
+            if not s.toast_oid:
+                yield ctx.finding("heap.toast.no_toast_relation", f"toast value {tp.va_valueid} is external but"
+                                  " relation has no toast relation", blk, lp, actual=tp.va_toastrelid)
+            elif tp.va_toastrelid != s.toast_oid:
+                yield ctx.finding("heap.toast.wrong_relation", f"toast value {tp.va_valueid} names TOAST relation"
+                                  f" {tp.va_toastrelid}, the table's TOAST relation is {s.toast_oid}", blk, lp,
+                                  expected=s.toast_oid, actual=tp.va_toastrelid)
+            elif not s.toast_exists:
+                yield ctx.finding("heap.toast.relation_missing", f"toast value {tp.va_valueid} names TOAST relation"
+                                  f" {tp.va_toastrelid}, which pg_class does not hold", blk, lp,
+                                  actual=tp.va_toastrelid)
+
+
+def guess_kind(fork: RelationFork) -> tuple[str | None, str | None]:
+    """(relkind, access method) from the pages themselves, for files no catalog names: the special
+    space of the first pages with a sane header decides (none: heap)."""
+    from pgpage.decode.page import BRIN_PAGE_TYPES, GIST_PAGE_ID, HASHO_PAGE_ID, MAX_BT_CYCLE_ID, SPGIST_PAGE_ID
+    if fork.fork != "main":
+        return None, None
+    for first, chunk in fork.iter_chunks(stop=min(fork.end_block, fork.first_block + 64)):
+        pc = check_pages(chunk, first, VerifyContext(block_size=fork.block_size, checksums=False))
+        size = chunk.shape[1]
+        for i in np.flatnonzero(pc.valid):
+            special = size - int(pc.headers.special[i])
+            last = int(chunk[i, -2]) | (int(chunk[i, -1]) << 8)
+            if special == 0:
+                return "r", "heap"
+            if special == 8 and int.from_bytes(chunk[i, size - 8:size - 4].tobytes(), "little") == 0x1717:
+                return "S", "heap"
+            if special == 16:
+                if last == HASHO_PAGE_ID:
+                    return "i", "hash"
+                if last == GIST_PAGE_ID:
+                    return "i", "gist"
+                if last <= MAX_BT_CYCLE_ID:
+                    return "i", "btree"
+            if special == 8:
+                if last == SPGIST_PAGE_ID:
+                    return "i", "spgist"
+                if last in BRIN_PAGE_TYPES:
+                    return "i", "brin"
+                return "i", "gin"
+        break
+    return None, None
+
+
+def looks_like_relation(fork: RelationFork) -> bool:
+    """Does any block start with a PostgreSQL page header of this block size (or is it all zeros)?"""
+    for first, chunk in fork.iter_chunks(stop=min(fork.end_block, fork.first_block + 4096)):
+        h = chunk[:, 18].astype(np.int64) | (chunk[:, 19].astype(np.int64) << 8)
+        if (((h & 0xFF00) == fork.block_size) & ((h & 0xFF) == 4)).any() or not chunk.any():
+            return True
+        return False
+    if fork.size_bytes == 0:
+        return True
+    head = fork.read_block(fork.first_block) if fork.segments else b""   # only a torn block
+    if len(head) < 24:
+        return False
+    h = int.from_bytes(head[18:20], "little")
+    return (h & 0xFF00) == fork.block_size and (h & 0xFF) == 4 or not any(head)
