@@ -115,6 +115,23 @@ def verify(
     raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose))
 
 
+@app.command()
+def diff(
+    before: str = typer.Argument(..., help="The earlier snapshot: a data directory or a relation file."),
+    after: str = typer.Argument(..., help="The later snapshot, of the same kind."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help="Only this relation ([schema.]name)."),
+    details: bool = typer.Option(False, "--details", help="Per page: what changed on each changed page."),
+    show_all: bool = typer.Option(False, "--all", help="Every changed relation, not only the ten largest effects."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """What happened between two snapshots: pages changed and why, tuples written, index growth.
+
+    Exit status 1 when the snapshots differ, 0 when they do not (like diff(1))."""
+    from pgpage.cli.diff_cmd import diff_command
+    raise typer.Exit(diff_command(before, after, db, rel, details, show_all, json_out))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

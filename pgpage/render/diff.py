@@ -1,0 +1,133 @@
+"""Text rendering of ``pgpage diff``: what happened, largest effects first, a few lines per relation."""
+from __future__ import annotations
+
+from rich.text import Text
+
+from pgpage.render.output import console
+from pgpage.render.scan import human_bytes
+
+SHOWN = 10
+
+
+def _effect(r: dict) -> int:
+    """How much a relation changed: pages touched plus size moved (to order the summary)."""
+    pages = r.get("pages") or {}
+    changed = (pages.get("page_classes") or {}).get("changed", pages.get("changed", 0)) or 0
+    size = abs(r.get("after", {}).get("size_bytes", 0) - r.get("before", {}).get("size_bytes", 0)) // 8192
+    return changed + size + (10 ** 6 if r["status"] in ("rewritten", "created", "dropped") else 0)
+
+
+def _signed(n: int) -> str:
+    return f"+{n:,}" if n > 0 else f"{n:,}"
+
+
+def render_diff(doc: dict, show_all: bool = False) -> None:
+    out = console()
+    b, a = doc["before"], doc["after"]
+    out.print(Text.assemble(("before ", "dim"), b["path"], ("  after ", "dim"), a["path"]))
+    if b.get("next_xid") is not None and a.get("next_xid") is not None:
+        out.print(Text(f"  {(a['next_xid'] - b['next_xid']) & 0xFFFFFFFF:,} transaction ids consumed"
+                       f" (next xid {b['next_xid']} → {a['next_xid']}); checkpoint {b['checkpoint_lsn']} →"
+                       f" {a['checkpoint_lsn']}", "dim"))
+    changed = sorted((r for r in doc["relations"] if r["status"] != "in place" or r.get("changed")),
+                     key=_effect, reverse=True)
+    same = len(doc["relations"]) - len(changed)
+    if not changed:
+        out.print(Text("no differences", "bold green"))
+        return
+    for r in changed if show_all else changed[:SHOWN]:
+        out.print()
+        _relation(out, r)
+    out.print()
+    hidden = 0 if show_all else max(0, len(changed) - SHOWN)
+    out.print(Text(f"{len(changed)} relations changed" + (f" ({hidden} more with --all)" if hidden else "")
+                   + f", {same} unchanged", "bold"))
+
+
+def _relation(out, r: dict) -> None:
+    head = Text.assemble((r["name"], "bold cyan"), f" ({r['kind']}{', ' + r['am'] if r.get('am') else ''})  ")
+    status = r["status"]
+    if status in ("created", "dropped"):
+        side = r.get("after") or r.get("before")
+        head.append(f"{status}, {human_bytes(side['size_bytes'])}", "bold yellow")
+        out.print(head)
+        return
+    bb, ab = r["before"], r["after"]
+    if status == "rewritten":
+        head.append(f"REWRITTEN: relfilenode {bb['relfilenode']} → {ab['relfilenode']}"
+                    " (VACUUM FULL, CLUSTER, TRUNCATE or REINDEX)", "bold yellow")
+    else:
+        head.append(f"{bb['blocks']:,} → {ab['blocks']:,} pages ({_signed(ab['blocks'] - bb['blocks'])})")
+    head.append(f"  {human_bytes(bb['size_bytes'])} → {human_bytes(ab['size_bytes'])}")
+    out.print(head)
+    pages = r.get("pages")
+    if pages and "page_classes" in pages:
+        _heap_pages(out, pages)
+    elif pages:
+        out.print(f"  pages: {pages['changed']:,} changed, {pages['added']:,} added, {pages['removed']:,} removed")
+    if r.get("heap") and r["heap"]["delta"]:
+        _heap_figures(out, r["heap"])
+    if r.get("index") and r["index"]["delta"]:
+        _index_figures(out, r["index"])
+    wa = r.get("write_amplification")
+    if wa:
+        per = wa["index_entries_per_heap_version"]
+        names = ", ".join(f"{i['name'].split('.')[-1]} {_signed(i['entries_added'])}" for i in r["indexes"])
+        out.print(Text.assemble("  index entries: ", names, "  → ",
+                                (f"{per} per row version written" if per is not None else "no row versions written",
+                                 "bold yellow" if per and per >= 1 else "bold green")))
+
+
+def _heap_pages(out, pages: dict) -> None:
+    pc, t, hp = pages["page_classes"], pages["tuples"], pages["hint_prediction"]
+    parts = []
+    for key, label in (("hint_bits_only", "only hint bits"), ("all_visible_only", "only PD_ALL_VISIBLE"),
+                       ("hint_bits_and_all_visible", "hint bits + PD_ALL_VISIBLE"), ("freezing", "freezing"),
+                       ("pruned", "pruned"), ("new_tuples", "new tuples"), ("deletions", "xmax set"),
+                       ("other", "other")):
+        if pc[key]:
+            parts.append(f"{pc[key]:,} {label}")
+    line = Text(f"  pages: {pc['changed']:,} changed")
+    if pages["added"] or pages["removed"]:
+        line.append(f", {pages['added']:,} added, {pages['removed']:,} removed")
+    if parts:
+        line.append(": " + ", ".join(parts))
+    out.print(line)
+    if hp["hinted"] or hp["predicted"]:
+        match = "matches" if hp["predicted_not_hinted"] == 0 and hp["hinted_not_predicted"] == 0 else "differs from"
+        out.print(Text(f"  hint bits set on {hp['hinted']:,} pages; {match} the prediction made on BEFORE"
+                       f" ({hp['predicted']:,} pages; {hp['predicted_and_hinted']:,} both)",
+                       "green" if match == "matches" else "yellow"))
+    events = [(t["inserted"], "inserted"), (t["new_versions"], "new row versions"), (t["deleted"], "deleted"),
+              (t["locked"], "locked"), (t["frozen"], "frozen"), (t["pruned"], "pruned away")]
+    text = ", ".join(f"{n:,} {what}" for n, what in events if n)
+    if text:
+        out.print(f"  tuples: {text}")
+    # every new redirect is a HOT chain whose first versions were pruned: at least one HOT update each
+    hot = t["hot_updated"] + t["redirects_created"]
+    if hot + t["non_hot_updated"]:
+        share = 100 * hot / (hot + t["non_hot_updated"])
+        out.print(Text.assemble("  updates: ", (f"{share:.0f}% HOT", "bold green" if share >= 90 else "bold yellow"),
+                                f" (at least {hot:,} HOT: {t['hot_updated']:,} versions on disk +"
+                                f" {t['redirects_created']:,} chains pruned to redirects; {t['non_hot_updated']:,} not HOT)"))
+
+
+def _heap_figures(out, heap: dict) -> None:
+    b, a = heap["before"], heap["after"]
+    pb, pa = b["pgstattuple"], a["pgstattuple"]
+    parts = [f"live {pb['tuple_count']:,} → {pa['tuple_count']:,}", f"dead {pb['dead_tuple_count']:,} → {pa['dead_tuple_count']:,}",
+             f"free {pb['free_percent']}% → {pa['free_percent']}%"]
+    if a["vm_all_visible_pages"] is not None or b["vm_all_visible_pages"] is not None:
+        parts.append(f"all-visible {b['vm_all_visible_pages'] or 0:,} → {a['vm_all_visible_pages'] or 0:,} pages")
+    out.print("  heap: " + ", ".join(parts))
+
+
+def _index_figures(out, index: dict) -> None:
+    b, a = index["before"], index["after"]
+    entries = f"entries {b['entries']:,} → {a['entries']:,} ({_signed(a['entries'] - b['entries'])})" \
+        if b.get("entries") is not None and a.get("entries") is not None else ""
+    posting = f"posting lists {b['posting_tuples']:,} → {a['posting_tuples']:,}" if a.get("posting_tuples") or b.get(
+        "posting_tuples") else ""
+    dead = f"dead items {b['dead_items']:,} → {a['dead_items']:,}" if a["dead_items"] != b["dead_items"] else ""
+    size = f"{b['pgstatindex']['leaf_pages']} → {a['pgstatindex']['leaf_pages']} leaf pages"
+    out.print("  index: " + ", ".join(x for x in (entries, size, posting, dead) if x))
