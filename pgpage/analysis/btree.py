@@ -1037,6 +1037,9 @@ def page_view(raw: bytes, blkno: int, ctx: PageContext, attrs: Sequence | None) 
         return page
     from kaitaistruct import KaitaiStructError
     from pgpage.decode.ksy.nbtree import Nbtree
+    opaque = page.get("bt_page_opaque") or {}
+    internal = not opaque.get("btpo_flags", 0) & BTP_LEAF
+    first_data = 1 if opaque.get("btpo_next") == P_NONE else 2  # P_FIRSTDATAKEY
     for it in items:
         if it.get("itemlen") is None:
             continue
@@ -1047,6 +1050,8 @@ def page_view(raw: bytes, blkno: int, ctx: PageContext, attrs: Sequence | None) 
         try:
             tup = Nbtree.BtIndexTuple.from_bytes(tup_raw)
             pivot_natts = tup.n_key_atts if tup.is_pivot else None
+            if internal and n == first_data:
+                pivot_natts = 0  # "minus infinity": no key at all (version 2/3 pivots carry no count)
             it["keys"] = decode_index_keys(tup_raw, attrs, ctx.major, pivot_natts=pivot_natts,
                                            posting_offset=tup.posting_offset if tup.is_posting else None,
                                            heap_tid_attr=bool(tup.has_heap_tid_attr))
