@@ -66,28 +66,19 @@ def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fo
     pc, ev, hp = PageClasses(), TupleEvents(), HintPrediction()
     clog = before_cluster.clog if before_cluster is not None else ClogArray({})
     multi = before_cluster.multi_update_xid if before_cluster is not None else None
-    n_before, n_after = b_fork.nblocks, a_fork.nblocks
-    a_chunks = a_fork.iter_chunks()
-    for (b_first, b_raw), (a_first, a_raw) in zip(b_fork.iter_chunks(), a_chunks):
+    for (b_first, b_raw), (a_first, a_raw) in zip(b_fork.iter_chunks(), a_fork.iter_chunks()):
         b_dec, a_dec = decode_heap_chunk(b_raw, b_first), decode_heap_chunk(a_raw, a_first)
         _, per_tuple = chunk_stats(b_dec, clog, multi)
         classes = np.zeros(min(len(b_raw), len(a_raw)), dtype=np.int64) if detail_pages is not None else None
         c, e, h = diff_heap_chunk(b_raw, a_raw, b_dec, a_dec, before_next_xid, per_tuple["dirtied_pages"], classes)
         pc.merge(c)
-        e_after = tuple_events(a_dec, before_next_xid) if before_next_xid is not None else None
         ev.merge(e)
-        if e_after is not None:
-            for k in ("inserted", "new_versions", "hot_updated", "non_hot_updated", "deleted", "locked"):
-                setattr(ev, k, getattr(ev, k) + getattr(e_after, k))
         hp.merge(h)
         if detail_pages is not None:
             detail_pages.extend((b_first + i, int(v)) for i, v in enumerate(classes) if v)
-    # blocks only AFTER has: everything on them is new
-    if n_after > n_before and before_next_xid is not None:
-        for first, raw in a_fork.iter_chunks(start=a_fork.first_block + n_before):
-            e = tuple_events(decode_heap_chunk(raw, first), before_next_xid)
-            for k in ("inserted", "new_versions", "hot_updated", "non_hot_updated", "deleted", "locked"):
-                setattr(ev, k, getattr(ev, k) + getattr(e, k))
+    if before_next_xid is not None:  # what the workload wrote, on every page AFTER has
+        for first, raw in a_fork.iter_chunks():
+            ev.merge(tuple_events(decode_heap_chunk(raw, first), before_next_xid))
     return {"page_classes": asdict(pc), "tuples": asdict(ev), "hint_prediction": asdict(hp)}
 
 

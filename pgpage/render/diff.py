@@ -108,8 +108,8 @@ def _heap_pages(out, pages: dict) -> None:
     if hot + t["non_hot_updated"]:
         share = 100 * hot / (hot + t["non_hot_updated"])
         out.print(Text.assemble("  updates: ", (f"{share:.0f}% HOT", "bold green" if share >= 90 else "bold yellow"),
-                                f" (at least {hot:,} HOT: {t['hot_updated']:,} versions on disk +"
-                                f" {t['redirects_created']:,} chains pruned to redirects; {t['non_hot_updated']:,} not HOT)"))
+                                f" (≥{hot:,} HOT: {t['hot_updated']:,} on disk + {t['redirects_created']:,}"
+                                f" pruned to redirects; {t['non_hot_updated']:,} not HOT)"))
 
 
 def _heap_figures(out, heap: dict) -> None:
