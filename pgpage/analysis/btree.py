@@ -286,8 +286,11 @@ class _LevelAcc:
     downlinks: int = 0
     posting_tuples: int = 0
     tids: int = 0
-    used_bytes: int = 0   # leaf pages: tuples and line pointers
-    free: int = 0         # leaf pages: pgstatindex's free space measure
+    used_bytes: int = 0   # tuples and line pointers, every page of the level
+    capacity: int = 0     # pd_special - 24, every page of the level
+    leaf_pages: int = 0   # the level's live leaf pages (not half-dead), which pgstatindex measures:
+    leaf_used: int = 0
+    free: int = 0         # pgstatindex's free space measure
     max_avail: int = 0
 
 
@@ -453,8 +456,12 @@ class BtreeScan:
         for i in np.flatnonzero(tree):
             acc = self._level(int(level[i]))
             acc.pages += 1
+            used = int(hdr.special[i]) - int(hdr.upper[i]) + int(hdr.lower[i]) - SIZE_OF_PAGE_HEADER
+            acc.used_bytes += used
+            acc.capacity += int(hdr.special[i]) - SIZE_OF_PAGE_HEADER
             if kind[i] == LEAF:
-                acc.used_bytes += int(hdr.special[i]) - int(hdr.upper[i]) + int(hdr.lower[i]) - SIZE_OF_PAGE_HEADER
+                acc.leaf_pages += 1
+                acc.leaf_used += used
                 acc.max_avail += int(hdr.special[i]) - SIZE_OF_PAGE_HEADER
                 acc.free += int(free[i])
         lps = decode_line_pointers(chunk, hdr)
@@ -648,10 +655,12 @@ class BtreeScan:
         offset) bytes (the key part, which is the base tuple's size: ``_bt_form_posting``)
         with one line pointer each; saved = those n tuples and line pointers minus the
         posting tuple and its line pointer. The size without deduplication puts the saved bytes
-        back on the leaf level at the leaf pages' current average density, scales the internal
-        pages by the same factor, and keeps the metapage, deleted and half-dead pages: an
-        estimate of the same index with ``deduplicate_items = off``, not a prediction of a
-        REINDEX (which would pack leaves at fillfactor 90).
+        back on the leaf level at the leaf pages' current average density; each internal level
+        then needs its downlinks' bytes times the growth of the level below, at the level's
+        current bytes per page (counting a page as at least half full), never fewer pages than now (a new root on top if the old top
+        level no longer fits one page); metapage, deleted and half-dead pages stay. An estimate
+        of the same index with ``deduplicate_items = off``, not a prediction of a REINDEX (which
+        would pack leaves at fillfactor 90).
         """
         major = self.major
         meta = self.metapage or {}
@@ -698,17 +707,24 @@ class BtreeScan:
             "bytes_saved": saved,
             "estimated_leaf_pages_without": None, "estimated_index_size_without": None,
         }
-        leaf_pages = stats["leaf_pages"]
         lvl0 = self.levels.get(0)
-        if leaf_pages and lvl0 and lvl0.used_bytes and lvl0.max_avail:
-            density = lvl0.used_bytes / lvl0.max_avail
-            per_page = (lvl0.max_avail / lvl0.pages) * density
-            leaf_without = max(leaf_pages, math.ceil((lvl0.used_bytes + saved) / per_page))
-            factor = leaf_without / leaf_pages
-            internal_without = math.ceil(stats["internal_pages"] * factor)
+        if lvl0 and lvl0.leaf_pages and lvl0.leaf_used:
+            per_page = lvl0.leaf_used / lvl0.leaf_pages
+            leaf_without = max(lvl0.leaf_pages, math.ceil((lvl0.leaf_used + saved) / per_page))
+            pages = leaf_without + (lvl0.pages - lvl0.leaf_pages)
+            below_now, below_then = lvl0.pages, pages
+            total = pages
+            for lv in sorted(self.levels)[1:]:
+                acc = self.levels[lv]
+                grown = acc.used_bytes * below_then / below_now
+                per = max(acc.used_bytes / acc.pages, acc.capacity / acc.pages / 2)  # at least half full
+                then = max(acc.pages, math.ceil(grown / per)) if per else acc.pages
+                below_now, below_then = acc.pages, then
+                total += then
+            if below_then > 1:  # the old top level spans pages now: a new root above it
+                total += 1
             out["estimated_leaf_pages_without"] = leaf_without
-            out["estimated_index_size_without"] = (1 + leaf_without + internal_without + stats["deleted_pages"]
-                                                   + stats["empty_pages"]) * self.bs
+            out["estimated_index_size_without"] = (1 + total + stats["deleted_pages"]) * self.bs
         return out
 
     def _special_pages(self) -> dict:

@@ -96,9 +96,9 @@ def _dedup(out, doc: dict) -> None:
            None: Text("unknown", "dim")}[d["can_deduplicate"]]
     line = Text(f"  allequalimage {_n(d['allequalimage'])}  deduplicate_items {opt}  ")
     line.append(can)
-    if d["unique_index"]:
-        line.append("  unique: deduplicates only version churn", "dim")
     out.print(line)
+    if d["unique_index"] and d["can_deduplicate"]:
+        out.print(Text("  a unique index: its posting lists hold versions of one key (version churn)", "dim"))
     tids = d["tids"]
     if tids:
         out.print(f"  {tids:,} heap TIDs: {d['posting_tids']:,} ({d['posting_tid_share']}%) in"

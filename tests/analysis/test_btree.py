@@ -2,6 +2,8 @@
 and structure checks: silent on every real index, firing on mutated copies of real pages."""
 from __future__ import annotations
 
+import gzip
+import json
 import math
 import shutil
 from functools import lru_cache
@@ -9,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from conftest import MAJORS, data_dir, rel_names, rel_oracle
+from conftest import FIXTURES, MAJORS
 from pgpage.analysis.btree import (BT_IS_POSTING, BtreeScan, HeapTidCheck, IndexInfo, decode_index_keys, page_view,
                                    scan_index)
 from pgpage.decode.checksum import checksum_pages
@@ -17,39 +19,59 @@ from pgpage.decode.page import PageContext
 from pgpage.storage.relfile import RelationFork
 
 BS = 8192
-
-
-def btree_cases() -> list[tuple[int, str]]:
-    return [(m, r) for m in MAJORS for r in rel_names(m) if rel_oracle(m, r).get("amname") == "btree"]
-
-
-CASES = btree_cases()
-IDS = [f"pg{m}-{r}" for m, r in CASES]
+# where real indexes are: the fixture cluster of each major, and the scenario snapshots (PostgreSQL 17)
+SOURCES = {f"pg{m}": (FIXTURES / f"pg{m}", m) for m in MAJORS}
+SOURCES.update({f"scenario-{p.name}": (p, 17) for p in sorted((FIXTURES / "scenarios" / "snapshots").glob("t*"))
+                if (p / "oracle" / "catalog.json").is_file()})
 
 
 @lru_cache(maxsize=None)
-def cluster(major: int):
+def load_oracle(src: str, relname: str) -> dict:
+    with gzip.open(SOURCES[src][0] / "oracle" / "rel" / f"{relname}.json.gz") as f:
+        return json.load(f)
+
+
+def major_of(src: str) -> int:
+    return SOURCES[src][1]
+
+
+def btree_cases() -> list[tuple[str, str]]:
+    out = []
+    for src, (root, _) in SOURCES.items():
+        for p in sorted((root / "oracle" / "rel").glob("*.json.gz")):
+            name = p.name.removesuffix(".json.gz")
+            if load_oracle(src, name).get("amname") == "btree":
+                out.append((src, name))
+    return out
+
+
+CASES = btree_cases()
+IDS = [f"{s}-{r}" for s, r in CASES]
+
+
+@lru_cache(maxsize=None)
+def cluster(src: str):
     from pgpage.storage.datadir import open_data_directory
-    c = open_data_directory(data_dir(major))
+    c = open_data_directory(SOURCES[src][0] / "data")
     return c, c.database("pgpage")
 
 
-def index_fork(major: int, relname: str) -> RelationFork:
-    path = data_dir(major) / rel_oracle(major, relname)["filepath"]
+def index_fork(src: str, relname: str) -> RelationFork:
+    path = SOURCES[src][0] / "data" / load_oracle(src, relname)["filepath"]
     return RelationFork(path.parent, path.name, "main")
 
 
-def heap_check_for(major: int, relname: str) -> HeapTidCheck:
+def heap_check_for(src: str, relname: str) -> HeapTidCheck:
     from pgpage.cli.index_cmd import _block_reader
-    _, db = cluster(major)
+    _, db = cluster(src)
     table = db.relation(relname).table
     tf = table.forks["main"]
     return HeapTidCheck(tf.end_block, _block_reader(tf), BS, table.qualified_name)
 
 
-def info_for(major: int, relname: str) -> IndexInfo:
+def info_for(src: str, relname: str) -> IndexInfo:
     from pgpage.cli.index_cmd import _index_info
-    _, db = cluster(major)
+    _, db = cluster(src)
     return _index_info(db.relation(relname), db)
 
 
@@ -62,16 +84,16 @@ def run_scan(fork: RelationFork, major: int, info=None, heap=None) -> tuple[Btre
 
 
 @lru_cache(maxsize=None)
-def analysed(major: int, relname: str):
-    return run_scan(index_fork(major, relname), major, info_for(major, relname), heap_check_for(major, relname))
+def analysed(src: str, relname: str):
+    return run_scan(index_fork(src, relname), major_of(src), info_for(src, relname), heap_check_for(src, relname))
 
 
 # ------------------------------------------------------------------------------- pgstatindex
-@pytest.mark.parametrize("major,relname", CASES, ids=IDS)
-def test_pgstatindex_equals_the_servers(major, relname):
-    want = rel_oracle(major, relname)["pgstatindex"]
-    fork = index_fork(major, relname)
-    report, _ = scan_index(fork.iter_chunks(), fork.end_block, BS, major)
+@pytest.mark.parametrize("src,relname", CASES, ids=IDS)
+def test_pgstatindex_equals_the_servers(src, relname):
+    want = load_oracle(src, relname)["pgstatindex"]
+    fork = index_fork(src, relname)
+    report, _ = scan_index(fork.iter_chunks(), fork.end_block, BS, major_of(src))
     got = report["pgstatindex"]
     assert set(got) == set(want)
     for k, w in want.items():
@@ -84,7 +106,7 @@ def test_pgstatindex_equals_the_servers(major, relname):
 def test_every_major_has_btrees_with_posting_lists_deleted_pages_and_levels():
     """The cases above cover what pgstatindex distinguishes (otherwise equality proves little)."""
     for m in MAJORS:
-        stats = {r: rel_oracle(m, r)["pgstatindex"] for mm, r in CASES if mm == m}
+        stats = {r: load_oracle(src, r)["pgstatindex"] for src, r in CASES if src == f"pg{m}"}
         assert any(s["deleted_pages"] for s in stats.values()), m
         assert any(s["tree_level"] >= 2 for s in stats.values()), m
         assert any(s["leaf_fragmentation"] not in (0, "nan") for s in stats.values()) or m < 12, m
@@ -105,10 +127,10 @@ def oracle_leaf_items(oracle: dict):
             yield page["blkno"], it
 
 
-@pytest.mark.parametrize("major,relname", CASES, ids=IDS)
-def test_posting_lists_and_tids_equal_bt_page_items(major, relname):
-    oracle = rel_oracle(major, relname)
-    scan, report, _ = analysed(major, relname)
+@pytest.mark.parametrize("src,relname", CASES, ids=IDS)
+def test_posting_lists_and_tids_equal_bt_page_items(src, relname):
+    oracle = load_oracle(src, relname)
+    scan, report, _ = analysed(src, relname)
     d = report["deduplication"]
     posting = [(b, it) for b, it in oracle_leaf_items(oracle) if it.get("tids")]
     plain = [(b, it) for b, it in oracle_leaf_items(oracle) if not it.get("tids")]
@@ -125,14 +147,14 @@ def test_posting_lists_and_tids_equal_bt_page_items(major, relname):
     for _, it in posting:
         hist[len(it["tids"])] = hist.get(len(it["tids"]), 0) + 1
     assert {int(k): int(v) for k, v in enumerate(scan.posting_hist) if v} == hist
-    if major < 13:
+    if major_of(src) < 13:
         assert not d["supported"] and d["posting_tuples"] == 0
 
 
-@pytest.mark.parametrize("major,relname", CASES, ids=IDS)
-def test_page_counts_equal_bt_page_stats(major, relname):
-    oracle = rel_oracle(major, relname)
-    scan, report, _ = analysed(major, relname)
+@pytest.mark.parametrize("src,relname", CASES, ids=IDS)
+def test_page_counts_equal_bt_page_stats(src, relname):
+    oracle = load_oracle(src, relname)
+    scan, report, _ = analysed(src, relname)
     for page in oracle["forks"]["main"][1:]:
         s = page["bt_page_stats"]
         b = page["blkno"]
@@ -151,9 +173,10 @@ def test_page_counts_equal_bt_page_stats(major, relname):
 
 @pytest.mark.parametrize("major", [m for m in MAJORS if m >= 13], ids=lambda m: f"pg{m}")
 def test_dead_flags_equal_bt_page_items_dead(major):
+    src = f"pg{major}"
     for relname in ("idx_killed", "idx_uniq_churn"):
-        oracle = rel_oracle(major, relname)
-        _, report, _ = analysed(major, relname)
+        oracle = load_oracle(src, relname)
+        _, report, _ = analysed(src, relname)
         items = [it for _, it in oracle_leaf_items(oracle)]
         assert report["dead_items"]["dead_items"] == sum(1 for it in items if it["dead"]) > 0
         assert report["dead_items"]["dead_tids"] == sum(len(it["tids"]) if it["tids"] else 1 for it in items
@@ -161,8 +184,9 @@ def test_dead_flags_equal_bt_page_items_dead(major):
 
 
 def test_deleted_pages_carry_their_safexid(major):
-    oracle = rel_oracle(major, "idx_del")
-    _, report, _ = analysed(major, "idx_del")
+    src = f"pg{major}"
+    oracle = load_oracle(src, "idx_del")
+    _, report, _ = analysed(src, "idx_del")
     deleted = {p["blkno"]: p for p in oracle["forks"]["main"] if (p.get("bt_page_stats") or {}).get("type") == "d"}
     got = {x["blkno"]: x for x in report["pages"]["deleted"]}
     assert set(got) == set(deleted) and got
@@ -177,8 +201,9 @@ def test_deleted_pages_carry_their_safexid(major):
 
 # ------------------------------------------------------------------------------- deduplication
 def test_dedup_settings_and_savings_follow_the_catalog(major):
-    with_dedup = analysed(major, "idx_dup")[1]["deduplication"]
-    without = analysed(major, "idx_dup_nodedup")[1]["deduplication"]
+    src = f"pg{major}"
+    with_dedup = analysed(src, "idx_dup")[1]["deduplication"]
+    without = analysed(src, "idx_dup_nodedup")[1]["deduplication"]
     assert without["plain_tuples"] == without["tids"] == with_dedup["tids"]
     assert without["posting_tuples"] == 0
     if major < 13:
@@ -190,12 +215,12 @@ def test_dedup_settings_and_savings_follow_the_catalog(major):
     assert with_dedup["posting_tuples"] > 0 and with_dedup["bytes_saved"] > 0
     # the estimated size without posting lists is at least the real deduplicated size, and the index
     # built with deduplicate_items=off is really that much bigger
-    idx = rel_oracle(major, "idx_dup")["pgstatindex"]["index_size"]
-    nodedup = rel_oracle(major, "idx_dup_nodedup")["pgstatindex"]["index_size"]
+    idx = load_oracle(src, "idx_dup")["pgstatindex"]["index_size"]
+    nodedup = load_oracle(src, "idx_dup_nodedup")["pgstatindex"]["index_size"]
     assert idx < nodedup
     assert idx <= with_dedup["estimated_index_size_without"]
     # bytes saved: n plain tuples of the key's size with their line pointers, minus the posting tuple
-    oracle = rel_oracle(major, "idx_dup")
+    oracle = load_oracle(src, "idx_dup")
     saved = 0
     for _, it in oracle_leaf_items(oracle):
         if it["tids"]:
@@ -207,7 +232,8 @@ def test_dedup_settings_and_savings_follow_the_catalog(major):
 def test_unique_index_under_version_churn(major):
     """idx_uniq_churn: 21 versions of each key; LP_DEAD items set by the uniqueness checks point at
     heap line pointers pruned to LP_DEAD (11+)."""
-    _, report, findings = analysed(major, "idx_uniq_churn")
+    src = f"pg{major}"
+    _, report, findings = analysed(src, "idx_uniq_churn")
     assert report["deduplication"]["unique_index"] is True
     assert report["deduplication"]["tids"] == 210
     h = report["heap_check"]
@@ -216,10 +242,10 @@ def test_unique_index_under_version_churn(major):
 
 
 # ------------------------------------------------------------------------------- index against table
-def oracle_heap_lp(major: int, table: str) -> dict[tuple[int, int], tuple[int, int | None]]:
+def oracle_heap_lp(src: str, table: str) -> dict[tuple[int, int], tuple[int, int | None]]:
     """(block, lp) -> (lp_flags, t_infomask2) from heap_page_items."""
     out = {}
-    for page in rel_oracle(major, table)["forks"]["main"]:
+    for page in load_oracle(src, table)["forks"]["main"]:
         for it in page.get("heap_page_items") or []:
             out[(page["blkno"], it["lp"])] = (it["lp_flags"], it["t_infomask2"])
     return out
@@ -230,14 +256,14 @@ def tids_of(it: dict) -> list[tuple[int, int]]:
     return [tuple(int(x) for x in t.strip("()").split(",")) for t in tids]
 
 
-@pytest.mark.parametrize("major,relname", [c for c in CASES if not c[1].startswith("pg_toast")],
+@pytest.mark.parametrize("src,relname", [c for c in CASES if not c[1].startswith("pg_toast")],
                          ids=[i for c, i in zip(CASES, IDS) if not c[1].startswith("pg_toast")])
-def test_heap_check_equals_heap_page_items(major, relname):
-    _, db = cluster(major)
+def test_heap_check_equals_heap_page_items(src, relname):
+    _, db = cluster(src)
     table = db.relation(relname).table.name
-    lps = oracle_heap_lp(major, table)
+    lps = oracle_heap_lp(src, table)
     want = {"normal": 0, "redirect": 0, "dead": 0, "unused": 0, "heap_only": 0, "beyond_page": 0}
-    for _, it in oracle_leaf_items(rel_oracle(major, relname)):
+    for _, it in oracle_leaf_items(load_oracle(src, relname)):
         for tid in tids_of(it):
             flags, im2 = lps.get(tid, (None, None))
             if flags is None:
@@ -246,7 +272,7 @@ def test_heap_check_equals_heap_page_items(major, relname):
                 want["heap_only" if im2 & 0x8000 else "normal"] += 1
             else:
                 want[{0: "unused", 2: "redirect", 3: "dead"}[flags]] += 1
-    _, report, findings = analysed(major, relname)
+    _, report, findings = analysed(src, relname)
     h = report["heap_check"]
     assert {k: h[k] for k in want} == want
     assert h["beyond_end"] == 0 and h["bad_page"] == 0
@@ -254,16 +280,17 @@ def test_heap_check_equals_heap_page_items(major, relname):
 
 
 # ------------------------------------------------------------------------------- no false alarms
-@pytest.mark.parametrize("major,relname", CASES, ids=IDS)
-def test_structure_checks_are_silent_on_real_indexes(major, relname):
-    _, report, findings = analysed(major, relname)
+@pytest.mark.parametrize("src,relname", CASES, ids=IDS)
+def test_structure_checks_are_silent_on_real_indexes(src, relname):
+    _, report, findings = analysed(src, relname)
     assert [(f.code, f.block, f.item, f.message) for f in findings] == []
     assert report["checksum_failures"] == 0
 
 
 def test_levels_add_up(major):
+    src = f"pg{major}"
     for relname in ("idx_multilevel", "idx_del", "idx_dup_nodedup"):
-        _, report, _ = analysed(major, relname)
+        _, report, _ = analysed(src, relname)
         s = report["pgstatindex"]
         levels = report["levels"]
         assert [r["level"] for r in levels] == list(range(s["tree_level"] + 1))
@@ -280,15 +307,16 @@ def test_keys_decode_to_the_tables_values(major):
     what the heap row it points at holds."""
     from pgpage.decode.deform import Attribute, decode_attr, deform_tuple
     from pgpage.decode.ksy.heap_tuple import HeapTuple
-    c, db = cluster(major)
+    src = f"pg{major}"
+    c, db = cluster(src)
     for relname, expect in (("idx_two", lambda row: [str(row["k2"]), str(row["id"])]),
                             ("idx_del", lambda row: [str(row["id"]).rjust(500, "0")])):
         rel = db.relation(relname)
-        info = info_for(major, relname)
+        info = info_for(src, relname)
         table = rel.table
         cols = [Attribute(a["attname"], a["atttypid"], a["attlen"], a["attalign"], a["attbyval"])
                 for a in db.attributes(table.oid)]
-        fork = index_fork(major, relname)
+        fork = index_fork(src, relname)
         tfork = table.forks["main"]
         checked = 0
         ctx = PageContext(am="btree", major=major)
@@ -316,10 +344,11 @@ def test_keys_decode_to_the_tables_values(major):
 
 def test_pivot_keys_show_truncation(major):
     """A pivot keeps only the key columns it needs (12+): the rest decode as truncated."""
-    info = info_for(major, "idx_two")
-    fork = index_fork(major, "idx_two")
+    src = f"pg{major}"
+    info = info_for(src, "idx_two")
+    fork = index_fork(src, "idx_two")
     ctx = PageContext(am="btree", major=major)
-    root = rel_oracle(major, "idx_two")["pgstatindex"]["root_block_no"]
+    root = load_oracle(src, "idx_two")["pgstatindex"]["root_block_no"]
     page = page_view(fork.read_block(root), root, ctx, info.attributes)
     items = page["bt_page_items"]
     assert [k.get("truncated", False) for k in items[0]["keys"]] == [True, True]  # minus infinity
@@ -343,10 +372,10 @@ def test_keys_of_nulls_and_text():
 
 # ------------------------------------------------------------------------------- mutations
 def copy_index(tmp_path, major: int, relname: str) -> RelationFork:
-    src = data_dir(major) / rel_oracle(major, relname)["filepath"]
-    dst = tmp_path / src.name
-    shutil.copy(src, dst)
-    return RelationFork(tmp_path, src.name, "main")
+    src = f"pg{major}"
+    path = SOURCES[src][0] / "data" / load_oracle(src, relname)["filepath"]
+    shutil.copy(path, tmp_path / path.name)
+    return RelationFork(tmp_path, path.name, "main")
 
 
 def mutate(fork: RelationFork, blkno: int, edit) -> None:
@@ -373,9 +402,9 @@ def codes(findings) -> dict[str, list[tuple[int | None, int | None]]]:
     return out
 
 
-def leaf_chain(major: int, relname: str) -> list[int]:
+def leaf_chain(src: str, relname: str) -> list[int]:
     """The leaf pages in sibling order, from the oracle's bt_page_stats."""
-    stats = {p["blkno"]: p["bt_page_stats"] for p in rel_oracle(major, relname)["forks"]["main"][1:]}
+    stats = {p["blkno"]: p["bt_page_stats"] for p in load_oracle(src, relname)["forks"]["main"][1:]}
     leaves = {b: s for b, s in stats.items() if s["type"] == "l"}
     b = next(b for b, s in leaves.items() if s["btpo_prev"] == 0)
     chain = []
@@ -387,8 +416,9 @@ def leaf_chain(major: int, relname: str) -> list[int]:
 
 @pytest.mark.parametrize("major", [10, 14, 18], ids=lambda m: f"pg{m}")
 def test_broken_sibling_link_is_found_at_both_ends(tmp_path, major):
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_multilevel")
-    chain = leaf_chain(major, "idx_multilevel")
+    chain = leaf_chain(src, "idx_multilevel")
     a, b, c = chain[0], chain[1], chain[2]
     mutate(fork, a, lambda p: put_u32(p, BS - 16 + 4, c))  # a's btpo_next skips b
     _, _, findings = run_scan(fork, major)
@@ -400,8 +430,9 @@ def test_broken_sibling_link_is_found_at_both_ends(tmp_path, major):
 
 def test_sibling_cycle_is_found_and_the_walk_ends(tmp_path):
     major = 17
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_multilevel")
-    chain = leaf_chain(major, "idx_multilevel")
+    chain = leaf_chain(src, "idx_multilevel")
     mutate(fork, chain[-1], lambda p: put_u32(p, BS - 16 + 4, chain[0]))  # the rightmost leaf points back
     _, _, findings = run_scan(fork, major)
     got = codes(findings)
@@ -411,8 +442,9 @@ def test_sibling_cycle_is_found_and_the_walk_ends(tmp_path):
 
 def test_unsorted_posting_list_is_found(tmp_path):
     major = 17
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_dup")
-    oracle = rel_oracle(major, "idx_dup")
+    oracle = load_oracle(src, "idx_dup")
     blkno, item = next((b, it) for b, it in oracle_leaf_items(oracle) if it["tids"])
 
     def swap_first_two_tids(page: bytearray):
@@ -430,8 +462,9 @@ def test_unsorted_posting_list_is_found(tmp_path):
 
 def test_posting_list_overrunning_its_tuple_is_found(tmp_path):
     major = 16
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_dup")
-    blkno, item = next((b, it) for b, it in oracle_leaf_items(rel_oracle(major, "idx_dup")) if it["tids"])
+    blkno, item = next((b, it) for b, it in oracle_leaf_items(load_oracle(src, "idx_dup")) if it["tids"])
 
     def more_tids(page: bytearray):
         lp = int.from_bytes(page[24 + 4 * (item["itemoffset"] - 1):28 + 4 * (item["itemoffset"] - 1)], "little")
@@ -444,12 +477,13 @@ def test_posting_list_overrunning_its_tuple_is_found(tmp_path):
 
 def test_downlink_to_the_wrong_level_and_missing_downlink(tmp_path):
     major = 15
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_multilevel")
-    oracle = rel_oracle(major, "idx_multilevel")
+    oracle = load_oracle(src, "idx_multilevel")
     root = oracle["pgstatindex"]["root_block_no"]
     root_items = next(p for p in oracle["forks"]["main"] if p["blkno"] == root)["bt_page_items"]
     child = int(root_items[1]["ctid"].strip("()").split(",")[0])
-    leaf = leaf_chain(major, "idx_multilevel")[-1]
+    leaf = leaf_chain(src, "idx_multilevel")[-1]
 
     def redirect(page: bytearray):  # root item 2 now points at a leaf (two levels down)
         lp = int.from_bytes(page[24 + 4:28 + 4], "little")
@@ -466,8 +500,9 @@ def test_downlink_to_the_wrong_level_and_missing_downlink(tmp_path):
 
 def test_zeroed_page_and_bad_root(tmp_path):
     major = 13
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_dup_nodedup")
-    chain = leaf_chain(major, "idx_dup_nodedup")
+    chain = leaf_chain(src, "idx_dup_nodedup")
     middle = chain[1]
     path = fork.segment_path(0)
     data = bytearray(path.read_bytes())
@@ -480,15 +515,16 @@ def test_zeroed_page_and_bad_root(tmp_path):
     assert (chain[2], None) in got["btree.sibling.prev_not_live"]
     assert "btree.downlink.not_live" in got
     # pgstatindex counts an all-zero page as an internal page
-    want = rel_oracle(major, "idx_dup_nodedup")["pgstatindex"]
+    want = load_oracle(src, "idx_dup_nodedup")["pgstatindex"]
     assert report["pgstatindex"]["internal_pages"] == want["internal_pages"] + 1
     assert report["pgstatindex"]["leaf_pages"] == want["leaf_pages"] - 1
 
 
 def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path):
     major = 17
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_killed")
-    oracle = rel_oracle(major, "idx_killed")
+    oracle = load_oracle(src, "idx_killed")
     (blkno, first), (_, second) = list(oracle_leaf_items(oracle))[:2]
 
     def retarget(page: bytearray):
@@ -499,7 +535,7 @@ def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path):
             page[off + 2:off + 4] = (hb & 0xFFFF).to_bytes(2, "little")
             page[off + 4:off + 6] = ho.to_bytes(2, "little")
     mutate(fork, blkno, retarget)
-    _, report, findings = run_scan(fork, major, heap=heap_check_for(major, "idx_killed"))
+    _, report, findings = run_scan(fork, major, heap=heap_check_for(src, "idx_killed"))
     got = codes(findings)
     assert got["btree.heap.tid_beyond_end"] == [(blkno, first["itemoffset"])]
     assert got["btree.heap.tid_beyond_page"] == [(blkno, second["itemoffset"])]
@@ -509,6 +545,7 @@ def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path):
 def test_garbage_and_truncated_input_never_raise(tmp_path):
     rng = np.random.default_rng(5)
     major = 17
+    src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_multilevel")
     path = fork.segment_path(0)
     data = bytearray(path.read_bytes())
@@ -524,3 +561,56 @@ def test_garbage_and_truncated_input_never_raise(tmp_path):
     path.write_bytes(rng.integers(0, 256, BS * 6, dtype=np.uint8).tobytes())
     fork = RelationFork(tmp_path, path.name, "main")
     run_scan(fork, major)
+
+
+# ------------------------------------------------------------------------------- story 4: deduplication
+DEDUP = FIXTURES / "scenarios" / "dedup"
+needs_dedup_scenario = pytest.mark.skipif(not (DEDUP / "steps.json").is_file(), reason="no dedup scenario snapshots")
+
+
+def scenario_src(snapshot: str) -> str:
+    """The scenario snapshot's source key (``scenario-t2`` for ``dedup/s2``)."""
+    return f"scenario-{(DEDUP / snapshot).resolve().name}"
+
+
+@needs_dedup_scenario
+@pytest.mark.parametrize("snapshot", ["s1", "s2"])
+def test_same_column_with_and_without_deduplication(snapshot):
+    """dedup_k and dedup_k_nodedup index the same column; after non-HOT updates (s2) both took new
+    entries. The report tells the two apart, and its size without deduplication is that of the twin
+    built with deduplicate_items = off, to within its estimate."""
+    src = scenario_src(snapshot)
+    on = analysed(src, "dedup_k")[1]
+    off = analysed(src, "dedup_k_nodedup")[1]
+    d_on, d_off = on["deduplication"], off["deduplication"]
+    assert d_on["tids"] == d_off["tids"]  # the same heap TIDs, held two ways
+    assert d_on["posting_tuples"] > 0 and d_off["posting_tuples"] == 0
+    assert (d_on["deduplicate_items"], d_off["deduplicate_items"]) == (True, False)
+    real_on = load_oracle(src, "dedup_k")["pgstatindex"]
+    real_off = load_oracle(src, "dedup_k_nodedup")["pgstatindex"]
+    assert real_on["index_size"] < real_off["index_size"]
+    assert real_on["leaf_pages"] < d_on["estimated_leaf_pages_without"] <= 2 * real_off["leaf_pages"]
+    assert d_on["bytes_saved"] > 0 and d_off["bytes_saved"] == 0
+    assert d_on["posting_tid_share"] > 50
+
+
+@needs_dedup_scenario
+def test_unique_index_deduplicates_version_churn():
+    """dedup_uniq_id is unique; 15 rounds of non-HOT updates under an old snapshot left versions of
+    each key, which deduplication keeps in posting lists, while its deduplicate_items = off twin
+    holds them as plain tuples on more leaves. Every key has as many heap TIDs as row versions."""
+    src = scenario_src("s2")
+    on = analysed(src, "dedup_uniq_id")[1]
+    off = analysed(src, "dedup_uniq_id_nodedup")[1]
+    assert on["deduplication"]["unique_index"] is True
+    assert on["deduplication"]["posting_tuples"] > 0 and off["deduplication"]["posting_tuples"] == 0
+    assert on["deduplication"]["tids"] == off["deduplication"]["tids"]
+    assert on["pgstatindex"]["leaf_pages"] < off["pgstatindex"]["leaf_pages"]
+    rows = sum(1 for page in load_oracle(src, "dedup_uniq")["forks"]["main"]
+               for it in page["heap_page_items"] if it["lp_flags"] == 1)
+    assert on["heap_check"]["tids_checked"] == on["deduplication"]["tids"] <= rows
+    versions: dict[str, int] = {}  # heap TIDs per key value: the versions of each row
+    for _, it in oracle_leaf_items(load_oracle(src, "dedup_uniq_id")):
+        versions[it["data"]] = versions.get(it["data"], 0) + (len(it["tids"]) if it["tids"] else 1)
+    assert len(set(versions.values())) == 1 and min(versions.values()) > 1
+    assert sum(versions.values()) == on["deduplication"]["tids"]
