@@ -366,7 +366,7 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
     rd_ok = rd & ~bad_rd
     tgt_item = np.where(rd_ok, index[page, np.clip(target, 0, index.shape[1] - 1)], -1)
     tgt_flags = np.where(tgt_item >= 0, flags[np.maximum(tgt_item, 0)], -1)
-    for fl, code, what in ((LP_UNUSED, "heap.hot.redirect_to_unused", "an unused item"),
+    for fl, code, what in ((LP_UNUSED, "heap.hot.link_to_unused", "an unused item"),
                            (LP_DEAD, "heap.hot.redirect_to_dead", "a dead item"),
                            (LP_REDIRECT, "heap.hot.redirect_to_redirect", "another redirected line pointer")):
         each(rd_ok & (tgt_flags == fl), code, lambda k, what=what: f"redirected line pointer points to {what} at"
@@ -577,7 +577,7 @@ def _hot_chains(ctx, items, blk, index, rd_valid, target, ti, header_ok, xmin, u
     not_ho = (rd_tuple >= 0) & ((im2[np.maximum(rd_tuple, 0)] & HEAP_ONLY_TUPLE) == 0)
     for k in np.flatnonzero(not_ho):
         s = rsrc[k]
-        out.append(ctx.finding("heap.hot.redirect_to_non_heap_only", "redirected line pointer points to a"
+        out.append(ctx.finding("heap.hot.redirect_not_heap_only", "redirected line pointer points to a"
                                f" non-heap-only tuple at offset {lp[rdst[k]]}", blk[s],
                                lp[s], actual=int(lp[rdst[k]])))
 
@@ -629,7 +629,7 @@ def _hot_chains(ctx, items, blk, index, rd_valid, target, ti, header_ok, xmin, u
         & (coff != tlp) & (coff >= 1) & (update_xid > 0)
     for j in np.flatnonzero(committed_hot):
         if coff[j] > maxoff[ti[j]]:
-            out.append(ctx.finding("heap.hot.broken_chain", f"HOT-updated tuple's t_ctid names offset {coff[j]}, past"
+            out.append(ctx.finding("heap.hot.bad_link", f"HOT-updated tuple's t_ctid names offset {coff[j]}, past"
                                    f" the page's last line pointer {maxoff[ti[j]]}", tblk[j], tlp[j],
                                    actual=f"({cblk[j]},{coff[j]})"))
             continue
@@ -637,7 +637,8 @@ def _hot_chains(ctx, items, blk, index, rd_valid, target, ti, header_ok, xmin, u
         nflags = flags[nitem]
         if nflags != LP_NORMAL:
             name = {LP_UNUSED: "unused", LP_DEAD: "dead", LP_REDIRECT: "a redirect"}[int(nflags)]
-            out.append(ctx.finding("heap.hot.broken_chain", f"HOT-updated tuple's successor at offset {coff[j]} is"
+            code = "heap.hot.link_to_unused" if nflags == LP_UNUSED else "heap.hot.broken_chain"
+            out.append(ctx.finding(code, f"HOT-updated tuple's successor at offset {coff[j]} is"
                                    f" {name}, though its updater {update_xid[j]} committed", tblk[j], tlp[j],
                                    actual=f"({cblk[j]},{coff[j]})"))
             continue
@@ -683,14 +684,14 @@ def _vm_rules(ctx: VerifyContext, blocks, valid, zero, h: PageHeaders, items: Li
     if vm is not None:
         vis, frz = vm
         for i in np.flatnonzero(frz & ~vis):
-            out.append(ctx.finding("vm.all_frozen_not_all_visible", "the visibility map marks the block all-frozen"
+            out.append(ctx.finding("vm.frozen_not_visible", "the visibility map marks the block all-frozen"
                                    " but not all-visible", blocks[i], severity=cross))
         for i in np.flatnonzero(vis & zero):
             out.append(ctx.finding("vm.all_visible_new_page", "the visibility map marks an uninitialised (all-zero)"
                                    " page all-visible", blocks[i], severity=cross))
-        for i in np.flatnonzero(vis & valid & ~pd_vis):
-            out.append(ctx.finding("vm.all_visible_page_not", "page is not marked all-visible but visibility map bit"
-                                   " is set", blocks[i], severity=cross))
+        for i in np.flatnonzero(vis & valid & ~pd_vis):   # VACUUM warns and clears the bit
+            out.append(ctx.finding("vm.bit_without_pd_all_visible", "page is not marked all-visible but visibility map"
+                                   " bit is set", blocks[i], severity=WARNING))
         for i in np.flatnonzero(pd_vis & ~vis):
             out.append(ctx.finding("vm.page_all_visible_not_in_vm", "page is marked all-visible (PD_ALL_VISIBLE) but"
                                    " its visibility map bit is clear", blocks[i], severity=WARNING))
@@ -706,7 +707,7 @@ def _vm_rules(ctx: VerifyContext, blocks, valid, zero, h: PageHeaders, items: Li
     dead_pages[items.page[dead_items]] = True
     for i in np.flatnonzero(claims & dead_pages):
         first_dead = items.lp[dead_items & (items.page == i)][0]
-        code = "vm.all_visible_with_dead_items" if vis[i] else "heap.page.all_visible_with_dead_items"
+        code = "vm.all_visible_wrong" if vis[i] else "page.all_visible_wrong"
         out.append(ctx.finding(code, "page containing LP_DEAD items is marked as all-visible", blocks[i], first_dead,
                                severity=cross))
     # tuples that are not visible to everyone (pg_check_visible), or not frozen (pg_check_frozen)
@@ -720,13 +721,13 @@ def _vm_rules(ctx: VerifyContext, blocks, valid, zero, h: PageHeaders, items: Li
         why = ("its inserter aborted" if xs[j] == ST_ABORTED else "its inserter is in progress"
                if xs[j] == ST_IN_PROGRESS else "its deleter committed" if ms[j] == ST_COMMITTED
                else "its deleter is in progress")
-        code = "vm.all_visible_tuple_not_visible" if vis[i] else "heap.page.all_visible_tuple_not_visible"
+        code = "vm.all_visible_wrong" if vis[i] else "page.all_visible_wrong"
         where = "the visibility map" if vis[i] else "PD_ALL_VISIBLE"
         out.append(ctx.finding(code, f"{where} says every tuple is visible to everyone, but {why}", blocks[i],
                                tlp[j], severity=cross))
     unfrozen = facts.needs_freeze & frz[tpage] & valid[tpage]
     for j in np.flatnonzero(unfrozen):
-        out.append(ctx.finding("vm.all_frozen_tuple_not_frozen", "the visibility map marks the block all-frozen,"
+        out.append(ctx.finding("vm.all_frozen_wrong", "the visibility map marks the block all-frozen,"
                                " but this tuple still needs freezing", blocks[tpage[j]], tlp[j], severity=cross))
     return out
 

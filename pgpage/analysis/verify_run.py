@@ -25,8 +25,9 @@ import numpy as np
 from pgpage.analysis.verify import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_NATTS_MASK, HEAP_XMIN_FROZEN,
                                     HEAP_XMIN_INVALID, LP_NORMAL, VerifyContext, check_pages, verify_generic_chunk,
                                     verify_heap_chunk, vm_bits_for, vm_tail_findings)
-from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, shape_from_index_row
-from pgpage.findings import ERROR, WARNING, ExitCode, Finding, PgpageError
+from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, heap_tid_check, shape_from_index_row
+from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
+from pgpage.storage.datadir import RELKIND_NAMES
 from pgpage.storage.relfile import FORKS, RelationFork, parse_segment_name
 
 HEAP_KINDS = set("rtm")
@@ -63,7 +64,8 @@ class Subject:
     oid: int | None = None
     row: dict = field(default_factory=dict)
     index_shape: IndexShape | None = None
-    heap_nblocks: int | None = None      # an index's table size (for its heap TIDs)
+    table_fork: RelationFork | None = None   # an index's table (its heap TIDs are looked up there)
+    table: str | None = None
     toast_oid: int | None = None         # reltoastrelid
     toast_known: bool = False            # whether the TOAST relation's existence could be checked
     toast_exists: bool = False
@@ -157,8 +159,9 @@ class Verification:
                     main_whole=main_whole)
         if rel.index_row is not None:
             s.index_shape = shape_from_index_row(rel.index_row)
-            if rel.table is not None and "main" in rel.table.forks:
-                s.heap_nblocks = rel.table.forks["main"].nblocks
+            if rel.table is not None:
+                s.table = rel.table.qualified_name
+                s.table_fork = rel.table.forks.get("main")
         if rel.kind in HEAP_KINDS:
             s.toast_oid = rel.row.get("reltoastrelid") or 0
             s.toast_known = True
@@ -219,7 +222,7 @@ class Verification:
                 count += 1
                 yield finding_record(ctx.finding("storage.unreadable", f"{fork.name}: {e.strerror or e}"), s.database)
         yield {"type": "relation", **({"database": s.database} if s.database else {}), "relation": s.label,
-               "oid": s.oid, "kind": s.kind, "am": s.am,
+               "oid": s.oid, "kind": RELKIND_NAMES.get(s.kind, s.kind), "am": s.am,
                "forks": {n: f.nblocks for n, f in s.forks.items()}, "findings": count}
 
     def _fork_findings(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
@@ -313,7 +316,7 @@ class Verification:
                 yield from verify_generic_chunk(chunk, first, ctx)
                 self._count(chunk)
             return
-        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, s.heap_nblocks)
+        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap_tid_check(s.table_fork, s.table), s.table)
         for first, chunk in fork.iter_chunks():
             yield from v.feed(chunk, first)
             self._count(chunk)
