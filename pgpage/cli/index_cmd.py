@@ -124,8 +124,10 @@ def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:
         return  # a metapage never written: reported as a finding
     magic = int.from_bytes(raw[24:28], "little")
     flags = int.from_bytes(raw[-4:-2], "little")
-    from pgpage.analysis.btree import BTP_META, BTREE_MAGIC
-    if magic != BTREE_MAGIC and not flags & BTP_META and not named:
+    special = int.from_bytes(raw[16:18], "little")
+    from pgpage.analysis.btree import BTP_META, BTREE_MAGIC, SIZE_OF_BT_OPAQUE
+    looks_like_meta = special == len(raw) - SIZE_OF_BT_OPAQUE and (magic == BTREE_MAGIC or flags & BTP_META)
+    if not looks_like_meta and not named:  # a damaged metapage of a named index is a finding instead
         raise PgpageError(f"{label}: not a B-tree index (block 0 is not a B-tree metapage)", ExitCode.UNREADABLE)
 
 

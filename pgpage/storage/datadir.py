@@ -329,17 +329,15 @@ class Database:
 
     def attributes(self, relid: int) -> list[dict]:
         """pg_attribute rows of one relation (user columns, attnum > 0, in attnum order); [] when
-        pg_attribute is missing. pg_attribute is read once per database, on the first call."""
-        return self._attributes.get(relid, [])
-
-    @cached_property
-    def _attributes(self) -> dict[int, list[dict]]:
-        class_rows = {r.oid: r.row for r in self._relations}
-        by_rel: dict[int, dict[int, dict]] = {}
-        for row in self._catalog("pg_attribute", class_rows, key="_tid"):  # a row is (attrelid, attnum)
-            if row.get("attnum") is not None and row["attnum"] > 0:
-                by_rel.setdefault(row["attrelid"], {})[row["attnum"]] = row
-        return {rel: [cols[k] for k in sorted(cols)] for rel, cols in by_rel.items()}
+        pg_attribute is missing. Only that relation's rows are deformed (``_RowsOf``)."""
+        cache = self.__dict__.setdefault("_attribute_rows", {})
+        if relid not in cache:
+            fork = self.cluster._catalog_fork("pg_attribute", self.filenode_map, self.path)
+            rows = self.cluster.read_catalog("pg_attribute", _RowsOf(fork, relid) if fork else None, self.findings,
+                                             key="_tid")  # a row is (attrelid, attnum): no one-column key
+            cols = {r["attnum"]: r for r in rows if r.get("attrelid") == relid and (r.get("attnum") or 0) > 0}
+            cache[relid] = [cols[k] for k in sorted(cols)]
+        return cache[relid]
 
     def relation(self, name: str) -> "Relation":
         """By [schema.]name, oid or relfilenode."""
@@ -481,6 +479,44 @@ class Relation:
         """The fillfactor pages are filled to (100 for heaps when unset)."""
         value = self.reloption("fillfactor")
         return int(value) if value and value.isdigit() else 100
+
+
+class _RowsOf:
+    """A catalog fork seen through a filter on its first column (an oid at t_hoff, as attrelid is
+    in pg_attribute): on a copy of each page, the line pointers of other rows are cleared, so the
+    catalog reader deforms the few rows asked for instead of every row (pg_attribute has thousands).
+    Duck-types the part of RelationFork that ``DataDirectory.read_catalog`` uses."""
+
+    def __init__(self, fork: RelationFork, value: int):
+        self.fork, self.value = fork, value
+
+    @property
+    def exists(self) -> bool:
+        return self.fork.exists
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.fork.findings
+
+    def iter_blocks(self):
+        import numpy as np
+        from pgpage.decode.vector import decode_headers, decode_line_pointers
+        bs = self.fork.block_size
+        for first, chunk in self.fork.iter_chunks():
+            pages = chunk.copy()
+            lps = decode_line_pointers(pages, decode_headers(pages))
+            flat = pages.reshape(-1)
+            start = lps.page * bs + lps.off
+            inside = (lps.flags == 1) & (lps.len >= 28) & (lps.off + lps.len <= bs)
+            t_hoff = np.where(inside, flat[np.where(inside, start + 22, 0)], 0).astype(np.int64)
+            at = np.where(inside & (t_hoff + 4 <= lps.len), start + t_hoff, 0)
+            word = flat[at[:, None] + np.arange(4)].astype(np.uint32) << np.array([0, 8, 16, 24], dtype=np.uint32)
+            keep = inside & (t_hoff + 4 <= lps.len) & (word.sum(axis=1) == self.value)
+            drop = np.flatnonzero((lps.flags != 0) & ~keep)
+            where = lps.page[drop] * bs + 24 + 4 * (lps.lp[drop] - 1)
+            flat[where[:, None] + np.arange(4)] = 0
+            for i in range(pages.shape[0]):
+                yield first + i, pages[i].tobytes()
 
 
 def open_data_directory(path: str | Path) -> DataDirectory:
