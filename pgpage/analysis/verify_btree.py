@@ -331,8 +331,10 @@ def shape_from_index_row(row: dict | None) -> IndexShape:
     """IndexShape from a pg_index row (indnkeyatts is indnatts before 11)."""
     if not row:
         return IndexShape()
-    natts = row.get("indnatts")
-    nkey = row.get("indnkeyatts", natts)
+    def number(v):
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+    natts = number(row.get("indnatts"))
+    nkey = number(row.get("indnkeyatts", natts))
     return IndexShape(natts, nkey if nkey is not None else natts)
 
 

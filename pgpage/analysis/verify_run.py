@@ -37,6 +37,16 @@ VARLENA_SIZE_LIMIT = 0x3FFFFFFF
 VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
 
 
+def number(v) -> int | None:
+    """A catalog value as an int, or None when the catalog could not say (``Unreadable``, NULL)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def text(v) -> str | None:
+    """A catalog name as text (an ``Unreadable`` one as its description)."""
+    return v if v is None or isinstance(v, str) else str(v)
+
+
 def finding_record(f: Finding, database: str | None) -> dict:
     rec = {"type": "finding"}
     if database is not None:
@@ -114,7 +124,7 @@ class Verification:
             rels = db.relations()
             yield from self._flush(c.findings, None, emitted)
             emitted = len(c.findings)
-            for rel in sorted(rels, key=lambda r: r.qualified_name):
+            for rel in sorted(rels, key=lambda r: str(r.qualified_name)):
                 if not rel.has_storage or not rel.forks:
                     continue
                 key = (rel.directory, rel.file_stem)
@@ -126,8 +136,8 @@ class Verification:
                 forks = {f: c.fork(db.path, stem, f) for f in FORKS}
                 forks = {k: v for k, v in forks.items() if v.exists}
                 if forks:
-                    yield from self.relation_records(Subject(stem, db.name, forks, kind=None))
-            yield from self._flush(db.findings, db.name, 0)
+                    yield from self.relation_records(Subject(stem, text(db.name), forks, kind=None))
+            yield from self._flush(db.findings, text(db.name), 0)
         yield from self._flush(c.findings, None, emitted)
 
     @staticmethod
@@ -155,7 +165,9 @@ class Verification:
                 main_whole = False
             forks = {only_fork: f}
         db = rel.database
-        s = Subject(rel.qualified_name, db.name, forks, rel.kind, rel.access_method, rel.oid, rel.row,
+        kind = rel.kind if isinstance(rel.kind, str) and rel.kind in RELKIND_NAMES else None  # None: from the pages
+        am = rel.access_method if isinstance(rel.access_method, str) and kind else None
+        s = Subject(text(rel.qualified_name), text(db.name), forks, kind, am, number(rel.oid), rel.row,
                     main_whole=main_whole)
         if rel.index_row is not None:
             s.index_shape = shape_from_index_row(rel.index_row)
@@ -163,10 +175,10 @@ class Verification:
                 s.table = rel.table.qualified_name
                 s.table_fork = rel.table.forks.get("main")
         if rel.kind in HEAP_KINDS:
-            s.toast_oid = rel.row.get("reltoastrelid") or 0
+            s.toast_oid = number(rel.row.get("reltoastrelid")) or 0
             s.toast_known = True
             s.toast_exists = rel.toast is not None and rel.toast.kind == "t"
-            s.attributes = lambda: self._attributes(db, rel.oid)
+            s.attributes = lambda: self._attributes(db, s.oid)
         if only_fork in ("main", None) and "vm" not in forks and rel.forks.get("vm") is not None:
             s.forks["vm"] = rel.forks["vm"]      # the main fork's VM rules read it
         return s
@@ -201,9 +213,9 @@ class Verification:
         base = self.base_context(block_size, c.major if c else None, c.checksums if c else None)
         base.relation = s.label
         if s.row:
-            base.relfrozenxid = s.row.get("relfrozenxid")
-            base.relminmxid = s.row.get("relminmxid")
-            base.relnatts = s.row.get("relnatts")
+            base.relfrozenxid = number(s.row.get("relfrozenxid"))
+            base.relminmxid = number(s.row.get("relminmxid"))
+            base.relnatts = number(s.row.get("relnatts"))
         if s.kind is None and "main" in s.forks:
             s.kind, s.am = guess_kind(s.forks["main"])
         self.totals.relations += 1
