@@ -40,6 +40,9 @@ def render_pages(doc: dict) -> None:
     for page in doc["pages"]:
         out.print()
         render_page(out, page)
+    if any("heap_page_items" in p for p in doc["pages"]):
+        out.print()
+        out.print(Text(FLAG_LEGEND, "dim"))
 
 
 def finding_text(f: dict) -> Text:
@@ -100,27 +103,26 @@ def _flags_text(item: dict) -> Text:
     return t
 
 
+HEAP_HEADER = f"{'lp':>4} {'off':>5} {'state':<13} {'len':>5} {'xmin':>10} {'xmax':>10} {'cid':>5} {'ctid':<11}" \
+              f" {'natts':>5} {'hoff':>4} flags"
+
+
 def _heap_items(out, items: list[dict]) -> None:
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1))
-    for col, just in (("lp", "right"), ("off", "right"), ("state", "left"), ("len", "right"),
-                      ("xmin", "right"), ("xmax", "right"), ("cid", "right"), ("ctid", "left"),
-                      ("natts", "right"), ("hoff", "right"), ("flags", "left")):
-        table.add_column(col, justify=just, no_wrap=col != "flags")
+    """One fixed-width line per line pointer (Rich tables are too slow for thousands of rows)."""
+    lines = [Text(HEAP_HEADER, "bold dim")]
     for it in items:
-        state = Text(LP_SHORT.get(it["lp_flags"], "?"), LP_STYLE.get(it["lp_flags"], ""))
-        if it["lp_flags"] == 2:
-            state.append(f"→{it['lp_off']}")
-        if it["t_xmin"] is None:
-            table.add_row(str(it["lp"]), str(it["lp_off"]), state, str(it["lp_len"]), "", "", "", "", "", "", "")
-            continue
-        flags = _flags_text(it)
-        if it["t_bits"] is not None:  # the attributes' bits only, not the bitmap's padding
-            flags.append(f" nulls {it['t_bits'][:it['t_infomask2'] & 0x7FF]}", "dim")
-        table.add_row(str(it["lp"]), str(it["lp_off"]), state, str(it["lp_len"]), str(it["t_xmin"]),
-                      str(it["t_xmax"]), str(it["t_field3"]), it["t_ctid"], str(it["t_infomask2"] & 0x7FF),
-                      str(it["t_hoff"]), flags)
-    out.print(table)
-    out.print(Text("  " + FLAG_LEGEND, "dim"))
+        state = LP_SHORT.get(it["lp_flags"], "?") + (f"→{it['lp_off']}" if it["lp_flags"] == 2 else "")
+        line = Text(f"{it['lp']:>4} {it['lp_off']:>5} ")
+        line.append(f"{state:<13}", LP_STYLE.get(it["lp_flags"], ""))
+        line.append(f" {it['lp_len']:>5}")
+        if it["t_xmin"] is not None:
+            line.append(f" {it['t_xmin']:>10} {it['t_xmax']:>10} {it['t_field3']:>5} {it['t_ctid']:<11}"
+                        f" {it['t_infomask2'] & 0x7FF:>5} {it['t_hoff']:>4} ")
+            line.append_text(_flags_text(it))
+            if it["t_bits"] is not None:  # the attributes' bits only, not the bitmap's padding
+                line.append(f" nulls {it['t_bits'][:it['t_infomask2'] & 0x7FF]}", "dim")
+        lines.append(line)
+    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)  # one print per page, no wrapping: Rich is slow per line
 
 
 def _btree(out, page: dict) -> None:

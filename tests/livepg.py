@@ -1,0 +1,76 @@
+"""A throwaway real PostgreSQL server for tests: started in a temporary directory on a Unix
+socket, as the ``postgres`` user when running as root, and stopped afterwards.
+
+Tests that need one fail (never skip) when no server can be found: CI installs Debian's
+PostgreSQL 15 (.ci/run), and a missing server must not pass as a green run.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def find_bindir() -> Path:
+    """$PGPAGE_PG_BINDIR, else the newest /usr/lib/postgresql/*/bin with initdb and pg_ctl."""
+    env = os.environ.get("PGPAGE_PG_BINDIR")
+    candidates = [Path(env)] if env else sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
+    for c in candidates:
+        if (c / "initdb").is_file() and (c / "pg_ctl").is_file():
+            return c
+    raise AssertionError("no PostgreSQL server binaries: install postgresql (bash .ci/run does) or set "
+                         "PGPAGE_PG_BINDIR")
+
+
+class Server:
+    def __init__(self, bindir: Path | None = None):
+        self.bindir = bindir or find_bindir()
+        self.root = Path(tempfile.mkdtemp(prefix="pgpage-test-"))
+        self.data = self.root / "data"
+        self.user = None
+        if os.geteuid() == 0:  # initdb refuses root: run as postgres (.ci/run creates the user)
+            pw = pwd.getpwnam("postgres")
+            os.chown(self.root, pw.pw_uid, pw.pw_gid)
+            self.user = "postgres"
+
+    def run(self, *args: str) -> None:
+        cmd = [str(self.bindir / args[0]), *args[1:]]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=self.root, timeout=300)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{args[0]} failed: {proc.stdout}{proc.stderr}")
+
+    def start(self, *settings: str) -> None:
+        self.run("initdb", "-k", "-A", "trust", "-U", "postgres", "--no-locale", "-E", "UTF8", "-D", str(self.data))
+        opts = " ".join([f"-c listen_addresses='' -c unix_socket_directories={self.root} -c autovacuum=off",
+                         *(f"-c {s}" for s in settings)])
+        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", opts, "-w", "start")
+
+    def connect(self, dbname: str = "postgres"):
+        import psycopg
+        return psycopg.connect(host=str(self.root), user="postgres", dbname=dbname, autocommit=True)
+
+    def stop(self, mode: str = "fast") -> None:
+        try:
+            self.run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+        except RuntimeError:
+            pass
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@contextmanager
+def running_server(*settings: str):
+    srv = Server()
+    try:
+        srv.start(*settings)
+        yield srv
+    finally:
+        srv.stop("immediate")
+        srv.remove()
