@@ -86,6 +86,7 @@ HEAP_STATE_IS_ERROR = {H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END}
 
 FINDINGS_PER_CODE = 20  # detailed findings kept per code; the rest are counted in one summary finding
 LIST_LIMIT = 100        # block lists in the report (incomplete splits, ...) are cut here
+SUB_CHUNK = 256         # pages analysed together: a few MB of per-item arrays
 POSTING_HISTOGRAM_EDGES = (2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, BT_OFFSET_MASK + 1)
 
 
@@ -167,6 +168,11 @@ class FindingSink:
     def count(self, code: str) -> int:
         return self._count.get(code, 0)
 
+    def add_count(self, code: str, n: int, severity: str = ERROR) -> None:
+        """Findings of ``code`` counted but not built (beyond the per-code cap)."""
+        self._count[code] = self._count.get(code, 0) + n
+        self._severity[code] = severity
+
     def close(self) -> list[Finding]:
         for code, n in self._count.items():
             if n > FINDINGS_PER_CODE:
@@ -184,16 +190,28 @@ class HeapTidCheck:
     """Where the index's heap TIDs land in the table.
 
     ``read_blocks(sorted block numbers)`` returns their page images as a uint8 array of shape
-    (n, block_size) (a block it cannot read comes back all zeros). TIDs are looked up in
-    batches of at most ``batch_blocks`` distinct table blocks, so memory stays bounded."""
+    (n, block_size) (a block it cannot read comes back all zeros). Each table block read is
+    decoded once into one byte per line pointer (its verdict: unused, normal, heap-only,
+    redirect, dead) and kept in a cache of at most ``cache_blocks`` blocks (about 300 bytes
+    each), so a table of up to that many blocks is read once however the index is ordered;
+    beyond it, the cache is emptied when full and blocks may be read again. Memory stays
+    bounded either way."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
-                 table: str | None = None, batch_blocks: int = 2048):
+                 table: str | None = None, cache_blocks: int = 262_144):
         self.nblocks = nblocks
         self.read_blocks = read_blocks
         self.block_size = block_size
         self.table = table
-        self.batch_blocks = batch_blocks
+        self.maxlp = max_heap_tuples_per_page(block_size)
+        self.capacity = max(1, min(nblocks, cache_blocks))
+        self.slot_of = np.full(nblocks, -1, dtype=np.int32)     # table block -> cache slot
+        self.block_in = np.full(self.capacity, -1, dtype=np.int64)
+        self.states = np.zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
+        self.nlp = np.zeros(self.capacity, dtype=np.int32)
+        self.sane = np.zeros(self.capacity, dtype=bool)
+        self.used = 0
+        self.blocks_read = 0
         self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
         self.counts_dead_items = np.zeros(len(HEAP_STATES), dtype=np.int64)  # index items already LP_DEAD
         self.bad_pages: set[int] = set()
@@ -202,16 +220,15 @@ class HeapTidCheck:
               idead: np.ndarray, find: FindingSink) -> None:
         if len(hblk) == 0:
             return
-        state = np.full(len(hblk), H_NORMAL, dtype=np.int8)
-        beyond = hblk >= self.nblocks
-        state[beyond] = H_BEYOND_END
-        inside = np.flatnonzero(~beyond)
+        state = np.full(len(hblk), H_BEYOND_END, dtype=np.int8)
+        inside = np.flatnonzero(hblk < self.nblocks)
         if len(inside):
             blocks = np.unique(hblk[inside])
-            for lo in range(0, len(blocks), self.batch_blocks):
-                batch = blocks[lo:lo + self.batch_blocks]
+            for lo in range(0, len(blocks), self.capacity):
+                batch = blocks[lo:lo + self.capacity]
+                self._load(batch)
                 sel = inside[(hblk[inside] >= batch[0]) & (hblk[inside] <= batch[-1])]
-                state[sel] = self._lookup(batch, hblk[sel], hoff[sel])
+                state[sel] = self._verdicts(hblk[sel], hoff[sel])
         np.add.at(self.counts, state, 1)
         np.add.at(self.counts_dead_items, state[idead], 1)
         for i in np.flatnonzero(np.isin(state, list(HEAP_STATE_IS_ERROR))):
@@ -223,31 +240,53 @@ class HeapTidCheck:
             find(f"btree.heap.tid_{HEAP_STATES[s]}", f"heap TID {tid} points at {what}"
                  + (f" of {self.table}" if self.table else ""), block=int(iblk[i]), item=int(iitem[i]), actual=tid)
 
-    def _lookup(self, batch: np.ndarray, blk: np.ndarray, off: np.ndarray) -> np.ndarray:
-        pages = self.read_blocks(batch)
+    def _load(self, blocks: np.ndarray) -> None:
+        """Make sure every block of ``blocks`` (sorted, at most ``capacity``) is in the cache."""
+        missing = blocks[self.slot_of[blocks] < 0]
+        if not len(missing):
+            return
+        if self.used + len(missing) > self.capacity:  # full: start over (keeping what this batch needs)
+            keep = blocks[self.slot_of[blocks] >= 0]
+            self.slot_of[self.block_in[self.block_in >= 0]] = -1
+            self.block_in[:] = -1
+            self.used = 0
+            missing = np.union1d(missing, keep)
+        for lo in range(0, len(missing), 1024):
+            part = missing[lo:lo + 1024]
+            self._decode(part, self.read_blocks(part))
+
+    def _decode(self, blocks: np.ndarray, pages: np.ndarray) -> None:
         bs = self.block_size
+        self.blocks_read += len(blocks)
+        slots = np.arange(self.used, self.used + len(blocks))
+        self.used += len(blocks)
+        self.slot_of[blocks] = slots
+        self.block_in[slots] = blocks
         hdr = decode_headers(pages)
-        sane = ((hdr.pagesize_version & 0xFF00) == bs) & (hdr.lower >= SIZE_OF_PAGE_HEADER) & (hdr.lower <= hdr.upper) \
-            & (hdr.upper <= hdr.special) & (hdr.special <= bs)
+        sane = ((hdr.pagesize_version & 0xFF00) == bs) & (hdr.lower >= SIZE_OF_PAGE_HEADER) \
+            & (hdr.lower <= hdr.upper) & (hdr.upper <= hdr.special) & (hdr.special <= bs)
         for i in np.flatnonzero(~sane & ~hdr.is_new):
-            self.bad_pages.add(int(batch[i]))
-        pidx = np.searchsorted(batch, blk)
-        nlp = hdr.nlp[pidx]
-        out = np.full(len(blk), H_NORMAL, dtype=np.int8)
-        out[(off == 0) | (off > nlp)] = H_BEYOND_PAGE
-        out[~sane[pidx] & ~hdr.is_new[pidx]] = H_BAD_PAGE
-        ok = np.flatnonzero(out == H_NORMAL)
-        flat = pages.reshape(-1)
-        base = pidx[ok].astype(np.int64) * bs
-        w = _gather(flat, base + SIZE_OF_PAGE_HEADER + (off[ok].astype(np.int64) - 1) * SIZE_OF_ITEM_ID, 4)
-        word = _u32(w, 0).astype(np.int64)
-        lp_off, lp_flags, lp_len = word & 0x7FFF, (word >> 15) & 3, word >> 17
-        st = np.choose(lp_flags, [H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD]).astype(np.int8)
-        normal = np.flatnonzero((lp_flags == LP_NORMAL) & (lp_len >= 24) & (lp_off + 24 <= bs))
+            self.bad_pages.add(int(blocks[i]))
+        self.sane[slots] = sane | hdr.is_new
+        self.nlp[slots] = np.where(sane, np.minimum(hdr.nlp, self.maxlp), 0)
+        self.states[slots] = H_UNUSED
+        lps = decode_line_pointers(pages, hdr)
+        keep = sane[lps.page] & (lps.lp <= self.maxlp)
+        page, lp, off, fl, ln = (a[keep] for a in (lps.page, lps.lp, lps.off, lps.flags, lps.len))
+        st = np.choose(fl, [H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD]).astype(np.int8)
+        normal = np.flatnonzero((fl == LP_NORMAL) & (ln >= 24) & (off + 24 <= bs))
         if len(normal):
-            im2 = _u16(_gather(flat, base[normal] + lp_off[normal] + _HEAP_INFOMASK2, 2), 0)
+            flat = pages.reshape(-1)
+            im2 = _u16(_gather(flat, page[normal].astype(np.int64) * bs + off[normal] + _HEAP_INFOMASK2, 2), 0)
             st[normal[(im2 & HEAP_ONLY_TUPLE) != 0]] = H_HEAP_ONLY
-        out[ok] = st
+        self.states[slots[page], lp] = st
+
+    def _verdicts(self, blk: np.ndarray, off: np.ndarray) -> np.ndarray:
+        slot = self.slot_of[blk]
+        out = np.full(len(blk), H_BEYOND_PAGE, dtype=np.int8)
+        ok = (off >= 1) & (off <= self.nlp[slot])
+        out[ok] = self.states[slot[ok], off[ok]]
+        out[~self.sane[slot]] = H_BAD_PAGE
         return out
 
     def report(self) -> dict:
@@ -255,6 +294,7 @@ class HeapTidCheck:
         out.update({name: int(n) for name, n in zip(HEAP_STATES, self.counts)})
         out["from_dead_items"] = {name: int(n) for name, n in zip(HEAP_STATES, self.counts_dead_items) if n}
         out["bad_heap_pages"] = sorted(self.bad_pages)[:LIST_LIMIT]
+        out["heap_blocks_read"] = self.blocks_read
         return out
 
 
@@ -346,6 +386,12 @@ class BtreeScan:
 
     # ------------------------------------------------------------------ per chunk
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        """Analyse consecutive pages (global block numbers from ``first``), ``SUB_CHUNK`` at a time
+        so that the per-item arrays stay small whatever chunk size storage reads with."""
+        for lo in range(0, chunk.shape[0], SUB_CHUNK):
+            self._add(first + lo, chunk[lo:lo + SUB_CHUNK])
+
+    def _add(self, first: int, chunk: np.ndarray) -> None:
         n = chunk.shape[0]
         if first + n > self.nblocks:  # a file that grew under us: ignore the tail
             n = self.nblocks - first
@@ -453,17 +499,24 @@ class BtreeScan:
         bs = self.bs
         n = chunk.shape[0]
         tree = np.isin(kind, IN_TREE)
-        for i in np.flatnonzero(tree):
-            acc = self._level(int(level[i]))
-            acc.pages += 1
-            used = int(hdr.special[i]) - int(hdr.upper[i]) + int(hdr.lower[i]) - SIZE_OF_PAGE_HEADER
-            acc.used_bytes += used
-            acc.capacity += int(hdr.special[i]) - SIZE_OF_PAGE_HEADER
-            if kind[i] == LEAF:
-                acc.leaf_pages += 1
-                acc.leaf_used += used
-                acc.max_avail += int(hdr.special[i]) - SIZE_OF_PAGE_HEADER
-                acc.free += int(free[i])
+        if tree.any():
+            used = (hdr.special.astype(np.int64) - hdr.upper + hdr.lower - SIZE_OF_PAGE_HEADER)
+            cap = hdr.special.astype(np.int64) - SIZE_OF_PAGE_HEADER
+            isleaf = kind == LEAF
+            levels, inv = np.unique(level[tree], return_inverse=True)
+            sums = {name: np.bincount(inv, weights=w[tree], minlength=len(levels)).astype(np.int64)
+                    for name, w in (("pages", np.ones(n)), ("used", used), ("cap", cap), ("leaf", isleaf),
+                                    ("leaf_used", used * isleaf), ("leaf_cap", cap * isleaf),
+                                    ("free", free * isleaf))}
+            for k, lv in enumerate(levels.tolist()):
+                acc = self._level(lv)
+                acc.pages += int(sums["pages"][k])
+                acc.used_bytes += int(sums["used"][k])
+                acc.capacity += int(sums["cap"][k])
+                acc.leaf_pages += int(sums["leaf"][k])
+                acc.leaf_used += int(sums["leaf_used"][k])
+                acc.max_avail += int(sums["leaf_cap"][k])
+                acc.free += int(sums["free"][k])
         lps = decode_line_pointers(chunk, hdr)
         keep = tree[lps.page]
         page, lp, off, lflags, llen = (a[keep] for a in (lps.page, lps.lp, lps.off, lps.flags, lps.len))
@@ -853,88 +906,100 @@ class BtreeScan:
             find("btree.meta.no_root", f"the metapage has no root, yet {int(live.sum())} pages are in use", block=0)
 
         # sibling links, both ways, on one level
-        for b in blocks[live]:
-            b = int(b)
-            for direction, link, back in (("next", nxt, prev), ("prev", prev, nxt)):
-                t = int(link[b])
-                if t == P_NONE:
-                    continue
-                if t >= n or not self.seen[t]:
-                    find(f"btree.sibling.{direction}_out_of_range", f"btpo_{direction} {t} is past the index's"
-                         f" {n} blocks", block=b, actual=t)
-                elif not live[t]:
-                    find(f"btree.sibling.{direction}_not_live", f"btpo_{direction} {t} is a {KIND_NAMES[int(kind[t])]}"
-                         " page, not one in the tree", block=b, actual=t)
-                elif int(back[t]) != b:
-                    other = "prev" if direction == "next" else "next"
-                    find(f"btree.sibling.{direction}_mismatch", f"btpo_{direction} is {t}, whose btpo_{other} is"
-                         f" {int(back[t])}", block=b, expected=b, actual=int(back[t]))
-                elif level[t] != level[b]:
-                    find("btree.sibling.level_mismatch", f"sibling {t} is at level {int(level[t])}, this page at"
-                         f" {int(level[b])}", block=b, expected=int(level[b]), actual=int(level[t]))
+        lb = blocks[live]
+        for direction, link, back in (("next", nxt, prev), ("prev", prev, nxt)):
+            other = "prev" if direction == "next" else "next"
+            t = link[lb].astype(np.int64)
+            tc = np.minimum(t, max(n - 1, 0))
+            has = t != P_NONE
+            oor = has & ((t >= n) | ~self.seen[tc])
+            dead = has & ~oor & ~live[tc]
+            mismatch = has & ~oor & ~dead & (back[tc] != lb)
+            wrong_level = has & ~oor & ~dead & ~mismatch & (level[tc] != level[lb])
+            self._each(f"btree.sibling.{direction}_out_of_range", oor, lambda i: dict(
+                message=f"btpo_{direction} {int(t[i])} is past the index's {n} blocks", block=int(lb[i]),
+                actual=int(t[i])))
+            self._each(f"btree.sibling.{direction}_not_live", dead, lambda i: dict(
+                message=f"btpo_{direction} {int(t[i])} is a {KIND_NAMES[int(kind[t[i]])]} page, not one in the tree",
+                block=int(lb[i]), actual=int(t[i])))
+            self._each(f"btree.sibling.{direction}_mismatch", mismatch, lambda i: dict(
+                message=f"btpo_{direction} is {int(t[i])}, whose btpo_{other} is {int(back[t[i]])}",
+                block=int(lb[i]), expected=int(lb[i]), actual=int(back[t[i]])))
+            self._each("btree.sibling.level_mismatch", wrong_level, lambda i: dict(
+                message=f"sibling {int(t[i])} is at level {int(level[t[i]])}, this page at {int(level[lb[i]])}",
+                block=int(lb[i]), expected=int(level[lb[i]]), actual=int(level[t[i]])))
         order = np.full(n, -1, dtype=np.int64)  # position of each page in its level's chain
-        chains = self._walk_levels(live, order)
+        self._walk_levels(live, order)
 
-        # downlinks
+        # downlinks: each points at a live page one level down
         dl = np.concatenate(self._downlinks) if self._downlinks else np.zeros((0, 3), dtype=np.int64)
         parent, item, child = dl[:, 0], dl[:, 1], dl[:, 2]
-        for j in range(len(dl)):
-            c, p = int(child[j]), int(parent[j])
-            if c == 0 or c >= n or not self.seen[c]:
-                find("btree.downlink.out_of_range", f"downlink to block {c}, outside blocks 1..{n - 1}", block=p,
-                     item=int(item[j]), actual=c)
-            elif kind[c] == HALF_DEAD:
-                continue  # a subtree being deleted: allowed
-            elif not live[c]:
-                find("btree.downlink.not_live", f"downlink to block {c}, a {KIND_NAMES[int(kind[c])]} page", block=p,
-                     item=int(item[j]), actual=c)
-            elif int(level[c]) + 1 != int(level[p]):
-                find("btree.downlink.level_mismatch", f"downlink to block {c} at level {int(level[c])} from level"
-                     f" {int(level[p])}", block=p, item=int(item[j]), expected=int(level[p]) - 1, actual=int(level[c]))
-        ok = (child > 0) & (child < n)
-        refs = np.bincount(child[ok], minlength=n) if n else np.zeros(0, dtype=np.int64)
-        for c in np.flatnonzero(refs > 1)[:FINDINGS_PER_CODE + 1]:
-            parents = parent[child == c]
-            find("btree.downlink.duplicate", f"block {int(c)} has {int(refs[c])} downlinks (from"
-                 f" {', '.join(map(str, parents[:5].tolist()))})", block=int(c), actual=int(refs[c]))
-        if meta and root and root < n:
-            rootlevel = int(level[root])
-            anyhalf = bool((live & (kind == HALF_DEAD)).any())
-            need = live & (level < rootlevel) & (refs[:n] == 0) & (kind != HALF_DEAD)
-            for c in blocks[need]:
-                c = int(c)
-                left = int(prev[c])
-                if left and left < n and flags[left] & BTP_INCOMPLETE_SPLIT:
-                    continue  # the right half of an incomplete split: its downlink is still to come
-                sev = WARNING if anyhalf else ERROR
-                find("btree.downlink.missing", "no internal page points at this page"
-                     + (" (a page deletion is in progress)" if anyhalf else ""), sev, block=c)
-            # downlinks in the child level's sibling order
-            for lv, chain in chains.items():
-                if lv == 0:
-                    continue
-                seq = []
-                for p in chain:
-                    seq.append(dl[parent == p])
-                if not seq:
-                    continue
-                s = np.concatenate(seq)
-                pos = np.where((s[:, 2] > 0) & (s[:, 2] < n), order[np.clip(s[:, 2], 0, n - 1)], -1)
-                pos_ok = pos >= 0
-                sp, ss = pos[pos_ok], s[pos_ok]
-                for j in np.flatnonzero(np.diff(sp) <= 0)[:FINDINGS_PER_CODE + 1]:
-                    find("btree.downlink.order", f"downlink to block {int(ss[j + 1, 2])} comes after the downlink to"
-                         f" {int(ss[j, 2])}, but its page lies left of it on level {lv - 1}",
-                         block=int(ss[j + 1, 0]), item=int(ss[j + 1, 1]))
+        cc = np.clip(child, 0, max(n - 1, 0))
+        oor = (child <= 0) | (child >= n) | ~self.seen[cc]
+        half = ~oor & (kind[cc] == HALF_DEAD)  # a subtree being deleted: allowed
+        dead = ~oor & ~half & ~live[cc]
+        wrong = ~oor & ~half & ~dead & (level[cc].astype(np.int64) + 1 != level[parent].astype(np.int64))
+        self._each("btree.downlink.out_of_range", oor, lambda j: dict(
+            message=f"downlink to block {int(child[j])}, outside blocks 1..{n - 1}", block=int(parent[j]),
+            item=int(item[j]), actual=int(child[j])))
+        self._each("btree.downlink.not_live", dead, lambda j: dict(
+            message=f"downlink to block {int(child[j])}, a {KIND_NAMES[int(kind[child[j]])]} page",
+            block=int(parent[j]), item=int(item[j]), actual=int(child[j])))
+        self._each("btree.downlink.level_mismatch", wrong, lambda j: dict(
+            message=f"downlink to block {int(child[j])} at level {int(level[child[j]])} from level"
+                    f" {int(level[parent[j]])}", block=int(parent[j]), item=int(item[j]),
+            expected=int(level[parent[j]]) - 1, actual=int(level[child[j]])))
+        refs = np.bincount(child[~oor], minlength=n) if n else np.zeros(0, dtype=np.int64)
+        dup = np.flatnonzero(refs > 1)
+        self._each("btree.downlink.duplicate", np.ones(len(dup), dtype=bool), lambda i: dict(
+            message=f"block {int(dup[i])} has {int(refs[dup[i]])} downlinks (from"
+                    f" {', '.join(map(str, parent[child == dup[i]][:5].tolist()))})",
+            block=int(dup[i]), actual=int(refs[dup[i]])))
+        if not (meta and root and root < n and live[root]):
+            return
+        # each page below the root has a downlink, unless the split that made it is incomplete
+        rootlevel = int(level[root])
+        anyhalf = bool((live & (kind == HALF_DEAD)).any())
+        need = blocks[live & (level < rootlevel) & (refs[:n] == 0) & (kind != HALF_DEAD)]
+        left = prev[need].astype(np.int64)
+        incomplete = (left > 0) & (left < n) & ((flags[np.minimum(left, n - 1)] & BTP_INCOMPLETE_SPLIT) != 0)
+        self._each("btree.downlink.missing", ~incomplete, lambda i: dict(
+            message="no internal page points at this page" + (" (a page deletion is in progress)" if anyhalf else ""),
+            severity=WARNING if anyhalf else ERROR, block=int(need[i])))
+        # downlinks, read along each level from left to right, visit the level below from left to right
+        onchain = order[parent] >= 0
+        d = dl[onchain & ~oor]
+        if len(d):
+            d = d[np.lexsort((d[:, 1], order[d[:, 0]], level[d[:, 0]]))]
+            pos = order[d[:, 2]]
+            same_level = level[d[1:, 0]] == level[d[:-1, 0]]
+            bad = np.flatnonzero(same_level & (pos[1:] >= 0) & (pos[:-1] >= 0) & (pos[1:] <= pos[:-1]))
+            self._each("btree.downlink.order", np.ones(len(bad), dtype=bool), lambda i: dict(
+                message=f"downlink to block {int(d[bad[i] + 1, 2])} comes after the downlink to"
+                        f" {int(d[bad[i], 2])}, but its page lies left of it on level {int(level[d[bad[i], 2]])}",
+                block=int(d[bad[i] + 1, 0]), item=int(d[bad[i] + 1, 1])))
 
-    def _walk_levels(self, live: np.ndarray, order: np.ndarray) -> dict[int, list[int]]:
+    def _each(self, code: str, mask: np.ndarray, describe) -> None:
+        """One finding per True entry of ``mask`` (``describe(i)`` gives its fields), building
+        messages only for those the sink keeps and counting the rest."""
+        hits = np.flatnonzero(mask)
+        for i in hits[:FINDINGS_PER_CODE]:
+            kw = describe(int(i))
+            self.find(code, kw.pop("message"), kw.pop("severity", ERROR), **kw)
+        if len(hits) > FINDINGS_PER_CODE:
+            self.find.add_count(code, len(hits) - FINDINGS_PER_CODE, describe(int(hits[0])).get("severity", ERROR))
+
+    def _walk_levels(self, live: np.ndarray, order: np.ndarray) -> None:
         """Each level's sibling chain from its leftmost page, bounded and cycle-safe: it stops at
-        the end of the level, at a block it has seen, or after as many steps as there are blocks."""
+        the end of the level, at a block it has seen, or after as many steps as there are blocks.
+        ``order[b]`` becomes page b's position on its level's chain."""
         find = self.find
         n = self.nblocks
         blocks = np.arange(n)
-        chains: dict[int, list[int]] = {}
         visited = np.zeros(n, dtype=bool)
+        nxt = self.next.tolist()  # plain lists: the walk is a Python loop, one step per page
+        level = self.level.tolist()
+        livel = live.tolist()
         for lv in np.unique(self.level[live]):
             lv = int(lv)
             members = blocks[live & (self.level == lv)]
@@ -948,26 +1013,25 @@ class BtreeScan:
                      " expected)", block=int(rightmost[0]) if len(rightmost) else None, expected=1,
                      actual=len(rightmost))
             chain: list[int] = []
+            seen: set[int] = set()
             b = int(leftmost[0]) if len(leftmost) else (int(members[0]) if len(members) else 0)
-            steps = 0
-            while b != P_NONE and steps < n:
-                if b >= n or not live[b] or int(self.level[b]) != lv:
+            while b != P_NONE and len(chain) < n:
+                if b >= n or not livel[b] or level[b] != lv:
                     break  # reported by the link checks
-                if visited[b]:
+                if b in seen:
                     find("btree.sibling.cycle", f"the sibling chain of level {lv} comes back to block {b}", block=b)
                     break
-                visited[b] = True
-                order[b] = len(chain)
+                seen.add(b)
                 chain.append(b)
-                b = int(self.next[b])
-                steps += 1
-            chains[lv] = chain
+                b = nxt[b]
+            path = np.array(chain, dtype=np.int64)
+            visited[path] = True
+            order[path] = np.arange(len(path))
             missed = members[~visited[members]]
             if len(missed):
                 find("btree.sibling.unreachable", f"{len(missed)} page(s) of level {lv} are not on the chain from its"
                      f" leftmost page (first: {', '.join(map(str, missed[:5].tolist()))})", block=int(missed[0]),
                      actual=len(missed))
-        return chains
 
     # ------------------------------------------------------------------ per-page rows for maps
     def leaf_rows(self) -> dict:
