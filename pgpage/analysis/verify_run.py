@@ -90,7 +90,6 @@ class Verification:
         self.cluster = cluster
         self.advance = advance or (lambda n: None)
         self.totals = Totals()
-        self._attr_cache: dict[int, dict[int, list] | None] = {}
 
     # ---------------------------------------------------------------------------- contexts
     def base_context(self, block_size: int, major: int | None, checksums: bool | None) -> VerifyContext:
@@ -183,27 +182,18 @@ class Verification:
             s.forks["vm"] = rel.forks["vm"]      # the main fork's VM rules read it
         return s
 
-    def _attributes(self, db, relid: int) -> list | None:
-        """pg_attribute rows of ``relid`` as deform Attributes (read once per database)."""
+    def _attributes(self, db, relid: int | None) -> list | None:
+        """The relation's columns from pg_attribute as deform Attributes (None when unknown)."""
         from pgpage.decode.deform import Attribute
-        if db.oid not in self._attr_cache:
-            try:
-                rows = db._catalog("pg_attribute", {r.oid: r.row for r in db.relations()}, key="_tid")
-            except Exception:  # a damaged pg_attribute only costs the TOAST pointer rule
-                rows = []
-            by_rel: dict[int, dict[int, dict]] = {}
-            for r in rows:
-                if isinstance(r.get("attnum"), int) and r["attnum"] > 0 and isinstance(r.get("attrelid"), int):
-                    by_rel.setdefault(r["attrelid"], {})[r["attnum"]] = r
-            self._attr_cache[db.oid] = by_rel
-        cols = (self._attr_cache[db.oid] or {}).get(relid)
-        if not cols or sorted(cols) != list(range(1, len(cols) + 1)):
+        if relid is None:
             return None
-        try:
-            return [Attribute(c["attname"], c["atttypid"], c["attlen"], c["attalign"], bool(c["attbyval"]),
-                              bool(c.get("attisdropped"))) for _, c in sorted(cols.items())]
-        except (KeyError, TypeError):
+        cols = db.attributes(relid)
+        if not cols or [c.get("attnum") for c in cols] != list(range(1, len(cols) + 1)):
             return None
+        if not all(number(c.get("attlen")) is not None and isinstance(c.get("attalign"), str) for c in cols):
+            return None   # a damaged pg_attribute row: the columns cannot be walked
+        return [Attribute(text(c.get("attname")), number(c.get("atttypid")) or 0, c["attlen"], c["attalign"],
+                          c.get("attbyval") is True, c.get("attisdropped") is True) for c in cols]
 
     # ---------------------------------------------------------------------------- one relation
     def relation_records(self, s: Subject) -> Iterator[dict]:
