@@ -24,7 +24,8 @@ def _signed(n: int) -> str:
 def render_diff(doc: dict, show_all: bool = False) -> None:
     out = console()
     b, a = doc["before"], doc["after"]
-    out.print(Text.assemble(("before ", "dim"), b["path"], ("  after ", "dim"), a["path"]))
+    out.print(Text.assemble(("before ", "dim"), b["path"]))
+    out.print(Text.assemble(("after  ", "dim"), a["path"]))
     if b.get("next_xid") is not None and a.get("next_xid") is not None:
         out.print(Text(f"  {(a['next_xid'] - b['next_xid']) & 0xFFFFFFFF:,} transaction ids consumed"
                        f" (next xid {b['next_xid']} → {a['next_xid']}); checkpoint {b['checkpoint_lsn']} →"
@@ -40,7 +41,7 @@ def render_diff(doc: dict, show_all: bool = False) -> None:
         _relation(out, r)
     out.print()
     hidden = 0 if show_all else max(0, len(changed) - SHOWN)
-    out.print(Text(f"{len(changed)} relations changed" + (f" ({hidden} more with --all)" if hidden else "")
+    out.print(Text(f"{len(changed)} relation{'s' if len(changed) != 1 else ''} changed" + (f" ({hidden} more with --all)" if hidden else "")
                    + f", {same} unchanged", "bold"))
 
 
