@@ -39,12 +39,14 @@ class _Sink:
         self.severity: dict[str, str] = {}
         self.failing_codes: set[str] = set()
         self.examples: dict[str, list[dict]] = {}
+        self.by_severity: Counter = Counter()
 
     def _tally(self, rec: dict) -> None:
         code = rec["code"]
         self.count += 1
         self.by_code[code] += 1
         sev = rec.get("severity", "error")
+        self.by_severity[sev] += 1
         order = {"error": 0, "warning": 1, "info": 2}
         if order.get(sev, 3) < order.get(self.severity.get(code, "info"), 3) or code not in self.severity:
             self.severity[code] = sev
@@ -120,6 +122,7 @@ class TextSink(_Sink):
         if self.verbose:
             self.out.print(finding_line(rec), overflow="fold")
 
+
     def finish(self, rec: dict) -> None:
         out = self.out
         if self.verbose and self.count:
@@ -128,10 +131,10 @@ class TextSink(_Sink):
                   f" {rec['forks']:,} fork{'s' if rec['forks'] != 1 else ''}, {rec['blocks']:,} blocks"
                   f" ({human_bytes(rec['bytes'])}) in {rec['seconds']:.2f} s")
         if self.count:
-            errors = sum(n for c, n in self.by_code.items() if self.severity[c] == "error")
+            kinds = ", ".join(f"{self.by_severity[s]:,} {name}" for s, name in
+                              (("error", "errors"), ("warning", "warnings"), ("info", "notes")) if self.by_severity[s])
             out.print(Text.assemble((f"findings: {self.count:,}", "bold"),
-                                    f" ({errors:,} in error codes, {self.count - errors:,} warnings or notes;"
-                                    f" {self.failing:,} fail the audit)"))
+                                    f" ({kinds}; {self.failing:,} fail the audit)"))
             order = {"error": 0, "warning": 1, "info": 2}
             for code, n in sorted(self.by_code.items(), key=lambda kv: (order.get(self.severity[kv[0]], 3), -kv[1],
                                                                          kv[0])):
@@ -167,6 +170,8 @@ def where(rec: dict) -> str:
 
 
 def finding_line(rec: dict) -> Text:
+    """One finding on one line: FAIL when it fails the audit, severity, code, where, message."""
     sev = rec.get("severity", "error")
-    return Text.assemble((f"{sev:<7} ", SEVERITY_STYLE.get(sev, "")), (rec["code"], "bold"), "  ",
-                         where(rec), ": ", rec["message"])
+    return Text.assemble(("FAIL " if rec.get("fails") else "     ", "bold red"),
+                         (f"{sev:<7} ", SEVERITY_STYLE.get(sev, "")),
+                         (rec["code"], "bold"), "  ", where(rec), ": ", rec["message"])
