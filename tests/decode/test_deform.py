@@ -18,11 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import pwd
-import shutil
 import struct
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,58 +27,22 @@ from pgpage.decode import datum, versions
 from pgpage.decode.deform import (ERROR_STATUS, MISSING, NULL, VALUE, Attribute, decode_attr,
                                   deform_tuple, heap_oid_old)
 
-psycopg = pytest.importorskip("psycopg")
+import psycopg  # noqa: F401  (a test dependency: pip install -e .[test])
+
+from livepg import Server as LiveServer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_BINDIR = "/usr/lib/postgresql/15/bin"
 
 
 # ---------------------------------------------------------------------------------------------
-# A throwaway server
+# A throwaway server (tests/livepg.py), set up to print values the way the decoders render them
 # ---------------------------------------------------------------------------------------------
 
-class Server:
-    def __init__(self, bindir: str):
-        self.bindir = bindir
-        self.tmp = tempfile.mkdtemp(prefix="pgpage-t-")
-        self.data = os.path.join(self.tmp, "data")
-        self.user_cmd: list[str] = []
-        if os.geteuid() == 0:
-            pw = pwd.getpwnam("postgres")
-            os.chown(self.tmp, pw.pw_uid, pw.pw_gid)
-            self.user_cmd = ["runuser", "-u", "postgres", "--"]
-        self.conn = None
-        self.major = None
-
-    def _run(self, *args):
-        subprocess.run(self.user_cmd + list(args), check=True, capture_output=True, timeout=120)
-
-    def start(self):
-        self._run(f"{self.bindir}/initdb", "-k", "-N", "-A", "trust", "-U", "postgres",
-                  "-E", "UTF8", "--locale=C", "-D", self.data)
-        opts = (f"-c listen_addresses='' -c unix_socket_directories={self.tmp} -c fsync=off "
-                f"-c autovacuum=off -c full_page_writes=off")
-        self._run(f"{self.bindir}/pg_ctl", "-D", self.data, "-l", os.path.join(self.tmp, "log"),
-                  "-w", "-o", opts, "start")
-        self.conn = psycopg.connect(host=self.tmp, user="postgres", dbname="postgres",
-                                    autocommit=True)
-        self.major = versions.major_from_pg_version(
-            self.conn.execute("SHOW server_version_num").fetchone()[0])
-        # before 12, extra_float_digits 3 is the setting that prints floats exactly (%.17g)
-        efd = 1 if self.major >= 12 else 3
-        for s in ("SET TimeZone = 'UTC'", "SET DateStyle = 'ISO'", "SET IntervalStyle = 'postgres'",
-                  "SET bytea_output = 'hex'", f"SET extra_float_digits = {efd}",
-                  "CREATE EXTENSION pageinspect"):
-            self.conn.execute(s)
-        return self
-
-    def stop(self):
-        try:
-            if self.conn is not None:
-                self.conn.close()
-            self._run(f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "immediate", "stop")
-        finally:
-            shutil.rmtree(self.tmp, ignore_errors=True)
+@dataclasses.dataclass
+class Session:
+    conn: object
+    major: int
 
 
 def _bindirs() -> list[str]:
@@ -92,22 +52,21 @@ def _bindirs() -> list[str]:
 
 @pytest.fixture(scope="session", params=_bindirs())
 def pg(request):
-    bindir = request.param
-    if not os.path.exists(os.path.join(bindir, "initdb")):
-        pytest.skip(f"no PostgreSQL server at {bindir}")
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no postgres user to run the server as")
-    srv = Server(bindir)
+    srv = LiveServer(Path(request.param))
     try:
-        srv.start()
-    except Exception:
-        srv.stop()
-        raise
-    yield srv
-    srv.stop()
+        srv.start("fsync=off", "full_page_writes=off")
+        conn = srv.connect()
+        major = versions.major_from_pg_version(conn.execute("SHOW server_version_num").fetchone()[0])
+        # before 12, extra_float_digits 3 is the setting that prints floats exactly (%.17g)
+        efd = 1 if major >= 12 else 3
+        for stmt in ("SET TimeZone = 'UTC'", "SET DateStyle = 'ISO'", "SET IntervalStyle = 'postgres'",
+                     "SET bytea_output = 'hex'", f"SET extra_float_digits = {efd}", "CREATE EXTENSION pageinspect"):
+            conn.execute(stmt)
+        yield Session(conn, major)
+        conn.close()
+    finally:
+        srv.stop("immediate")
+        srv.remove()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,18 +10,16 @@
    generated parsers and compared with pageinspect fed the same bytes (page_header,
    heap_page_items, bt_page_items, bt_metap, bt_page_stats, hash/gin/gist/brin functions,
    fsm_page_contents, pg_visibility_map) - and a numpy decode driven by layouts.py must
-   agree with the Kaitai parser. No page bytes are stored; these tests skip when no server
+   agree with the Kaitai parser. No page bytes are stored; without a server these tests fail
    is installed. The committed, per-major fixture tests live elsewhere.
 """
 
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -297,52 +295,6 @@ CHECKPOINT;
 RELATIONS = ["t", "t_pkey", "t_b", "t_a", "t_hash", "t_brin", "ta", "ta_gin", "ta_gist", "ta_sp", "s1"]
 
 
-def _find_bindir() -> Path | None:
-    env = os.environ.get("PGPAGE_PG_BINDIR")
-    candidates = [Path(env)] if env else sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
-    for c in candidates:
-        if (c / "initdb").is_file() and (c / "pg_ctl").is_file():
-            return c
-    return None
-
-
-class _Server:
-    def __init__(self, bindir: Path):
-        self.bindir = bindir
-        self.root = Path(tempfile.mkdtemp(prefix="pgpage-ksy-test-"))
-        self.data = self.root / "data"
-        self.user = None
-        if os.geteuid() == 0:
-            try:
-                pw = pwd.getpwnam("postgres")
-            except KeyError:
-                pytest.skip("running as root and there is no 'postgres' user to run a server")
-            os.chown(self.root, pw.pw_uid, pw.pw_gid)
-            self.user = "postgres"
-
-    def run(self, *args: str) -> None:
-        cmd = [str(self.bindir / args[0]), *args[1:]]
-        if self.user:
-            cmd = ["runuser", "-u", self.user, "--", *cmd]
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=self.root, timeout=300)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{args[0]} failed: {proc.stdout}{proc.stderr}")
-
-    def start(self) -> None:
-        self.run("initdb", "-k", "-A", "trust", "-U", "postgres", "--no-locale", "-E", "UTF8",
-                 "-D", str(self.data))
-        opts = (f"-c listen_addresses='' -c unix_socket_directories={self.root} "
-                "-c autovacuum=off -c fsync=off")
-        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", opts, "-w", "start")
-
-    def stop(self) -> None:
-        try:
-            self.run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        except Exception:
-            pass
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
 class Oracle:
     """A live server plus the files it left on disk."""
 
@@ -369,29 +321,16 @@ class Oracle:
 
 @pytest.fixture(scope="module")
 def oracle():
-    psycopg = pytest.importorskip("psycopg")
-    bindir = _find_bindir()
-    if bindir is None:
-        pytest.skip("no PostgreSQL server binaries (set PGPAGE_PG_BINDIR or install postgresql)")
-    srv = _Server(bindir)
-    try:
-        srv.start()
-        conn = psycopg.connect(host=str(srv.root), user="postgres", dbname="postgres", autocommit=True)
-        statements = [s.strip() for s in WORKLOAD.split(";") if s.strip()]
-        for stmt in statements:
-            if stmt.startswith("CREATE EXTENSION"):
-                try:
-                    conn.execute(stmt)
-                except psycopg.Error as exc:
-                    pytest.skip(f"this server lacks contrib ({stmt}): {exc}")
-            else:
+    from livepg import running_server
+    with running_server("fsync=off") as srv:
+        conn = srv.connect()
+        for stmt in (s.strip() for s in WORKLOAD.split(";")):
+            if stmt:
                 conn.execute(stmt)
         o = Oracle(conn, srv.data)
         yield o
         sys.stderr.write(f"\n[test_generated] {o.compared} parser fields compared with pageinspect\n")
         conn.close()
-    finally:
-        srv.stop()
 
 
 def _classes():
