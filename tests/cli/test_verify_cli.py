@@ -163,7 +163,7 @@ def test_fail_on_selects_what_fails(damaged):
 def test_verbose_lists_each_finding(damaged):
     r = run(damaged, "--rel", "heap_frozen", "-v")
     assert r.exit_code == 1
-    assert any(line.startswith("error") and "heap.lp.out_of_bounds" in line and "item 3" in line
+    assert any(line.startswith("FAIL error") and "heap.lp.out_of_bounds" in line and "item 3" in line
                for line in r.output.splitlines())
 
 
