@@ -55,7 +55,7 @@ def _head(out, doc: dict) -> None:
     t = Text.assemble(("index ", "bold"), (doc["relation"] or doc["file"], "bold cyan"))
     if doc.get("table"):
         t.append(f"  on {doc['table']}")
-    t.append(f"  {doc['end_block']:,} blocks, {human_bytes(doc['end_block'] * doc['block_size'])}"
+    t.append(f"  {_plural(doc['end_block'], 'block')}, {human_bytes(doc['end_block'] * doc['block_size'])}"
              f"  PostgreSQL {doc['major'] or '?'}", "dim")
     out.print(t)
     ix = doc.get("index")
@@ -97,7 +97,7 @@ def _dedup(out, doc: dict) -> None:
     line = Text(f"  allequalimage {_n(d['allequalimage'])}  deduplicate_items {opt}  ")
     line.append(can)
     out.print(line)
-    if d["unique_index"] and d["can_deduplicate"]:
+    if d["unique_index"] and d["posting_tuples"]:
         out.print(Text("  a unique index: its posting lists hold versions of one key (version churn)", "dim"))
     tids = d["tids"]
     if tids:
@@ -129,7 +129,7 @@ def _dead(out, doc: dict) -> None:
         t.append("none (no LP_DEAD leaf item)", "dim")
     else:
         t.append(f"{d['dead_items']:,} LP_DEAD", "red")
-        t.append(f" on {d['pages_with_dead_items']:,} leaf pages, covering {d['dead_tids']:,} heap TIDs")
+        t.append(f" on {_plural(d['pages_with_dead_items'], 'leaf page')}, covering {d['dead_tids']:,} heap TIDs")
         if d["dead_posting_tuples"]:
             t.append(f" ({d['dead_posting_tuples']:,} posting lists, whose one LP_DEAD bit covers all their TIDs)")
     out.print(t)
@@ -194,7 +194,7 @@ def _heap(out, doc: dict) -> None:
         t.append("not done (the table's file is only known with a data directory, --db and --rel)", "dim")
         out.print(t)
         return
-    t.append(f"{h['tids_checked']:,} heap TIDs against {h['table']} ({h['heap_blocks']:,} blocks): ")
+    t.append(f"{h['tids_checked']:,} heap TIDs against {h['table']} ({_plural(h['heap_blocks'], 'block')}): ")
     first = True
     for key, style in (("normal", "green"), ("redirect", "yellow"), ("dead", "yellow"), ("unused", "bold red"),
                        ("heap_only", "bold red"), ("beyond_page", "bold red"), ("beyond_end", "bold red"),
