@@ -211,6 +211,9 @@ def rigs(major: int) -> list[Rig]:
             ctx.relfrozenxid, ctx.relminmxid = rel.row.get("relfrozenxid"), rel.row.get("relminmxid")
             ctx.relnatts, ctx.nblocks = rel.row.get("relnatts"), fork.nblocks
             ctx.expected_special = 8 if rel.kind == "S" else 0
+            subject = v.subject_of(rel)
+            if subject.toast_known and fname == "main":    # TOAST pointers walked with pg_attribute's columns
+                ctx.columns, ctx.toast_oid, ctx.toast_exists = subject.attributes, subject.toast_oid, subject.toast_exists
             am = rel.access_method if fname == "main" else None
             out.append(Rig(major, rel.qualified_name, fname, am, pages, ctx, cluster, rel))
     return out

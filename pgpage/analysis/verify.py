@@ -103,6 +103,11 @@ class VerifyContext:
     relnatts: int | None = None
     nblocks: int | None = None              # blocks of the main fork (ctid and VM rules)
     expected_special: int = 0               # special space size of a heap page (8 for sequences)
+    # TOAST pointers: the table's columns (deform Attributes, asked for only when a tuple has an
+    # external value), its reltoastrelid and whether pg_class holds that TOAST relation
+    columns: Callable[[], list | None] | None = None
+    toast_oid: int | None = None
+    toast_exists: bool = False
 
     def finding(self, code: str, message: str, block: int | None = None, item: int | None = None,
                 severity: str = ERROR, expected=None, actual=None, fork: str | None = None) -> Finding:
@@ -466,6 +471,12 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
                "heap.tuple.too_many_attributes", lambda j: f"number of attributes {natts[j]} exceeds maximum"
                f" expected for table {ctx.relnatts}", expected=lambda j: ctx.relnatts, actual=lambda j: natts[j])
 
+    # TOAST pointers of tuples that say they have external values (verify_heapam's check_tuple_attribute)
+    if ctx.columns is not None:
+        ext = np.flatnonzero(header_ok & ((im & HEAP_HASEXTERNAL) != 0) & ~xmin_invalid_hint)
+        if len(ext):
+            out += _toast_pointers(chunk, ctx, ext, tpage, tblk, tlp, items.off[ti], tlen, hoff, natts, hasnull)
+
     # ctid sanity
     special_ctid = (coff == SPEC_TOKEN_OFFSET) | ((cblk == INVALID_BLOCK) & (coff == MOVED_PARTITIONS_OFFSET))
     ctid_checked = header_ok & (xmin != 0) & ~special_ctid
@@ -601,23 +612,24 @@ def _hot_chains(ctx, items, blk, index, rd_valid, target, ti, header_ok, xmin, u
                                f" {lp[winner_of[dst[k]]]} also points there", blk[src[k]], lp[src[k]],
                                actual=int(lp[dst[k]])))
     # HOT flags and commit status along tuple edges that won their target
-    won = first & (kind == 1) & ~uref
-    for k in np.flatnonzero(won):
-        j, tj = tref[k], tuple_of_item[dst[k]]
-        cur_hot = (im2[j] & HEAP_HOT_UPDATED) != 0
-        next_ho = (im2[tj] & HEAP_ONLY_TUPLE) != 0
-        b, o, nxt = tblk[j], tlp[j], lp[dst[k]]
-        if not cur_hot and next_ho:
-            out.append(ctx.finding("heap.hot.non_hot_update_to_heap_only", "non-heap-only update produced a heap-only"
-                                   f" tuple at offset {nxt}", b, o, actual=int(nxt)))
-        if cur_hot and not next_ho:
-            out.append(ctx.finding("heap.hot.hot_update_to_non_heap_only", "heap-only update produced a non-heap only"
-                                   f" tuple at offset {nxt}", b, o, actual=int(nxt)))
-        if status_ok[j] and status_ok[tj] and xmin_st[j] == ST_ABORTED and xmin_st[tj] in (ST_COMMITTED, ST_IN_PROGRESS):
-            state = "committed" if xmin_st[tj] == ST_COMMITTED else "in-progress"
-            out.append(ctx.finding("heap.hot.aborted_xmin_updated", f"tuple with aborted xmin {xmin[j]} was updated to"
-                                   f" produce a tuple at offset {nxt} with {state} xmin {xmin[tj]}", b, o,
-                                   actual=int(xmin[tj])))
+    won = np.flatnonzero(first & (kind == 1) & ~uref)
+    j, tj = tref[won], tuple_of_item[dst[won]]
+    cur_hot = (im2[j] & HEAP_HOT_UPDATED) != 0
+    next_ho = (im2[tj] & HEAP_ONLY_TUPLE) != 0
+    nxt = lp[dst[won]]
+    for k in np.flatnonzero(~cur_hot & next_ho):
+        out.append(ctx.finding("heap.hot.non_hot_update_to_heap_only", "non-heap-only update produced a heap-only"
+                               f" tuple at offset {nxt[k]}", tblk[j[k]], tlp[j[k]], actual=int(nxt[k])))
+    for k in np.flatnonzero(cur_hot & ~next_ho):
+        out.append(ctx.finding("heap.hot.hot_update_to_non_heap_only", "heap-only update produced a non-heap only"
+                               f" tuple at offset {nxt[k]}", tblk[j[k]], tlp[j[k]], actual=int(nxt[k])))
+    aborted = status_ok[j] & status_ok[tj] & (xmin_st[j] == ST_ABORTED) \
+        & np.isin(xmin_st[tj], (ST_COMMITTED, ST_IN_PROGRESS))
+    for k in np.flatnonzero(aborted):
+        state = "committed" if xmin_st[tj[k]] == ST_COMMITTED else "in-progress"
+        out.append(ctx.finding("heap.hot.aborted_xmin_updated", f"tuple with aborted xmin {xmin[j[k]]} was updated to"
+                               f" produce a tuple at offset {nxt[k]} with {state} xmin {xmin[tj[k]]}", tblk[j[k]],
+                               tlp[j[k]], actual=int(xmin[tj[k]])))
     # a chain starts at a redirect or a non-heap-only tuple
     root_ho = status_ok & np.isin(xmin_st, (ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS)) & ~has_pred[ti] \
         & ((im2 & HEAP_ONLY_TUPLE) != 0)
@@ -625,28 +637,88 @@ def _hot_chains(ctx, items, blk, index, rd_valid, target, ti, header_ok, xmin, u
         out.append(ctx.finding("heap.hot.heap_only_root", "tuple is root of chain but is marked as heap-only tuple",
                                tblk[j], tlp[j]))
     # HOT-updated by a committed updater: the successor must be there, inserted by that updater
-    committed_hot = header_ok & hot_updated & ~lock_only & (xmax_st == ST_COMMITTED) & (cblk == tblk) \
-        & (coff != tlp) & (coff >= 1) & (update_xid > 0)
-    for j in np.flatnonzero(committed_hot):
-        if coff[j] > maxoff[ti[j]]:
-            out.append(ctx.finding("heap.hot.bad_link", f"HOT-updated tuple's t_ctid names offset {coff[j]}, past"
-                                   f" the page's last line pointer {maxoff[ti[j]]}", tblk[j], tlp[j],
-                                   actual=f"({cblk[j]},{coff[j]})"))
-            continue
-        nitem = index[tpage[j], coff[j]]
-        nflags = flags[nitem]
-        if nflags != LP_NORMAL:
-            name = {LP_UNUSED: "unused", LP_DEAD: "dead", LP_REDIRECT: "a redirect"}[int(nflags)]
-            code = "heap.hot.link_to_unused" if nflags == LP_UNUSED else "heap.hot.broken_chain"
-            out.append(ctx.finding(code, f"HOT-updated tuple's successor at offset {coff[j]} is"
-                                   f" {name}, though its updater {update_xid[j]} committed", tblk[j], tlp[j],
-                                   actual=f"({cblk[j]},{coff[j]})"))
-            continue
-        nt = tuple_of_item[nitem]
-        if nt >= 0 and header_ok[nt] and xmin[nt] != update_xid[j]:
-            out.append(ctx.finding("heap.hot.xmin_mismatch", f"HOT-updated tuple's updater {update_xid[j]} is not the"
-                                   f" xmin {xmin[nt]} of its successor at offset {coff[j]}", tblk[j], tlp[j],
-                                   expected=int(update_xid[j]), actual=int(xmin[nt])))
+    committed_hot = np.flatnonzero(header_ok & hot_updated & ~lock_only & (xmax_st == ST_COMMITTED)
+                                   & (cblk == tblk) & (coff != tlp) & (coff >= 1) & (update_xid > 0))
+    last = maxoff[ti[committed_hot]]
+    for j in committed_hot[coff[committed_hot] > last]:
+        out.append(ctx.finding("heap.hot.bad_link", f"HOT-updated tuple's t_ctid names offset {coff[j]}, past the"
+                               f" page's last line pointer {maxoff[ti[j]]}", tblk[j], tlp[j],
+                               actual=f"({cblk[j]},{coff[j]})"))
+    inside = committed_hot[coff[committed_hot] <= last]
+    nitem = index[tpage[inside], coff[inside]]
+    nflags = flags[nitem]
+    names = {LP_UNUSED: "unused", LP_DEAD: "dead", LP_REDIRECT: "a redirect"}
+    for k in np.flatnonzero(nflags != LP_NORMAL):
+        j = inside[k]
+        code = "heap.hot.link_to_unused" if nflags[k] == LP_UNUSED else "heap.hot.broken_chain"
+        out.append(ctx.finding(code, f"HOT-updated tuple's successor at offset {coff[j]} is {names[int(nflags[k])]},"
+                               f" though its updater {update_xid[j]} committed", tblk[j], tlp[j],
+                               actual=f"({cblk[j]},{coff[j]})"))
+    nt = tuple_of_item[nitem]
+    ntc = np.maximum(nt, 0)
+    mismatch = (nflags == LP_NORMAL) & (nt >= 0) & header_ok[ntc] & (xmin[ntc] != update_xid[inside])
+    for k in np.flatnonzero(mismatch):
+        j = inside[k]
+        out.append(ctx.finding("heap.hot.xmin_mismatch", f"HOT-updated tuple's updater {update_xid[j]} is not the"
+                               f" xmin {xmin[nt[k]]} of its successor at offset {coff[j]}", tblk[j], tlp[j],
+                               expected=int(update_xid[j]), actual=int(xmin[nt[k]])))
+    return out
+
+
+VARLENA_SIZE_LIMIT = 0x3FFFFFFF
+VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
+
+
+def _toast_pointers(chunk, ctx: VerifyContext, sel, tpage, tblk, tlp, toff, tlen, hoff, natts, hasnull) -> list[Finding]:
+    """The on-disk TOAST pointers of the selected tuples: an on-disk tag, sane sizes and compression,
+    and the table's own TOAST relation named. Columns are walked with ``deform_tuple``."""
+    from pgpage.decode.datum import EXTERNAL, VARTAG_ONDISK
+    from pgpage.decode.deform import deform_tuple
+    attrs = ctx.columns()
+    if not attrs:
+        return []
+    out = []
+    for j in sel:
+        if natts[j] > len(attrs):
+            continue          # too_many_attributes says so; the columns cannot be walked
+        page, off, length, h = int(tpage[j]), int(toff[j]), int(tlen[j]), int(hoff[j])
+        data = chunk[page, off:off + length].tobytes()
+        d = deform_tuple(data, h, int(natts[j]), attrs, null_bitmap=data[SIZEOF_HEAP_TUPLE_HEADER:h] if hasnull[j] else None)
+        blk, lp = tblk[j], tlp[j]
+        for at in d.attrs:
+            v = at.varlena
+            if v is None or v.kind != EXTERNAL:
+                if at.error is not None and at.error.code == "datum.varlena.bad_vartag":
+                    out.append(ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted"
+                                           f" attribute has unexpected TOAST tag ({at.error.message})", blk, lp))
+                continue
+            if v.vartag != VARTAG_ONDISK or v.toast is None:
+                out.append(ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted attribute"
+                                       f" has unexpected TOAST tag {v.vartag}", blk, lp, expected=VARTAG_ONDISK,
+                                       actual=v.vartag))
+                continue
+            tp = v.toast
+            if tp.va_rawsize > VARLENA_SIZE_LIMIT:
+                out.append(ctx.finding("heap.toast.rawsize_too_large", f"toast value {tp.va_valueid} rawsize"
+                                       f" {tp.va_rawsize} exceeds limit {VARLENA_SIZE_LIMIT}", blk, lp,
+                                       actual=tp.va_rawsize))
+            if tp.is_compressed and (tp.va_extinfo >> 30) not in VALID_COMPRESSION_IDS:
+                out.append(ctx.finding("heap.toast.bad_compression", f"toast value {tp.va_valueid} has invalid"
+                                       f" compression method id {tp.va_extinfo >> 30}", blk, lp,
+                                       actual=tp.va_extinfo >> 30))
+            if ctx.toast_oid is None:
+                continue
+            if not ctx.toast_oid:
+                out.append(ctx.finding("heap.toast.no_toast_relation", f"toast value {tp.va_valueid} is external but"
+                                       " relation has no toast relation", blk, lp, actual=tp.va_toastrelid))
+            elif tp.va_toastrelid != ctx.toast_oid:
+                out.append(ctx.finding("heap.toast.wrong_relation", f"toast value {tp.va_valueid} names TOAST relation"
+                                       f" {tp.va_toastrelid}, the table's TOAST relation is {ctx.toast_oid}", blk, lp,
+                                       expected=ctx.toast_oid, actual=tp.va_toastrelid))
+            elif not ctx.toast_exists:
+                out.append(ctx.finding("heap.toast.relation_missing", f"toast value {tp.va_valueid} names TOAST"
+                                       f" relation {tp.va_toastrelid}, which pg_class does not hold", blk, lp,
+                                       actual=tp.va_toastrelid))
     return out
 
 

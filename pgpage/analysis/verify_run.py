@@ -22,9 +22,8 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pgpage.analysis.verify import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_NATTS_MASK, HEAP_XMIN_FROZEN,
-                                    HEAP_XMIN_INVALID, LP_NORMAL, VerifyContext, check_pages, verify_generic_chunk,
-                                    verify_heap_chunk, vm_bits_for, vm_tail_findings)
+from pgpage.analysis.verify import (VerifyContext, check_pages, verify_generic_chunk, verify_heap_chunk, vm_bits_for,
+                                    vm_tail_findings)
 from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, heap_tid_check, shape_from_index_row
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
 from pgpage.storage.datadir import RELKIND_NAMES
@@ -33,8 +32,6 @@ from pgpage.storage.relfile import FORKS, RelationFork, parse_segment_name
 HEAP_KINDS = set("rtm")
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
-VARLENA_SIZE_LIMIT = 0x3FFFFFFF
-VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
 
 
 def number(v) -> int | None:
@@ -294,13 +291,12 @@ class Verification:
         vm = s.forks.get("vm") if with_vm else None
         ctx.nblocks = fork.end_block if s.main_whole else None
         vm_page = self._vm_reader(vm)
-        toast = self._toast_checker(s, ctx)
+        if s.toast_known and s.attributes is not None:
+            ctx.columns, ctx.toast_oid, ctx.toast_exists = _once(s.attributes), s.toast_oid, s.toast_exists
         pd_without_vm = []
         for first, chunk in fork.iter_chunks():
             bits = vm_bits_for(vm_page, first, chunk.shape[0], fork.block_size) if vm is not None else None
             yield from verify_heap_chunk(chunk, first, ctx, bits)
-            if toast is not None:
-                yield from toast(chunk, first)
             if with_vm and vm is None and s.main_whole:
                 flags = chunk[:, 10].astype(np.int64) | (chunk[:, 11].astype(np.int64) << 8)
                 pd_without_vm += list(first + np.flatnonzero(((flags & 0x4) != 0) & chunk.any(axis=1))[:1])
@@ -324,84 +320,16 @@ class Verification:
             self._count(chunk)
         yield from v.finish()
 
-    # ---------------------------------------------------------------------------- TOAST pointers
-    def _toast_checker(self, s: Subject, ctx: VerifyContext):
-        """A per-chunk check of the TOAST pointers of tuples flagged HEAP_HASEXTERNAL: on-disk tag,
-        sane sizes and compression, and naming the table's own TOAST relation."""
-        if not s.toast_known or s.attributes is None:
-            return None
-        state: dict = {}
 
-        def attrs():
-            if "attrs" not in state:
-                state["attrs"] = s.attributes()
-            return state["attrs"]
+def _once(f):
+    """f(), computed on first use only (pg_attribute is read only for tables with TOAST pointers)."""
+    memo: list = []
 
-        def check(chunk: np.ndarray, first: int) -> Iterator[Finding]:
-            from pgpage.decode.vector import decode_heap_chunk
-            hc = decode_heap_chunk(chunk, first)
-            t, items = hc.tuples, hc.items
-            if not len(t.item):
-                return
-            im = t.t_infomask.astype(np.int64)
-            sel = np.flatnonzero(((im & HEAP_HASEXTERNAL) != 0) & (items.flags[t.item] == LP_NORMAL)
-                                 & ((im & HEAP_XMIN_FROZEN) != HEAP_XMIN_INVALID))
-            if not len(sel):
-                return
-            a = attrs()
-            if a is None:
-                return
-            yield from _toast_pointers(chunk, first, ctx, s, a, hc, sel)
-        return check
-
-
-def _toast_pointers(chunk, first, ctx, s: Subject, attrs, hc, sel) -> Iterator[Finding]:
-    from pgpage.decode.datum import EXTERNAL, VARTAG_ONDISK
-    from pgpage.decode.deform import deform_tuple
-    t, items = hc.tuples, hc.items
-    size = chunk.shape[1]
-    valid_pages = check_pages(chunk, first, dataclasses.replace(ctx, checksums=False)).valid
-    for j in sel:
-        k = t.item[j]
-        page, lp, off, length = int(items.page[k]), int(items.lp[k]), int(items.off[k]), int(items.len[k])
-        if not valid_pages[page] or off + length > size:
-            continue
-        data = chunk[page, off:off + length].tobytes()
-        hoff, natts = int(t.t_hoff[j]), int(t.t_infomask2[j]) & HEAP_NATTS_MASK
-        if natts > len(attrs) or hoff > length:
-            continue
-        bitmap = data[23:hoff] if int(t.t_infomask[j]) & HEAP_HASNULL else None
-        d = deform_tuple(data, hoff, natts, attrs, null_bitmap=bitmap)
-        blk = first + page
-        for at in d.attrs:
-            v = at.varlena
-            if v is None or v.kind != EXTERNAL:
-                if at.error is not None and at.error.code == "datum.varlena.bad_vartag":
-                    yield ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted attribute"
-                                      f" has unexpected TOAST tag ({at.error.message})", blk, lp)
-                continue
-            if v.vartag != VARTAG_ONDISK or v.toast is None:
-                yield ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted attribute has"
-                                  f" unexpected TOAST tag {v.vartag}", blk, lp, expected=VARTAG_ONDISK, actual=v.vartag)
-                continue
-            tp = v.toast
-            if tp.va_rawsize > VARLENA_SIZE_LIMIT:
-                yield ctx.finding("heap.toast.rawsize_too_large", f"toast value {tp.va_valueid} rawsize"
-                                  f" {tp.va_rawsize} exceeds limit {VARLENA_SIZE_LIMIT}", blk, lp, actual=tp.va_rawsize)
-            if tp.is_compressed and (tp.va_extinfo >> 30) not in VALID_COMPRESSION_IDS:
-                yield ctx.finding("heap.toast.bad_compression", f"toast value {tp.va_valueid} has invalid compression"
-                                  f" method id {tp.va_extinfo >> 30}", blk, lp, actual=tp.va_extinfo >> 30)
-            if not s.toast_oid:
-                yield ctx.finding("heap.toast.no_toast_relation", f"toast value {tp.va_valueid} is external but"
-                                  " relation has no toast relation", blk, lp, actual=tp.va_toastrelid)
-            elif tp.va_toastrelid != s.toast_oid:
-                yield ctx.finding("heap.toast.wrong_relation", f"toast value {tp.va_valueid} names TOAST relation"
-                                  f" {tp.va_toastrelid}, the table's TOAST relation is {s.toast_oid}", blk, lp,
-                                  expected=s.toast_oid, actual=tp.va_toastrelid)
-            elif not s.toast_exists:
-                yield ctx.finding("heap.toast.relation_missing", f"toast value {tp.va_valueid} names TOAST relation"
-                                  f" {tp.va_toastrelid}, which pg_class does not hold", blk, lp,
-                                  actual=tp.va_toastrelid)
+    def get():
+        if not memo:
+            memo.append(f())
+        return memo[0]
+    return get
 
 
 def guess_kind(fork: RelationFork) -> tuple[str | None, str | None]:
