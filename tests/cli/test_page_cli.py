@@ -81,3 +81,22 @@ def test_usage_errors_exit_2():
     assert r.returncode == 2 and "outside" in r.stderr
     r = run("page", data_dir(15), "--rel", "no_such_rel")
     assert r.returncode == 2
+
+
+def test_segment_files_carry_global_block_numbers(tmp_path):
+    """A real page copied into segment .1 is block 131072: numbered, and checksummed, globally."""
+    src = data_dir(15) / rel_oracle(15, "heap_hot")["filepath"]
+    pages = src.read_bytes()
+    (tmp_path / "16384").write_bytes(pages)          # segment 0: as the server wrote it
+    (tmp_path / "16384.1").write_bytes(pages[:8192])  # segment 1: block 0's image again
+    seg1 = json.loads(run("page", tmp_path / "16384.1", "--all", "--json").stdout)
+    assert [p["blkno"] for p in seg1["pages"]] == [131072]
+    from pgpage.decode.checksum import checksum_page
+    assert seg1["pages"][0]["checksum"]["computed"] == checksum_page(pages[:8192], 131072)
+    assert any(f["code"] == "checksum.mismatch" for f in seg1["pages"][0]["findings"])
+    # the base file stands for the whole fork, gaps and all
+    whole = run("page", tmp_path / "16384", "--block", 131072, "--json")
+    assert json.loads(whole.stdout)["pages"][0]["blkno"] == 131072
+    short = [f for f in json.loads(run("page", tmp_path / "16384", "--all", "--json").stdout)["findings"]
+             if f["code"] == "segment.short"]
+    assert short  # segment 0 is not a full 1 GiB although segment 1 follows it
