@@ -131,8 +131,9 @@ class TextSink(_Sink):
                   f" {rec['forks']:,} fork{'s' if rec['forks'] != 1 else ''}, {rec['blocks']:,} blocks"
                   f" ({human_bytes(rec['bytes'])}) in {rec['seconds']:.2f} s")
         if self.count:
-            kinds = ", ".join(f"{self.by_severity[s]:,} {name}" for s, name in
-                              (("error", "errors"), ("warning", "warnings"), ("info", "notes")) if self.by_severity[s])
+            kinds = ", ".join(f"{self.by_severity[s]:,} {name}{'s' if self.by_severity[s] != 1 else ''}"
+                              for s, name in (("error", "error"), ("warning", "warning"), ("info", "note"))
+                              if self.by_severity[s])
             out.print(Text.assemble((f"findings: {self.count:,}", "bold"),
                                     f" ({kinds}; {self.failing:,} fail the audit)"))
             order = {"error": 0, "warning": 1, "info": 2}

@@ -254,20 +254,20 @@ class DataDirectory:
             if not db.path.is_dir():
                 self.findings.append(Finding("database.directory_missing", f"database {db.name} (oid {db.oid}):"
                                              f" {db.path.relative_to(self.path)} is missing", relation=db.name))
-        return sorted(dbs, key=lambda d: d.name or "")
+        return sorted(dbs, key=lambda d: str(d.name or ""))  # a damaged pg_database row's name is Unreadable
 
     def database(self, name: str | None) -> "Database":
         dbs = [d for d in self.databases() if d.path.is_dir()]
         if name is None:
             if len(dbs) == 1:
                 return dbs[0]
-            raise PgpageError(f"{self.path} holds {len(dbs)} databases ({', '.join(d.name or str(d.oid) for d in dbs)}):"
+            raise PgpageError(f"{self.path} holds {len(dbs)} databases ({', '.join(str(d.name or d.oid) for d in dbs)}):"
                               " choose one with --db", ExitCode.USAGE)
         for d in dbs:
             if d.name == name or str(d.oid) == name:
                 return d
         raise PgpageError(f"no database {name!r} in {self.path} (there are: "
-                          f"{', '.join(d.name or str(d.oid) for d in dbs)})", ExitCode.USAGE)
+                          f"{', '.join(str(d.name or d.oid) for d in dbs)})", ExitCode.USAGE)
 
     def fork_target(self, db: str | None, rel: str, fork: str):
         from pgpage.decode.page import PageContext
@@ -353,7 +353,7 @@ class Database:
         if not hits:
             raise PgpageError(f"no relation {name!r} in database {self.name}", ExitCode.USAGE)
         raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
-                          f"{', '.join(r.qualified_name for r in hits)}", ExitCode.USAGE)
+                          f"{', '.join(str(r.qualified_name) for r in hits)}", ExitCode.USAGE)
 
     def _check_files(self, rels: list["Relation"]) -> None:
         """Orphan files (no pg_class row) and rows whose file is missing."""
