@@ -480,34 +480,45 @@ def _damage_file(rng, path: Path, blocks: list[int], fix_checksum: bool) -> None
 @pytest.mark.parametrize("major", [MAJORS[0], MAJORS[len(MAJORS) // 2], MAJORS[-1]], ids=lambda m: f"pg{m}")
 def test_damaged_catalogs_and_control_files(tmp_path, major):
     """A data directory whose catalogs (pg_class, pg_attribute, pg_namespace, pg_database, ...),
-    pg_control or maps are damaged: the catalogs are read, every relation named is verified."""
+    relation files, pg_control or maps are damaged: the catalogs are read, ``scan``'s survey and
+    ``verify`` run over every relation they name, and nothing escapes."""
+    from pgpage import survey
     rng = np.random.default_rng(SEED + major)
     tried = 0
-    for case in range(6):
+    for case in range(8):
         copy = tmp_path / f"c{case}"
         shutil.copytree(data_dir(major), copy)
         cluster = open_data_directory(copy)
-        catalogs = [r for r in cluster.database("pgpage").relations()
-                    if r.namespace == "pg_catalog" and r.forks.get("main") is not None]
-        for rel in catalogs:
+        rels = [r for r in cluster.database("pgpage").relations() if r.forks.get("main") is not None]
+        if case % 4 == 3:   # everything, not only the catalogs
+            targets = rels
+        else:
+            targets = [r for r in rels if r.namespace == "pg_catalog"]
+        for rel in targets:
             f = rel.forks["main"]
-            blocks = sorted({int(x) for x in rng.integers(0, f.nblocks, max(1, f.nblocks // 4))})
+            if not f.nblocks:
+                continue
+            blocks = sorted({int(x) for x in rng.integers(0, f.nblocks, max(1, f.nblocks // 3))})
             _damage_file(rng, f.segments[0][1], blocks, fix_checksum=bool(case % 2))
-        if case >= 3:
+        if case >= 4:
             for name in ("global/pg_control", "global/pg_filenode.map", "base/16384/pg_filenode.map"):
                 p = copy / name
                 b = np.frombuffer(p.read_bytes(), dtype=np.uint8).copy()
                 mutate_bytes(rng, b)
                 p.write_bytes(b.tobytes())
-        with time_limit(120, f"damaged catalogs {major}/{case}"):
+        with time_limit(180, f"damaged catalogs {major}/{case}"):
             cluster = open_data_directory(copy)
+            survey.cluster_summary(cluster)
             for db in cluster.databases():
                 if db.path.is_dir():
-                    db.relations()
+                    survey.database_summary(cluster, db)
+                    for rel in db.relations():
+                        if rel.has_storage and rel.forks:
+                            survey.relation_health(cluster, rel)
             recs = list(Verification(open_data_directory(copy)).cluster_records())
         assert any(r["type"] == "finding" for r in recs)
         tried += 1
-    report(f"damaged catalog copies (pg{major})", tried)
+    report(f"damaged data directory copies (pg{major})", tried)
 
 
 def test_damaged_relation_files(tmp_path):
