@@ -404,7 +404,7 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
     beyond = hoff > tlen
     each_t(beyond, "heap.tuple.bad_hoff", lambda j: f"data begins at offset {hoff[j]} beyond the tuple length"
            f" {tlen[j]}", actual=lambda j: hoff[j])
-    wrong_hoff = ~beyond & (hoff != expected_hoff)
+    wrong_hoff = hoff != expected_hoff      # verify_heapam reports both when both hold
     each_t(wrong_hoff, "heap.tuple.bad_hoff", lambda j: f"tuple data should begin at byte {expected_hoff[j]}, but"
            f" actually begins at byte {hoff[j]} ({natts[j]} attribute{'s' if natts[j] != 1 else ''},"
            f" {'has nulls' if hasnull[j] else 'no nulls'}{', has oid' if hasoid[j] else ''})",

@@ -490,3 +490,91 @@ def test_mxid_bounds_wrap_around():
     ctx = VerifyContext(next_multi=10, oldest_multi=4_294_967_290, relminmxid=4_294_967_291)
     got = list(mxid_bounds(np.array([0, 4_294_967_291, 5, 9, 10, 4_294_967_290, 2_000_000_000]), ctx))
     assert got == [XID_INVALID, XID_OK, XID_OK, XID_OK, XID_IN_FUTURE, XID_BEFORE_RELMIN, XID_IN_FUTURE]
+
+
+# ------------------------------------------------------------- the real amcheck, on damaged bytes
+def test_damage_agrees_with_live_amcheck():
+    """The same damaged bytes, judged by a real server's verify_heapam and bt_index_check and by
+    pgpage: every place amcheck reports, pgpage reports too (with amcheck's own wording where the
+    rule is amcheck's)."""
+    import re
+
+    import psycopg
+
+    from livepg import running_server
+
+    with running_server() as srv:
+        conn = srv.connect()
+        conn.execute("CREATE EXTENSION amcheck")
+        conn.execute("CREATE TABLE t (id int PRIMARY KEY, val int, note text) WITH (fillfactor = 70)")
+        conn.execute("INSERT INTO t SELECT i, i, CASE WHEN i % 4 = 0 THEN NULL ELSE 'n' || i END"
+                     " FROM generate_series(1, 600) i")
+        for _ in range(3):
+            conn.execute("UPDATE t SET val = val + 1 WHERE id % 3 = 0")   # HOT
+        conn.execute("VACUUM t")                                           # redirects
+        conn.execute("CHECKPOINT")
+        heap = srv.data / conn.execute("SELECT pg_relation_filepath('t')").fetchone()[0]
+        index = srv.data / conn.execute("SELECT pg_relation_filepath('t_pkey')").fetchone()[0]
+        conn.close()
+        srv.stop("fast")
+
+        # damage, with page checksums recomputed so that the server reads the pages
+        from pgpage.decode.control import decode_control
+        next_xid = decode_control((srv.data / "global" / "pg_control").read_bytes())["checkPointCopy"]["nextXid"]
+        data = bytearray(heap.read_bytes())
+
+        def items(blk):
+            return decode_page(bytes(data[blk * BLCKSZ:(blk + 1) * BLCKSZ]), blk, PageContext(am="heap"))["heap_page_items"]
+
+        def off(blk, lp_off):
+            return blk * BLCKSZ + lp_off
+
+        it0 = items(0)
+        normal = [i for i in it0 if i["lp_flags"] == 1 and i["t_infomask"] & 0x0100]
+        data[off(0, normal[0]["lp_off"]) + 22] = 40                                  # t_hoff
+        struct.pack_into("<I", data, off(0, normal[1]["lp_off"]), next_xid + 500)    # xmin in the future
+        struct.pack_into("<I", data, BLCKSZ * 0 + 24 + 4 * (normal[2]["lp"] - 1),    # lp past the page end
+                         8180 | (1 << 15) | (normal[2]["lp_len"] << 17))
+        it1 = items(1)
+        rd = next(i for i in it1 if i["lp_flags"] == 2)
+        target = it1[rd["lp_off"] - 1]
+        struct.pack_into("<H", data, off(1, target["lp_off"]) + 18, target["t_infomask2"] & ~0x8000)
+        for blk in (0, 1):
+            page = bytearray(data[blk * BLCKSZ:(blk + 1) * BLCKSZ])
+            page[8:10] = b"\0\0"
+            data[blk * BLCKSZ + 8:blk * BLCKSZ + 10] = struct.pack("<H", checksum_page(bytes(page), blk))
+        heap.write_bytes(bytes(data))
+        idx = bytearray(index.read_bytes())
+        leaf = next(b for b in range(1, len(idx) // BLCKSZ)
+                    if struct.unpack_from("<H", idx, b * BLCKSZ + BLCKSZ - 4)[0] & 0x1)
+        w = struct.unpack_from("<I", idx, leaf * BLCKSZ + 24 + 4 * 1)[0]            # item 2 of a leaf
+        ioff = leaf * BLCKSZ + (w & 0x7FFF)
+        info = struct.unpack_from("<H", idx, ioff + 6)[0]
+        struct.pack_into("<H", idx, ioff + 6, (info & ~0x1FFF) | ((info & 0x1FFF) + 8))
+        page = bytearray(idx[leaf * BLCKSZ:(leaf + 1) * BLCKSZ])
+        page[8:10] = b"\0\0"
+        idx[leaf * BLCKSZ + 8:leaf * BLCKSZ + 10] = struct.pack("<H", checksum_page(bytes(page), leaf))
+        index.write_bytes(bytes(idx))
+
+        ours, _ = verify_relation(srv.data, "public.t", db="postgres")
+        ours_idx, _ = verify_relation(srv.data, "public.t_pkey", db="postgres")
+
+        opts = f"-c listen_addresses='' -c unix_socket_directories={srv.root} -c autovacuum=off"
+        srv.run("pg_ctl", "-D", str(srv.data), "-l", str(srv.root / "log"), "-o", opts, "-w", "start")
+        conn = srv.connect()
+        theirs = conn.execute("SELECT blkno, offnum, msg FROM verify_heapam('t', check_toast => false)").fetchall()
+        with pytest.raises(psycopg.errors.IndexCorrupted) as err:
+            conn.execute("SELECT bt_index_check('t_pkey')")
+        conn.close()
+
+    assert len(theirs) >= 4
+    for blkno, offnum, msg in theirs:
+        here = [f for f in ours if f.get("block") == blkno and f.get("item") == offnum]
+        assert here, (blkno, offnum, msg, ours)
+        if "redirected line pointer" in msg or "tuple data should begin" in msg or "equals or exceeds" in msg:
+            assert any(msg.split(" ")[0] in f["message"] and msg.split(" ")[-1] in f["message"] for f in here), \
+                (msg, here)
+    tid = re.search(r"Index tid=\((\d+),(\d+)\)", err.value.diag.message_detail or "")
+    assert "index tuple size does not equal lp_len" in str(err.value)
+    assert tid and ("btree.item.size_mismatch", int(tid[1]), int(tid[2])) in \
+        {(f["code"], f.get("block"), f.get("item")) for f in ours_idx}
