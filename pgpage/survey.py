@@ -81,37 +81,59 @@ def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | No
 
 def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:
     """Global block numbers in the chunk whose stored checksum differs from pg_checksum_page
-    (all-zero new pages carry none)."""
+    (all-zero new pages carry none, and the computed value of an all-zero page is 0 as well)."""
     from pgpage.decode.checksum import checksum_pages
     computed = checksum_pages(chunk, first)
     stored = chunk[:, 8].astype(np.uint16) | (chunk[:, 9].astype(np.uint16) << 8)
-    new = ~chunk.any(axis=1)
-    return [int(first + i) for i in np.flatnonzero((computed != stored) & ~new)]
+    return [int(first + i) for i in np.flatnonzero(computed != stored)]
+
+
+def new_heap_analysis(cluster: DataDirectory | None, main: RelationFork, relation: str | None,
+                      map_cells: int = 800):
+    """A ``HeapAnalysis`` set up with what the cluster knows: pg_xact, pg_multixact, the next and oldest
+    xids, the free-space rule of its major (a bare file gets hint bits only)."""
+    from pgpage.analysis.heap import HeapAnalysis
+    from pgpage.analysis.heapstats import ClogArray
+    from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+    cp = ((cluster.control or {}).get("checkPointCopy", {}) if cluster else {})
+    if cluster is not None:
+        clog, multi = cluster.clog, cluster.multi_update_xid
+        exact = (cluster.major or 0) >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+    else:
+        clog, multi, exact = ClogArray({}), None, False
+    return HeapAnalysis(main.block_size, main.nblocks, clog, multi, cp.get("nextXid"), cp.get("oldestXid"),
+                        exact, map_cells, relation)
+
+
+def fork_pass(fork: RelationFork, start: int, stop: int, checksums: bool, analysis=None,
+              vm: RelationFork | None = None, fsm: RelationFork | None = None, on_chunk=None) -> list[int]:
+    """One read of blocks [start, stop) of a fork: the checksum failures (global block numbers), and every
+    chunk handed to ``analysis`` (a HeapAnalysis) with the VM bits and FSM categories of its blocks."""
+    bad: list[int] = []
+    vm_pages, fsm_pages = ForkPages(vm), ForkPages(fsm)
+    for first, chunk in fork.iter_chunks(start, stop):
+        n = chunk.shape[0]
+        if checksums:
+            bad.extend(chunk_checksum_failures(chunk, first))
+        if analysis is not None:
+            visible, frozen = vm_for_blocks(vm_pages, first, n, fork.block_size)
+            analysis.add_chunk(chunk, first, visible, frozen, fsm_for_blocks(fsm_pages, first, n, fork.block_size))
+        if on_chunk:
+            on_chunk(n)
+    return bad
 
 
 def scan_fork(cluster: DataDirectory, fork: RelationFork, checksums: bool, heap: bool, on_chunk=None):
     """One pass over a fork: (checksum failures, HeapStats or None). Each chunk is read once and
     handed to every analysis that wants it."""
-    from pgpage.analysis.heapstats import HeapStats, chunk_stats
-    from pgpage.decode.vector import decode_heap_chunk
-    from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
-    bad: list[int] = []
-    total = HeapStats(block_size=fork.block_size) if heap else None
-    exact = (cluster.major or 0) >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
-    for first, chunk in fork.iter_chunks():
-        if checksums:
-            bad.extend(chunk_checksum_failures(chunk, first))
-        if heap:
-            stats, _ = chunk_stats(decode_heap_chunk(chunk, first), cluster.clog, cluster.multi_update_xid, exact)
-            total.merge(stats)
-        if on_chunk:
-            on_chunk(chunk.shape[0])
-    return bad, total
+    analysis = new_heap_analysis(cluster, fork, None, map_cells=1) if heap else None
+    bad = fork_pass(fork, fork.first_block, fork.end_block, checksums, analysis, on_chunk=on_chunk)
+    return bad, (analysis.stats if heap else None)
 
 
-def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: bool = False) -> dict:
-    """One relation: what it is, its files, and a one-line health summary from a fast pass;
-    with ``deep``, a heap's full `pgpage heap` report as well (without its page map)."""
+def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[int]], analysis,
+            deep: bool) -> dict:
+    """A relation's entry in `pgpage scan` from its forks' checksum failures and its heap analysis."""
     forks = rel.forks
     main = forks.get("main")
     out = {
@@ -127,16 +149,14 @@ def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: 
     findings: list[Finding] = [f for fork in forks.values() for f in fork.findings]
     checksums = bool(cluster.checksums)
     health: dict = {"checksum_failures": 0 if checksums else None}  # None: checksums off, nothing to compare
-    stats = None
-    for name, fork in forks.items():
-        is_heap = name == "main" and rel.kind in HEAP_KINDS
-        bad, fork_stats = scan_fork(cluster, fork, checksums, is_heap, on_chunk)
-        stats = fork_stats or stats
+    for name in forks:
+        bad = bad_by_fork.get(name)
         if bad:
             health["checksum_failures"] += len(bad)
             findings.append(Finding("checksum.mismatch", f"{len(bad)} {name} fork blocks fail their checksum"
                                     f" (first: {', '.join(map(str, bad[:5]))})", relation=rel.qualified_name,
                                     fork=name, block=bad[0]))
+    stats = analysis.stats if analysis is not None else None
     if stats is not None:
         health.update({"live_tuples": stats.tuple_count, "dead_tuples": stats.dead_tuple_count,
                        "dead_bytes": stats.dead_tuple_len, "free_bytes": stats.free_space,
@@ -153,13 +173,67 @@ def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: 
                                     relation=rel.qualified_name))
     out["health"] = health
     out["findings"] = [f.to_json() for f in findings]
-    if deep and main is not None and rel.kind in HEAP_KINDS:
-        report = heap_report(cluster, main, forks.get("vm"), forks.get("fsm"), rel.qualified_name,
-                             rel.fillfactor, map_cells=1, on_chunk=on_chunk)
+    if deep and analysis is not None:
+        report = _heap_result(analysis, main, forks.get("vm"), forks.get("fsm"), rel.qualified_name,
+                              rel.fillfactor, cluster)
         report.pop("map")
         out["findings"] += [f for f in report.pop("findings") if f["code"] not in {x["code"] for x in out["findings"]}]
         out["heap"] = report
     return out
+
+
+def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: bool = False) -> dict:
+    """One relation: what it is, its files, and a one-line health summary from a fast pass;
+    with ``deep``, a heap's full `pgpage heap` report as well (without its page map)."""
+    return scan_relations(cluster, [rel], deep, jobs=1, on_blocks=on_chunk)[0]
+
+
+def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = False, jobs: int = 1,
+                   on_blocks=None) -> list[dict]:
+    """`relation_health` of each relation, from one read of every fork (checksums, and for a heap its
+    analysis: the fast figures, and with ``deep`` the whole report in the same pass). With ``jobs`` > 1 the
+    forks, cut into ranges of blocks, are read by that many worker processes."""
+    from pgpage.parallel import block_ranges, run_tasks
+    checksums = bool(cluster.checksums)
+    if any(r.kind in HEAP_KINDS for r in rels):
+        cluster.clog  # read once, before any worker is forked
+    tasks = []  # (relation index, fork name, start, stop)
+    for i, rel in enumerate(rels):
+        for name, fork in rel.forks.items():
+            is_heap = name == "main" and rel.kind in HEAP_KINDS
+            if not (checksums or is_heap):
+                if on_blocks:
+                    on_blocks(fork.nblocks)  # nothing to read in it
+                continue
+            for start, stop in block_ranges(fork, jobs):
+                tasks.append((i, name, start, stop))
+
+    def work(t):
+        i, name, start, stop = t
+        rel = rels[i]
+        fork = rel.forks[name]
+        analysis = None
+        if name == "main" and rel.kind in HEAP_KINDS:
+            analysis = new_heap_analysis(cluster, fork, rel.qualified_name, map_cells=1)
+        vm, fsm = (rel.forks.get("vm"), rel.forks.get("fsm")) if (deep and analysis is not None) else (None, None)
+        bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
+        return bad, analysis
+
+    bad_by_rel: list[dict[str, list[int]]] = [{} for _ in rels]
+    analyses: list = [None] * len(rels)
+    for (i, name, start, stop), (bad, analysis) in zip(tasks, run_tasks(work, tasks, jobs)):
+        bad_by_rel[i].setdefault(name, []).extend(bad)
+        if analysis is not None:
+            if analyses[i] is None:
+                analyses[i] = new_heap_analysis(cluster, rels[i].forks["main"], rels[i].qualified_name, map_cells=1)
+            analyses[i].merge(analysis, stop - start)
+        if on_blocks:
+            on_blocks(stop - start)
+    for i, rel in enumerate(rels):
+        main = rel.forks.get("main")
+        if analyses[i] is None and main is not None and rel.kind in HEAP_KINDS:
+            analyses[i] = new_heap_analysis(cluster, main, rel.qualified_name, map_cells=1)  # an empty heap
+    return [_health(cluster, rel, bad_by_rel[i], analyses[i], deep) for i, rel in enumerate(rels)]
 
 
 def select_relations(rels: Iterable[Relation], kinds: set[str] | None, name_glob: str | None,
@@ -184,13 +258,24 @@ class ForkPages:
         self.fork = fork
         self._blkno = None
         self._page = None
+        self._decoded = None
 
     def page(self, blkno: int) -> bytes | None:
         if self.fork is None or not (self.fork.first_block <= blkno < self.fork.end_block):
             return None
         if blkno != self._blkno:
-            self._blkno, self._page = blkno, self.fork.read_block(blkno)
+            self._blkno, self._page, self._decoded = blkno, self.fork.read_block(blkno), None
         return self._page
+
+    def vm_bits(self, blkno: int):
+        """(all_visible, all_frozen) of the heap blocks VM page ``blkno`` covers, decoded once per page."""
+        from pgpage.decode.vmfsm import vm_bits
+        page = self.page(blkno)
+        if page is None:
+            return None
+        if self._decoded is None:
+            self._decoded = vm_bits(page[24:])
+        return self._decoded
 
 
 def vm_for_blocks(vm: ForkPages, first: int, n: int, block_size: int):
@@ -198,7 +283,6 @@ def vm_for_blocks(vm: ForkPages, first: int, n: int, block_size: int):
     Blocks past the VM's end read as (false, false), as PostgreSQL treats them."""
     if vm.fork is None:
         return None, None
-    from pgpage.decode.vmfsm import vm_bits
     per_page = (block_size - 24) * 4
     visible = np.zeros(n, dtype=bool)
     frozen = np.zeros(n, dtype=bool)
@@ -206,9 +290,9 @@ def vm_for_blocks(vm: ForkPages, first: int, n: int, block_size: int):
     while blk < first + n:
         vmblk, offset = divmod(blk, per_page)
         take = min(per_page - offset, first + n - blk)
-        page = vm.page(vmblk)
-        if page is not None:
-            v, f = vm_bits(page[24:])
+        bits = vm.vm_bits(vmblk)
+        if bits is not None:
+            v, f = bits
             visible[blk - first:blk - first + take] = v[offset:offset + take]
             frozen[blk - first:blk - first + take] = f[offset:offset + take]
         blk += take
@@ -237,32 +321,34 @@ def fsm_for_blocks(fsm: ForkPages, first: int, n: int, block_size: int):
 
 def heap_report(cluster: DataDirectory | None, main: RelationFork, vm: RelationFork | None,
                 fsm: RelationFork | None, relation: str, fillfactor: int = 100, map_cells: int = 800,
-                on_chunk=None) -> dict:
-    """Everything `pgpage heap` reports on one heap, from one pass over its main fork."""
-    from pgpage.analysis.heap import HeapAnalysis
-    from pgpage.analysis.heapstats import ClogArray
-    from pgpage.decode.vector import decode_heap_chunk
-    from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
-    findings: list[Finding] = list(main.findings)
-    cp = ((cluster.control or {}).get("checkPointCopy", {}) if cluster else {})
+                on_chunk=None, jobs: int = 1) -> dict:
+    """Everything `pgpage heap` reports on one heap, from one pass over its main fork (with ``jobs`` > 1,
+    ranges of its blocks read by that many worker processes and merged in block order)."""
+    from pgpage.parallel import block_ranges, run_tasks
     if cluster is not None:
-        clog, multi = cluster.clog, cluster.multi_update_xid
-        exact = (cluster.major or 0) >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
-    else:
-        clog, multi, exact = ClogArray({}), None, False
+        cluster.clog  # read once, before any worker is forked
+    ranges = block_ranges(main, jobs)
+
+    def work(r):
+        analysis = new_heap_analysis(cluster, main, relation, map_cells)
+        fork_pass(main, r[0], r[1], False, analysis, vm, fsm, on_chunk if jobs <= 1 else None)
+        return analysis
+
+    analysis = new_heap_analysis(cluster, main, relation, map_cells)
+    for (start, stop), part in zip(ranges, run_tasks(work, ranges, jobs)):
+        analysis.merge(part, stop - start)
+        if on_chunk and jobs > 1:
+            on_chunk(stop - start)
+    return _heap_result(analysis, main, vm, fsm, relation, fillfactor, cluster)
+
+
+def _heap_result(analysis, main: RelationFork, vm: RelationFork | None, fsm: RelationFork | None, relation: str,
+                 fillfactor: int, cluster: DataDirectory | None) -> dict:
+    findings: list[Finding] = list(main.findings)
+    if cluster is None:
         findings.append(Finding("heap.xact.unavailable", "no data directory around this file, so no pg_xact:"
                                 " commit status comes from hint bits alone; unhinted tuples are counted live"
                                 " and marked undecided", severity=WARNING, relation=relation))
-    analysis = HeapAnalysis(main.block_size, main.nblocks, clog, multi, cp.get("nextXid"), cp.get("oldestXid"),
-                            exact, map_cells, relation)
-    vm_pages, fsm_pages = ForkPages(vm), ForkPages(fsm)
-    for first, chunk in main.iter_chunks():
-        n = chunk.shape[0]
-        visible, frozen = vm_for_blocks(vm_pages, first, n, main.block_size)
-        analysis.add_chunk(decode_heap_chunk(chunk, first), visible, frozen,
-                           fsm_for_blocks(fsm_pages, first, n, main.block_size))
-        if on_chunk:
-            on_chunk(n)
     result = analysis.result(fillfactor)
     if vm is None:
         findings.append(Finding("heap.vm.missing", "no visibility map fork: VM figures are unknown",

@@ -7,8 +7,9 @@ from pgpage.findings import ExitCode, PgpageError
 MAP_METRICS = ("dead", "fill", "hints", "vm")
 
 
-def heap_command(target, db, rel, json_out, map_metric) -> int:
+def heap_command(target, db, rel, json_out, map_metric, jobs: int = 1) -> int:
     from pgpage import survey
+    from pgpage.parallel import default_jobs
     from pgpage.render.progress import progress
     from pgpage.storage.target import resolve_fork
 
@@ -23,7 +24,7 @@ def heap_command(target, db, rel, json_out, map_metric) -> int:
     fillfactor = t.relation.fillfactor if t.relation is not None else 100
     with progress("heap", t.fork.nblocks) as advance:
         report = survey.heap_report(t.cluster, t.fork, t.sibling("vm"), t.sibling("fsm"), t.label,
-                                    fillfactor, on_chunk=advance)
+                                    fillfactor, on_chunk=advance, jobs=jobs or default_jobs())
     doc = {"schema": "pgpage.heap/1", "relation": t.label, "blocks": t.fork.nblocks,
            "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": fillfactor,
            **report}

@@ -35,6 +35,7 @@ JSON_HELP = "Write JSON to stdout instead of text."
 DB_HELP = "Database name (with a data directory as TARGET)."
 REL_HELP = "Relation as [schema.]name, or its relfilenode (with a data directory as TARGET)."
 FORK_HELP = "Fork to read: main, fsm, vm or init (with a data directory as TARGET)."
+JOBS_HELP = "Worker processes reading the files (0: one per core). Results are the same for any number."
 
 
 @app.command()
@@ -64,10 +65,11 @@ def scan(
     deep: bool = typer.Option(False, "--deep", help="Full heap analysis per table (HOT, hint bits, visibility,"
                               " freezing, bloat), as `pgpage heap` gives it."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
     """The cluster, its databases and relations: sizes, kinds, and a health line each."""
     from pgpage.cli.scan_cmd import scan_command
-    raise typer.Exit(scan_command(pgdata, db, top, kind, name, deep, json_out))
+    raise typer.Exit(scan_command(pgdata, db, top, kind, name, deep, json_out, jobs))
 
 
 @app.command()
@@ -78,10 +80,11 @@ def heap(
     map_metric: Optional[str] = typer.Option(None, "--map", help="Draw a page map coloured by: dead, fill,"
                                              " hints (pages the next read dirties) or vm."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
     """Heap forensics: pgstattuple's figures, HOT chains, hint bits, visibility, freezing, bloat."""
     from pgpage.cli.heap_cmd import heap_command
-    raise typer.Exit(heap_command(target, db, rel, json_out, map_metric))
+    raise typer.Exit(heap_command(target, db, rel, json_out, map_metric, jobs))
 
 
 @app.command()

@@ -4,8 +4,9 @@ from __future__ import annotations
 from pgpage.cli.common import emit, exit_status
 
 
-def scan_command(pgdata, db_name, top, kind, name, deep, json_out) -> int:
+def scan_command(pgdata, db_name, top, kind, name, deep, json_out, jobs: int = 1) -> int:
     from pgpage import survey
+    from pgpage.parallel import default_jobs
     from pgpage.render.progress import progress
     from pgpage.storage.datadir import open_data_directory
 
@@ -15,12 +16,12 @@ def scan_command(pgdata, db_name, top, kind, name, deep, json_out) -> int:
     plan = [(d, survey.select_relations(d.relations(), kinds, name)) for d in dbs]
     if top is not None:
         plan = [(d, rels[:top]) for d, rels in plan]
-    total_blocks = (2 if deep else 1) * sum(f.nblocks for _, rels in plan for r in rels for f in r.forks.values())
+    total_blocks = sum(f.nblocks for _, rels in plan for r in rels for f in r.forks.values())
     doc = {"schema": "pgpage.scan/1", "cluster": survey.cluster_summary(cluster), "databases": []}
     with progress("scanning", total_blocks) as advance:
         for d, rels in plan:
             entry = survey.database_summary(cluster, d)
-            entry["relations"] = [survey.relation_health(cluster, r, advance, deep) for r in rels]
+            entry["relations"] = survey.scan_relations(cluster, rels, deep, jobs or default_jobs(), advance)
             entry["findings"] = [f.to_json() for f in d.findings]
             doc["databases"].append(entry)
     doc["findings"] = [f.to_json() for f in cluster.findings]

@@ -86,6 +86,7 @@ class HeapChunk:
     headers: PageHeaders
     items: LinePointers
     tuples: TupleHeaders
+    pages: np.ndarray | None = None  # the page images decoded (uint8, (n, BLCKSZ)), for the compiled passes
 
     @property
     def npages(self) -> int:
@@ -161,4 +162,4 @@ def decode_tuple_headers(chunk: np.ndarray, items: LinePointers) -> TupleHeaders
 def decode_heap_chunk(chunk: np.ndarray, first_blkno: int) -> HeapChunk:
     headers = decode_headers(chunk)
     items = decode_line_pointers(chunk, headers)
-    return HeapChunk(first_blkno, chunk.shape[1], headers, items, decode_tuple_headers(chunk, items))
+    return HeapChunk(first_blkno, chunk.shape[1], headers, items, decode_tuple_headers(chunk, items), chunk)

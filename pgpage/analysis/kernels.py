@@ -1,0 +1,278 @@
+"""The compiled whole-relation passes (``_heapscan.c``), loaded with ctypes.
+
+Why compiled: a whole-relation pass in numpy is many small array passes (decode the headers,
+gather the line pointers, gather the tuple headers, look xids up in pg_xact, walk HOT chains in
+lock step...), each touching every tuple again; at about 100 MB/s it was slower than
+pg_filedump printing text. ``_heapscan.c`` reads each page once and computes, per page and per
+tuple, everything ``HeapAnalysis`` and pgstattuple's figures need; Python keeps the bookkeeping
+(findings, bins, merging). See the C file for the rules.
+
+Why C and not numba: numba compiled the same loop, but its first run took 20-100 s of JIT on
+this project's machines (and again whenever the source changed), and importing it cost about
+0.5 s on every command, a third of a whole 2 GB scan. The C file is about 500 lines, plain C99
+without Python.h, built by ``pip install .`` (setup.py) into this package; its functions take
+pointers and lengths, so ctypes is the whole binding.
+
+Finding the library: the one ``pip install`` built beside this file, when it was built from the
+``_heapscan.c`` beside it (the build stamps the source's SHA-256 into it); otherwise (a source
+checkout, an edited C file) it is compiled once with the system's C compiler (``cc``) into
+``$XDG_CACHE_HOME/pgpage`` (``~/.cache/pgpage``), named by that SHA-256, so a stale build is never
+used.
+
+Every byte offset and bit field comes from ``decode/ksy/layouts.py`` (generated from the .ksy
+files), passed to the C code as the ``layout`` array; the C code exports its index tables by name
+(``COUNTERS``, ``EVENT_CODES``...), so no table is written twice.
+
+Multixacts: the C code cannot ask pg_multixact itself. It takes the update xids of the
+multixacts resolved so far (sorted keys and values) and lists the ones it was missing; the
+caller resolves those and runs the chunk again (rare: only chunks with new multixacts).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from pgpage.decode.ksy.layouts import LAYOUTS
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "_heapscan.c"
+CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
+MAX_LISTED = 50          # events of one code a chunk reports in full; the rest are only counted
+MISSING_MULTIS = 4096    # multixacts a chunk lists as unresolved before it only counts them
+EVENT_WIDTH = 5
+
+
+class KernelUnavailable(RuntimeError):
+    pass
+
+
+def source_sha() -> str:
+    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+
+
+def _cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pgpage"
+
+
+def build(out: Path, sha: str) -> Path:
+    """Compile ``_heapscan.c`` into ``out`` with the system's C compiler (atomically: a temporary name, then a
+    rename, so concurrent first runs do not trip over each other)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=out.parent)
+    os.close(fd)
+    cmd = [cc, *CFLAGS, f'-DPGP_SOURCE_SHA="{sha}"', "-o", tmp, str(SOURCE)]
+    try:
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        os.unlink(tmp)
+        detail = getattr(e, "stderr", "") or str(e)
+        raise KernelUnavailable(f"pgpage's compiled scanner is not built and `{' '.join(cmd[:1])}` could not"
+                                f" build it ({detail.strip()[:300]}); reinstall with `pip install .`") from None
+    os.replace(tmp, out)
+    return out
+
+
+def _candidates() -> list[Path]:
+    import importlib.machinery
+    return [HERE / f"_heapscan{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+
+
+@lru_cache(maxsize=None)
+def lib() -> ctypes.CDLL:
+    """The loaded library (see the module doc for where it comes from)."""
+    sha = source_sha() if SOURCE.exists() else None
+    for path in _candidates():
+        if path.exists():
+            cdll = ctypes.CDLL(str(path))
+            cdll.pgp_names.restype = ctypes.c_char_p
+            if sha is None or cdll.pgp_names(6).decode() == sha:
+                return _declare(cdll)
+    if sha is None:
+        raise KernelUnavailable("pgpage's compiled scanner is missing; reinstall with `pip install .`")
+    path = _cache_dir() / f"_heapscan-{sha}-{sys.implementation.cache_tag}.so"
+    if not path.exists():
+        build(path, sha)
+    return _declare(ctypes.CDLL(str(path)))
+
+
+def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
+    P, I64, I = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int
+    cdll.pgp_names.restype = ctypes.c_char_p
+    cdll.pgp_names.argtypes = [I]
+    cdll.pgp_scratch_size.restype = I64
+    cdll.pgp_heap_chunk.restype = I
+    cdll.pgp_heap_chunk.argtypes = [P, I64, I64, I64, P, P, P, P, I64, P, P, I64, P, P, P, P, P, P, P, P, P, I64,
+                                    P, P, I64, P]
+    cdll.pgp_fold_bins.argtypes = [P, I64, I64, I64, P, I64, P, P, I]
+    cdll.pgp_checksum_pages.argtypes = [P, I64, I64, P, I64, ctypes.c_uint32, P]
+    cdll.pgp_clog_states.argtypes = [P, I64, P, P, P, P, I64, I64, I]
+    cdll.pgp_xmin_states.argtypes = [P, P, I64, P, P, P, P, P, I64, I64, I]
+    cdll.pgp_xmax_needs_multi.argtypes = [P, P, I64, P]
+    cdll.pgp_xmax_locked_only.argtypes = [P, I64, P]
+    cdll.pgp_xmax_states.argtypes = [P, P, P, I64, I, P, P, P, P, P, I64, I64, I]
+    return cdll
+
+
+def _names(which: int) -> tuple[str, ...]:
+    return tuple(n for n in lib().pgp_names(which).decode().split(",") if n)
+
+
+class _Tables:
+    """The C code's index tables, by name (loaded on first use)."""
+
+    def __getattr__(self, name):
+        tables = {"COUNTERS": 0, "PAGE_COLUMNS": 1, "EVENT_CODES": 2, "PARAMS": 3, "BEST": 4, "LAYOUT": 5}
+        if name not in tables:
+            raise AttributeError(name)
+        value = _names(tables[name])
+        setattr(self, name, value)
+        return value
+
+
+TABLES = _Tables()
+
+
+def index(table: str, name: str) -> int:
+    return getattr(TABLES, table).index(name)
+
+
+# ---------------------------------------------------------------------------------- layout
+_LAYOUT_FIELDS = {
+    "pd_checksum": ("pg_page::page_header", "pd_checksum", "u2"), "pd_flags": ("pg_page::page_header", "pd_flags", "u2"),
+    "pd_lower": ("pg_page::page_header", "pd_lower", "u2"), "pd_upper": ("pg_page::page_header", "pd_upper", "u2"),
+    "t_xmin": ("heap_tuple", "t_xmin", "u4"), "t_xmax": ("heap_tuple", "t_xmax", "u4"),
+    "bi_hi": ("heap_tuple", "t_ctid.bi_hi", "u2"), "bi_lo": ("heap_tuple", "t_ctid.bi_lo", "u2"),
+    "ip_posid": ("heap_tuple", "t_ctid.ip_posid", "u2"), "t_infomask2": ("heap_tuple", "t_infomask2", "u2"),
+    "t_infomask": ("heap_tuple", "t_infomask", "u2"),
+}
+
+
+@lru_cache(maxsize=None)
+def layout_array() -> np.ndarray:
+    """The offsets and bit fields the C code reads, in its LAYOUT order, from layouts.py (checked against the
+    kinds it reads them as)."""
+    out = np.zeros(len(TABLES.LAYOUT), dtype=np.int64)
+    for i, name in enumerate(TABLES.LAYOUT):
+        if name in _LAYOUT_FIELDS:
+            type_name, field, kind = _LAYOUT_FIELDS[name]
+            off, actual = LAYOUTS[type_name]["fields"][field]
+            if actual != kind:
+                raise AssertionError(f"{type_name}.{field} is {actual}, the scanner reads {kind}")
+            out[i] = off
+        else:  # lp_off_shift, lp_off_mask, ...: ItemIdData's bit fields
+            field, what = name[:-len("_shift")] if name.endswith("_shift") else name[:-len("_mask")], name.rsplit("_", 1)[1]
+            off, (kind, shift, width) = LAYOUTS["pg_page::item_id"]["fields"][field]
+            assert kind == "bits" and off == 0 and LAYOUTS["pg_page::item_id"]["size"] == 4
+            out[i] = shift if what == "shift" else (1 << width) - 1
+    return out
+
+
+# ---------------------------------------------------------------------------------- calls
+def _p(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+class HeapChunkOutputs:
+    """What ``heap_chunk`` fills for one chunk (fresh zeros each time)."""
+
+    def __init__(self, npages: int):
+        t = TABLES
+        self.counters = np.zeros(len(t.COUNTERS), dtype=np.int64)
+        self.page_out = np.zeros((npages, len(t.PAGE_COLUMNS)), dtype=np.int64)
+        self.chain_hist = np.zeros(17, dtype=np.int64)
+        self.best = np.full(len(t.BEST), -1, dtype=np.int64)
+        self.best[t.BEST.index("chain_len")] = 0
+        self.ev = np.zeros((len(t.EVENT_CODES), MAX_LISTED, EVENT_WIDTH), dtype=np.int64)
+        self.ev_count = np.zeros(len(t.EVENT_CODES), dtype=np.int64)
+        self.missing = np.zeros(MISSING_MULTIS, dtype=np.int64)
+
+
+_scratch: np.ndarray | None = None
+
+
+def heap_chunk(pages: np.ndarray, first_blkno: int, clog, multi_keys: np.ndarray, multi_values: np.ndarray,
+               vm_visible: np.ndarray, vm_frozen: np.ndarray, fsm_category: np.ndarray, params: np.ndarray,
+               out: HeapChunkOutputs) -> None:
+    """One chunk of heap pages (uint8, C-contiguous, shape (n, BLCKSZ)) through ``pgp_heap_chunk``."""
+    global _scratch
+    L = lib()
+    if _scratch is None:
+        _scratch = np.zeros(L.pgp_scratch_size(), dtype=np.uint8)
+    n, bs = pages.shape
+    rc = L.pgp_heap_chunk(_p(pages), n, bs, first_blkno, _p(layout_array()), _p(clog.flat), _p(clog.seg_start),
+                          _p(clog.seg_len), len(clog.seg_start), _p(multi_keys), _p(multi_values), len(multi_keys),
+                          _p(vm_visible), _p(vm_frozen), _p(fsm_category), _p(params), _p(out.counters),
+                          _p(out.page_out), _p(out.chain_hist), _p(out.best), _p(out.ev), MAX_LISTED,
+                          _p(out.ev_count), _p(out.missing), MISSING_MULTIS, _p(_scratch))
+    if rc != 0:
+        raise ValueError(f"block size {bs} is not one PostgreSQL can have")
+
+
+def fold_bins(bins: np.ndarray, nblocks: int, first_blkno: int, page_out: np.ndarray, vm_visible: np.ndarray,
+              vm_frozen: np.ndarray, has_vm: bool) -> None:
+    lib().pgp_fold_bins(_p(bins), bins.shape[1], nblocks, first_blkno, _p(page_out), page_out.shape[0],
+                        _p(vm_visible), _p(vm_frozen), int(has_vm))
+
+
+def checksum_pages(words: np.ndarray, blknos: np.ndarray, checksum_word: int, checksum_keep: int) -> np.ndarray:
+    """pg_checksum_page per row of ``words`` (uint32, C-contiguous, shape (n, BLCKSZ / 4)); int64 block numbers."""
+    n, nw = words.shape
+    out = np.empty(n, dtype=np.uint16)
+    lib().pgp_checksum_pages(_p(words), n, nw * 4, _p(blknos), checksum_word, checksum_keep, _p(out))
+    return out
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def clog_states(xids, clog) -> np.ndarray:
+    xids = _i64(xids)
+    out = np.empty(len(xids), dtype=np.int8)
+    lib().pgp_clog_states(_p(xids), len(xids), _p(out), *clog.c_args)
+    return out
+
+
+def xmin_states(infomask, xmin, clog) -> tuple[np.ndarray, np.ndarray]:
+    im, xmin = _i64(infomask), _i64(xmin)
+    state, hinted = np.empty(len(xmin), dtype=np.int8), np.empty(len(xmin), dtype=np.bool_)
+    lib().pgp_xmin_states(_p(im), _p(xmin), len(xmin), _p(state), _p(hinted), *clog.c_args)
+    return state, hinted
+
+
+def xmax_needs_multi(infomask, xmax) -> np.ndarray:
+    im, xmax = _i64(infomask), _i64(xmax)
+    out = np.empty(len(xmax), dtype=np.bool_)
+    lib().pgp_xmax_needs_multi(_p(im), _p(xmax), len(xmax), _p(out))
+    return out
+
+
+def xmax_locked_only(infomask) -> np.ndarray:
+    im = _i64(infomask)
+    out = np.empty(len(im), dtype=np.bool_)
+    lib().pgp_xmax_locked_only(_p(im), len(im), _p(out))
+    return out
+
+
+def xmax_states(infomask, xmax, update_xid, has_resolver: bool, clog) -> tuple[np.ndarray, np.ndarray]:
+    im, xmax, upd = _i64(infomask), _i64(xmax), _i64(update_xid)
+    state, hinted = np.empty(len(xmax), dtype=np.int8), np.empty(len(xmax), dtype=np.bool_)
+    lib().pgp_xmax_states(_p(im), _p(xmax), _p(upd), len(xmax), int(has_resolver), _p(state), _p(hinted),
+                          *clog.c_args)
+    return state, hinted
+
+
+def warm() -> None:
+    """Load (or build) the library now: before forking workers, and to time it."""
+    lib()
+    TABLES.COUNTERS, TABLES.EVENT_CODES, TABLES.PAGE_COLUMNS, TABLES.BEST, TABLES.PARAMS  # noqa: B018
+    layout_array()

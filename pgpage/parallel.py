@@ -1,0 +1,68 @@
+"""``--jobs``: whole-relation passes spread over worker processes.
+
+A fork is cut into ranges of blocks (``block_ranges``) that start on the same chunk boundaries a
+single pass reads (``RelationFork.iter_chunks`` restarts at each segment), so every worker sees
+exactly the chunks one process would, and results merged in block order are the ones one process
+gives. Workers are forked (they inherit the opened cluster, pg_xact and the compiled kernels, and
+each reads its own ranges with its own flat buffer, so memory per worker stays flat); results come
+back in task order (``run_tasks``) and are merged by the caller.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from typing import Callable, Iterator, Sequence
+
+TASKS_PER_JOB = 4  # ranges per worker: enough to even out uneven ranges, few enough to merge cheaply
+
+
+def default_jobs() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def block_ranges(fork, jobs: int) -> list[tuple[int, int]]:
+    """[start, stop) ranges covering the fork's whole blocks, cut on chunk boundaries inside segments:
+    one range with ``jobs`` <= 1, else about ``TASKS_PER_JOB * jobs`` of them."""
+    from pgpage.storage.relfile import CHUNK_BLOCKS
+    segments = [(first, n) for first, _, n in fork.segment_blocks() if n > 0]
+    if not segments:
+        return []
+    if jobs <= 1:
+        return [(fork.first_block, fork.end_block)]
+    total = sum(n for _, n in segments)
+    size = -(-total // (TASKS_PER_JOB * jobs))
+    size = max(CHUNK_BLOCKS, -(-size // CHUNK_BLOCKS) * CHUNK_BLOCKS)
+    out = []
+    for first, n in segments:
+        for start in range(first, first + n, size):
+            out.append((start, min(start + size, first + n)))
+    return out
+
+
+_WORK: tuple[Callable, Sequence] | None = None
+
+
+def _call(i: int):
+    fn, tasks = _WORK
+    return fn(tasks[i])
+
+
+def run_tasks(fn: Callable, tasks: Sequence, jobs: int) -> Iterator:
+    """``fn(task)`` for each task, in task order: here with ``jobs`` <= 1, else in that many forked workers
+    (``fn`` may be a closure: workers inherit it; its results must pickle)."""
+    global _WORK
+    if jobs <= 1 or len(tasks) <= 1:
+        yield from map(fn, tasks)
+        return
+    from pgpage.analysis.kernels import warm
+    warm()  # compile (or load from the cache) once, in the parent, not in every worker
+    _WORK = (fn, tasks)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+            yield from pool.imap(_call, range(len(tasks)))
+    finally:
+        _WORK = None

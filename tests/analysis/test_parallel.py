@@ -1,0 +1,119 @@
+"""--jobs and the compiled heap pass: results that do not depend on how the blocks are cut, and no page
+(random or damaged) that makes the kernel crash or hang."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from conftest import data_dir
+from pgpage import survey
+from pgpage.analysis.heapstats import ClogArray
+from pgpage.storage.datadir import open_data_directory
+
+
+def damaged_copy(tmp_path, major: int, seed: int):
+    """A fixture cluster whose heaps had line pointers, tuple headers and hint bits scribbled on."""
+    dst = tmp_path / f"data{major}"
+    shutil.copytree(data_dir(major), dst)
+    rng = random.Random(seed)
+    cluster = open_data_directory(dst)
+    for rel in cluster.database(None).relations():
+        main = rel.forks.get("main")
+        if main is None or rel.kind not in "rtm" or not main.segments:
+            continue
+        path = main.segments[0][1]
+        data = bytearray(path.read_bytes())
+        for b in range(len(data) // 8192):
+            base = b * 8192
+            nlp = max(0, (min(int.from_bytes(data[base + 12:base + 14], "little"), 8192) - 24) // 4)
+            for _ in range(rng.randint(0, 8) if nlp else 0):
+                i = rng.randrange(nlp)
+                w = int.from_bytes(data[base + 24 + 4 * i:base + 28 + 4 * i], "little")
+                toff = w & 0x7FFF
+                r = rng.random()
+                if r < 0.3:  # a redirect to some item, maybe past the end
+                    w = (w & ~0x1FFFF) | (2 << 15) | rng.randint(0, nlp + 2)
+                    data[base + 24 + 4 * i:base + 28 + 4 * i] = w.to_bytes(4, "little")
+                elif toff % 8 == 0 and 24 <= toff <= 8192 - 24:
+                    t = base + toff + rng.choice([0, 4, 16, 18, 20])  # xmin, xmax, ip_posid, infomask2, infomask
+                    data[t:t + 2] = rng.randrange(65536).to_bytes(2, "little")
+        path.write_bytes(bytes(data))
+    return dst
+
+
+def test_ranges_merge_to_the_single_pass(tmp_path):
+    """Cut every damaged heap into single-block ranges, analyse each alone, merge in order: the same figures,
+    map and findings (as a set: one pass lists them chunk by chunk, code by code) as one pass."""
+    dst = damaged_copy(tmp_path, 16, 7)
+    cluster = open_data_directory(dst)
+    seen_findings = 0
+    for rel in cluster.database(None).relations():
+        main = rel.forks.get("main")
+        if main is None or rel.kind not in "rtm" or not main.nblocks:
+            continue
+        vm, fsm = rel.forks.get("vm"), rel.forks.get("fsm")
+        whole = survey.new_heap_analysis(cluster, main, rel.qualified_name, 40)
+        survey.fork_pass(main, main.first_block, main.end_block, False, whole, vm, fsm)
+        merged = survey.new_heap_analysis(cluster, main, rel.qualified_name, 40)
+        for b in range(main.first_block, main.end_block):
+            part = survey.new_heap_analysis(cluster, main, rel.qualified_name, 40)
+            survey.fork_pass(main, b, b + 1, False, part, vm, fsm)
+            merged.merge(part, 1)
+        a, b = whole.result(), merged.result()
+        assert {k: v for k, v in a.items() if k != "finding_counts"} == \
+            {k: v for k, v in b.items() if k != "finding_counts"}
+        assert {k: v for k, v in a["finding_counts"].items() if v} == \
+            {k: v for k, v in b["finding_counts"].items() if v}
+        if all(v <= 50 for v in a["finding_counts"].values()):
+            assert sorted(map(repr, whole.findings)) == sorted(map(repr, merged.findings))
+        seen_findings += len(whole.findings)
+    assert seen_findings > 20  # the damage was seen
+
+
+def test_jobs_do_not_change_scan_deep():
+    base = [sys.executable, "-m", "pgpage", "scan", str(data_dir(17)), "--deep", "--json"]
+    one = subprocess.run([*base, "--jobs", "1"], capture_output=True, text=True, timeout=300)
+    two = subprocess.run([*base, "--jobs", "2"], capture_output=True, text=True, timeout=300)
+    assert one.returncode == two.returncode
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+
+
+def test_jobs_do_not_change_heap():
+    base = [sys.executable, "-m", "pgpage", "heap", str(data_dir(15)), "--rel", "heap_hot", "--json"]
+    one = subprocess.run([*base, "-j", "1"], capture_output=True, text=True, timeout=300)
+    two = subprocess.run([*base, "-j", "0"], capture_output=True, text=True, timeout=300)
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+
+
+def _real_pages() -> bytes:
+    cluster = open_data_directory(data_dir(15))
+    main = cluster.database(None).relation("public.heap_hot").forks["main"]
+    data = b"".join(main.read_block(b) for b in range(min(3, main.nblocks)))
+    return (data + bytes(3 * 8192))[:3 * 8192]
+
+
+REAL = _real_pages()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3 * 8192 - 1), st.integers(0, 255)), max_size=80),
+       st.integers(0, 2 ** 32 - 1))
+def test_damaged_pages_never_crash_the_kernel(edits, first):
+    buf = bytearray(REAL)
+    for off, value in edits:
+        buf[off] = value
+    pages = np.frombuffer(buf, dtype=np.uint8).reshape(3, 8192)
+    from pgpage.analysis.heap import HeapAnalysis
+    clog = ClogArray({0: bytes(range(256)) * 1024}, in_progress_is_aborted=False)
+    a = HeapAnalysis(8192, first + 3, clog, lambda m: np.asarray(m, dtype=np.int64) % 5 - 1, 1000, 3, False, 10)
+    a.add_chunk(pages, first, np.array([1, 0, 1], bool), np.array([1, 1, 0], bool), np.array([0, 255, 7], np.uint8))
+    s = a.stats
+    assert s.pages == 3 and s.tuple_count + s.dead_tuple_count <= s.lp_normal
+    assert a.result()["pgstattuple"]["table_len"] == 3 * 8192
