@@ -31,9 +31,8 @@ from typing import Callable
 
 import numpy as np
 
-from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID,
-                                       ST_LOCK_ONLY, ST_UNKNOWN, ClogArray, xmax_is_locked_only, xmax_states,
-                                       xmin_states)
+from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_UNKNOWN, ClogArray,
+                                       xmax_is_locked_only, xmax_states, xmin_states)
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.vector import (SIZE_OF_PAGE_HEADER, LinePointers, PageHeaders, decode_headers,
                                   decode_line_pointers, decode_tuple_headers)
