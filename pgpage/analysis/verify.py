@@ -21,8 +21,14 @@ Offline there is no running server to ask, so two things differ from amcheck:
   after a crash (or on a running server) newer xids are legitimate until WAL replay, so
   "in the future" and the cross-file rules (VM against heap) are warnings there (``consistent``).
 
-Every loop here is over numpy arrays; nothing walks tuple by tuple except for the few tuples that
-already broke a rule (to word their messages).
+Two rules go beyond verify_heapam: a HOT-updated tuple whose updater committed must be followed, at
+its t_ctid on the same page, by a tuple that updater inserted (``heap.hot.xmin_mismatch``,
+``heap.hot.broken_chain``, ``heap.hot.link_to_unused``, ``heap.hot.bad_link``), and a HOT chain never
+leaves its page (``heap.hot.ctid_off_page``).
+
+Every rule is a numpy expression over a whole chunk; Python loops run only over the tuples that
+broke a rule (to word their messages) and over the tuples flagged HEAP_HASEXTERNAL, whose TOAST
+pointers are found by walking their columns (``deform_tuple``).
 """
 from __future__ import annotations
 
