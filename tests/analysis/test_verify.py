@@ -165,9 +165,8 @@ def test_whole_pruned_cluster_reports_only_the_pruned_files(major):
     assert all(r["findings"] == 0 for r in verified)
 
 
-def checksums_off(d: "Damaged") -> None:
-    """Rewrite the copy's pg_control as initdb without -k would have it: data_checksum_version 0
-    (with a recomputed CRC-32C)."""
+def set_control_field(d: "Damaged", field: str, value: int) -> None:
+    """Rewrite one uint32 field of the copy's pg_control (with a recomputed CRC-32C)."""
     from pgpage.decode.control import decode_control
     from pgpage.decode.crc32c import crc32c
     from pgpage.decode.ksy.layouts import LAYOUTS
@@ -176,11 +175,16 @@ def checksums_off(d: "Damaged") -> None:
     dec = decode_control(bytes(data))
     layout = next(v for k, v in LAYOUTS.items() if k.startswith("pg_control::control_v")
                   and k.endswith(str(dec["pg_control_version"])))
-    pos = dec["crc_offset"] - (layout["fields"]["crc"][0] - layout["fields"]["data_checksum_version"][0])
-    struct.pack_into("<I", data, pos, 0)
+    pos = dec["crc_offset"] - (layout["fields"]["crc"][0] - layout["fields"][field][0])
+    struct.pack_into("<I", data, pos, value)
     struct.pack_into("<I", data, dec["crc_offset"], crc32c(bytes(data[:dec["crc_offset"]])))
     ctl.write_bytes(bytes(data))
     assert decode_control(bytes(data))["crc_ok"]
+
+
+def checksums_off(d: "Damaged") -> None:
+    """The copy's pg_control as initdb without -k would have it: data_checksum_version 0."""
+    set_control_field(d, "data_checksum_version", 0)
 
 
 def test_checksums_off_cluster_raises_no_checksum_alarm(tmp_path):
@@ -447,6 +451,32 @@ def test_btree_level_flag_wrong(latest):
 
 
 # ---------------------------------------------------------------------- files, segments, control
+def test_segments_use_global_block_numbers(latest):
+    """With 2-block segments (pg_control's relseg_size), a 9-block index lies in 5 files; its page
+    checksums hold global block numbers, and so do the findings."""
+    set_control_field(latest, "relseg_size", 2)
+    for rel in ("idx_multilevel", "btree_wide"):     # the index and its table (whose TIDs it names)
+        f = latest.file(rel)
+        data = f.read_bytes()
+        f.write_bytes(data[:2 * BLCKSZ])
+        for segno in range(1, (len(data) // BLCKSZ + 1) // 2):
+            (f.parent / f"{f.name}.{segno}").write_bytes(data[2 * segno * BLCKSZ:2 * (segno + 1) * BLCKSZ])
+    f = latest.file("idx_multilevel")
+    findings, rel = latest.verify("idx_multilevel")
+    assert findings == [] and rel["forks"]["main"] == 9
+    seg2 = f.parent / f"{f.name}.2"
+    page = bytearray(seg2.read_bytes())
+    page[BLCKSZ + 100] ^= 0x10        # block 5 = segment 2, second block
+    seg2.write_bytes(bytes(page))
+    findings, _ = latest.verify("idx_multilevel")
+    assert where(findings, "checksum.mismatch") == [(5, None)]
+    (f.parent / f"{f.name}.1").unlink()     # segment 1 gone: PostgreSQL stops at segment 0
+    findings, rel = latest.verify("idx_multilevel")
+    assert where(findings, "segment.missing") == [(2, None)] * 3     # one per segment left stranded
+    assert rel["forks"]["main"] == 2
+
+
+
 def test_torn_last_block_and_extra_segment(latest):
     f = latest.file("heap_killed")
     with open(f, "ab") as fh:
