@@ -165,6 +165,26 @@ def test_whole_pruned_cluster_reports_only_the_pruned_files(major):
     assert all(r["findings"] == 0 for r in verified)
 
 
+def _scenario_snapshots() -> list[Path]:
+    from conftest import FIXTURES
+    seen, out = set(), []
+    for d in sorted((FIXTURES / "scenarios").glob("*/*/data")):
+        if d.resolve() not in seen:
+            seen.add(d.resolve())
+            out.append(d)
+    return out
+
+
+@pytest.mark.parametrize("snapshot", _scenario_snapshots(), ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_scenario_snapshots_raise_no_false_alarm(snapshot):
+    """The storage-story snapshots (PostgreSQL 17 before and after real workloads: bloat, HOT,
+    hint bits, freezing, deduplication) are clean clusters too: nothing but their pruned files."""
+    recs = verify_cluster(snapshot)
+    codes = {r["code"] for r in recs if r["type"] == "finding"}
+    assert codes <= {"relation.file_missing"}, codes
+    assert len([r for r in recs if r["type"] == "relation"]) >= 10
+
+
 def set_control_field(d: "Damaged", field: str, value: int) -> None:
     """Rewrite one uint32 field of the copy's pg_control (with a recomputed CRC-32C)."""
     from pgpage.decode.control import decode_control
