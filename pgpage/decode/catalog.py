@@ -2,18 +2,20 @@
 
 A catalog is a heap like any other; its rows are deformed with the column layout of the
 server's major (``versions.catalog_columns``) and filtered to the versions a new transaction
-would see, using hint bits and pg_xact (``analysis.visibility``). A catalog keeps dead row
+would see, using hint bits and pg_xact (the rules of ``analysis.heapstats``). A catalog keeps dead row
 versions until VACUUM, so reading "every tuple" would list a renamed table twice.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional, Sequence
+from typing import Iterator, Sequence
 
 from kaitaistruct import KaitaiStructError
 
-from pgpage.analysis.visibility import (ABORTED, COMMITTED, FROZEN, IN_PROGRESS, INVALID, LOCK_ONLY, UNKNOWN,
-                                        xmax_state, xmin_state)
+import numpy as np
+
+from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN,
+                                       ClogArray, xmax_states, xmin_states)
 from pgpage.decode.deform import Attribute, deform_tuple, decode_attr
 from pgpage.decode.ksy.heap_tuple import HeapTuple
 from pgpage.decode.ksy.pg_page import PgPage
@@ -36,12 +38,12 @@ class CatalogScan:
 
 
 def read_catalog(catalog: str, blocks: Iterator[tuple[int, bytes]], major: int,
-                 lookup: Callable[[int], Optional[str]], relation: str | None = None,
+                 clog: ClogArray, relation: str | None = None,
                  columns: Sequence[Attribute] | None = None, key: str = "oid",
                  wanted: set[str] | None = None) -> CatalogScan:
     """Visible rows of ``catalog`` from its main fork's ``(blkno, page)`` blocks.
 
-    ``lookup(xid)`` answers from pg_xact ("committed", "aborted", ...). ``columns`` overrides
+    ``clog`` is pg_xact (hint bits decide first, as everywhere: ``analysis.heapstats``). ``columns`` overrides
     the built-in layout (e.g. columns read from pg_attribute). Rows are dicts of decoded
     column values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before
     12) and ``_tid``.
@@ -59,10 +61,16 @@ def read_catalog(catalog: str, blocks: Iterator[tuple[int, bytes]], major: int,
             continue
         if page.header.pd_upper == 0:
             continue
-        for n, lp in enumerate(page.linp, start=1):
-            if int(lp.lp_flags) != LP_NORMAL or lp.data is None or lp.lp_len < 24:
-                continue
-            row, rank = _visible_row(lp.data, cols, major, lookup, oid_in_header, scan, relation, blkno, n, wanted)
+        tuples = [(n, lp.data, HeapTuple.from_bytes(lp.data)) for n, lp in enumerate(page.linp, start=1)
+                  if int(lp.lp_flags) == LP_NORMAL and lp.data is not None and lp.lp_len >= 24]
+        if not tuples:
+            continue
+        infomask = np.array([t.t_infomask for _, _, t in tuples], dtype=np.int64)
+        xmin_st, _ = xmin_states(infomask, np.array([t.t_xmin for _, _, t in tuples], dtype=np.int64), clog)
+        xmax_st, _ = xmax_states(infomask, np.array([t.t_xmax for _, _, t in tuples], dtype=np.int64), clog)
+        for (n, data, tup), smin, smax in zip(tuples, xmin_st.tolist(), xmax_st.tolist()):
+            row, rank = _visible_row(data, tup, smin, smax, cols, major, oid_in_header, scan, relation, blkno, n,
+                                     wanted)
             if row is not None:
                 row["_tid"] = f"({blkno},{n})"
                 candidates.setdefault(row.get(key, row["_tid"]), []).append((rank, row))
@@ -76,21 +84,19 @@ def read_catalog(catalog: str, blocks: Iterator[tuple[int, bytes]], major: int,
     return scan
 
 
-def _visible_row(data: bytes, cols, major, lookup, oid_in_header, scan, relation, blkno, n, wanted):
+def _visible_row(data: bytes, tup, xmin_st: int, xmax_st: int, cols, major, oid_in_header, scan, relation, blkno,
+                 n, wanted):
     """(row, rank) of a tuple a new snapshot would see, else (None, None).
 
     Rank orders versions of one key when pg_xact cannot decide: a hinted, settled version
     outranks one whose fate is unknown.
     """
-    tup = HeapTuple.from_bytes(data)
-    xmin_st, _ = xmin_state(tup.t_infomask, tup.t_xmin, lookup)
-    xmax_st, _ = xmax_state(tup.t_infomask, tup.t_xmax, lookup)
-    if xmin_st in (ABORTED, IN_PROGRESS) or xmax_st == COMMITTED:
+    if xmin_st in (ST_ABORTED, ST_IN_PROGRESS) or xmax_st == ST_COMMITTED:
         return None, None
-    rank = (xmin_st != UNKNOWN) + (xmax_st in (INVALID, LOCK_ONLY, ABORTED))
-    if xmax_st in (UNKNOWN, IN_PROGRESS):
+    rank = (xmin_st != ST_UNKNOWN) + (xmax_st in (ST_INVALID, ST_LOCK_ONLY, ST_ABORTED))
+    if xmax_st in (ST_UNKNOWN, ST_IN_PROGRESS):
         rank -= 1
-    if xmin_st == UNKNOWN:
+    if xmin_st == ST_UNKNOWN:
         scan.undecided += 1
     deformed = deform_tuple(data, tup.t_hoff, tup.natts, cols,
                             null_bitmap=tup.t_bits if tup.t_infomask & HEAP_HASNULL else None)

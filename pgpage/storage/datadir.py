@@ -101,12 +101,6 @@ class DataDirectory:
         return (c["data_checksum_version"] != 0) if c and c["crc_ok"] else None
 
     @cached_property
-    def xact(self):
-        """pg_xact as an ``XactStatus``."""
-        from pgpage.decode.xact import XactStatus
-        return XactStatus(self.xact_segments, self.block_size)
-
-    @cached_property
     def xact_segments(self) -> dict[str, bytes]:
         """pg_xact's segment files, read once: {name: bytes}."""
         from pgpage.decode.xact import parse_segment_name as slru_segno
@@ -163,11 +157,6 @@ class DataDirectory:
         return ClogArray(segments, self.block_size,
                          in_progress_is_aborted=state in ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY"))
 
-    def xid_lookup(self):
-        """A ``lookup(xid) -> "committed" | "aborted" | "in_progress" | "sub_committed" | None``."""
-        status = self.xact.status
-        return lambda xid: (s.lower() if (s := status(xid)) else None)
-
     # ---------------------------------------------------------------- files
     def fork(self, directory: Path, stem: str, fork: str = "main") -> RelationFork:
         return RelationFork(directory, stem, fork, self.block_size, self.relseg_size, listing=self.listing(directory))
@@ -202,7 +191,7 @@ class DataDirectory:
             return []
         if self.major is None:
             return []
-        scan = read_catalog(catalog, fork.iter_blocks(), self.major, self.xid_lookup(), relation=catalog, key=key,
+        scan = read_catalog(catalog, fork.iter_blocks(), self.major, self.clog, relation=catalog, key=key,
                             wanted=CATALOG_COLUMNS.get(catalog))
         findings.extend(fork.findings)
         findings.extend(scan.findings)
