@@ -13,6 +13,7 @@ from pgpage.findings import INFO, WARNING, Finding
 from pgpage.storage.datadir import DataDirectory, Relation
 from pgpage.storage.relfile import RelationFork
 
+BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched)
 XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
 HEAP_KINDS = set("rtm")
 
@@ -219,9 +220,21 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
         return bad, analysis
 
+    # a worker takes a batch of consecutive tasks (a catalog is hundreds of forks of a block or two)
+    batches, batch, size = [], [], 0
+    for t in tasks:
+        batch.append(t)
+        size += t[3] - t[2]
+        if size >= BATCH_BLOCKS:
+            batches.append(batch)
+            batch, size = [], 0
+    if batch:
+        batches.append(batch)
+    results = (r for rs in run_tasks(lambda b: [work(t) for t in b], batches, jobs) for r in rs)
+
     bad_by_rel: list[dict[str, list[int]]] = [{} for _ in rels]
     analyses: list = [None] * len(rels)
-    for (i, name, start, stop), (bad, analysis) in zip(tasks, run_tasks(work, tasks, jobs)):
+    for (i, name, start, stop), (bad, analysis) in zip(tasks, results):
         bad_by_rel[i].setdefault(name, []).extend(bad)
         if analysis is not None:
             if analyses[i] is None:

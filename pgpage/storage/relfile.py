@@ -172,6 +172,7 @@ class RelationFork:
         """
         start = self.first_block if start is None else start
         stop = self.end_block if stop is None else stop
+        chunk_blocks = max(1, min(chunk_blocks, stop - start))  # a small fork gets a small buffer
         buf = bytearray(chunk_blocks * self.block_size)
         for seg_first, path, nblocks in self.segment_blocks():
             lo, hi = max(start, seg_first), min(stop, seg_first + nblocks)
