@@ -117,3 +117,19 @@ def test_damaged_pages_never_crash_the_kernel(edits, first):
     s = a.stats
     assert s.pages == 3 and s.tuple_count + s.dead_tuple_count <= s.lp_normal
     assert a.result()["pgstattuple"]["table_len"] == 3 * 8192
+
+
+def test_scanner_builds_from_its_source_and_says_which(tmp_path):
+    """The compiled scanner a source checkout builds with cc carries the SHA-256 of the C file it came from (the
+    loader uses a build only when that matches), and exports the tables the Python side indexes by name."""
+    import ctypes
+    from pgpage.analysis import kernels
+    path = kernels.build(tmp_path / "scanner.so", kernels.source_sha())
+    built = kernels._declare(ctypes.CDLL(str(path)))
+    assert built.pgp_names(6).decode() == kernels.source_sha()
+    assert kernels.lib().pgp_names(6).decode() == kernels.source_sha()
+    names = built.pgp_names(0).decode().strip(",").split(",")
+    from pgpage.analysis.heapstats import HeapStats
+    assert set(HeapStats.counter_names()) <= set(names)
+    assert "heap.hot.xmin_mismatch" in built.pgp_names(2).decode()
+    assert kernels.layout_array()[list(kernels.TABLES.LAYOUT).index("t_infomask")] == 20
