@@ -268,11 +268,11 @@ def main() -> int:
         env = dict(os.environ)
         # the compiled scanner: built once by `pip install .`; a source checkout builds it on first use
         print("pgpage: scanner build time ...", file=sys.stderr)
-        build = run([sys.executable, "-c", "import sys, time; from pathlib import Path;"
+        built = run([sys.executable, "-c", "import sys, time; from pathlib import Path;"
                      " from pgpage.analysis import kernels as k; t = time.perf_counter();"
                      " k.build(Path(sys.argv[1]) / 'scanner.so', k.source_sha()); print(time.perf_counter() - t)",
                      str(work)]).stdout
-        results["scanner_build_seconds"] = round(float(build), 2)
+        results["scanner_build_seconds"] = round(float(built), 2)
         helps = []
         for _ in range(7):
             t0 = time.perf_counter()
