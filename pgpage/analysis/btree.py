@@ -53,7 +53,8 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from pgpage.decode.ksy.layouts import LAYOUTS
-from pgpage.decode.page import PageContext, format_tid
+from pgpage.analysis.heapstats import max_heap_tuples_per_page
+from pgpage.decode.page import PageContext, format_tid, maxalign
 from pgpage.decode.vector import decode_headers, decode_line_pointers
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.findings import ERROR, INFO, WARNING, Finding
@@ -68,7 +69,6 @@ SIZE_OF_PAGE_HEADER = 24
 SIZE_OF_ITEM_ID = 4
 SIZE_OF_ITEM_POINTER = 6
 SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
-MAXALIGN = 8
 LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
 HEAP_ONLY_TUPLE = 0x8000  # t_infomask2
 BTREE_MAGIC = 0x053162
@@ -105,15 +105,6 @@ _IP_BI_HI, _IP_BI_LO, _IP_POSID = (LAYOUTS["pg_page::item_pointer"]["fields"][f]
                                    for f in ("bi_hi", "bi_lo", "ip_posid"))
 _HEAP_INFOMASK2 = LAYOUTS["heap_tuple"]["fields"]["t_infomask2"][0]
 _SAFEXID_OFFSET = SIZE_OF_PAGE_HEADER  # BTDeletedPageData sits at MAXALIGN(SizeOfPageHeaderData)
-
-
-def maxalign(n):
-    return (n + (MAXALIGN - 1)) & ~(MAXALIGN - 1)
-
-
-def max_heap_tuples_per_page(block_size: int) -> int:
-    """MaxHeapTuplesPerPage: (BLCKSZ - SizeOfPageHeaderData) / (MAXALIGN(23) + sizeof(ItemIdData))."""
-    return (block_size - SIZE_OF_PAGE_HEADER) // (maxalign(23) + SIZE_OF_ITEM_ID)
 
 
 def _u16(b: np.ndarray, at: int) -> np.ndarray:

@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_UNKNOWN, ClogArray,
+from pgpage.analysis.heapstats import (max_heap_tuples_per_page, ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_UNKNOWN, ClogArray,
                                        xmax_is_locked_only, xmax_states, xmin_states)
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.vector import (SIZE_OF_PAGE_HEADER, LinePointers, PageHeaders, decode_headers,
@@ -73,10 +73,6 @@ MOVED_PARTITIONS_OFFSET = 0xFFFD      # MovedPartitionsOffsetNumber (11+), with 
 INVALID_BLOCK = 0xFFFFFFFF
 SEQUENCE_MAGIC = 0x1717
 VM_HEAP_BLOCKS_PER_BYTE = 4
-
-
-def max_heap_tuples_per_page(block_size: int) -> int:
-    return (block_size - SIZE_OF_PAGE_HEADER) // (MIN_HEAP_TUPLE_SIZE + 4)
 
 
 def vm_heap_blocks_per_page(block_size: int) -> int:
