@@ -10,6 +10,7 @@ posting lists can be set side by side. Returns plain dicts; never prints.
 from __future__ import annotations
 
 from dataclasses import asdict
+from itertools import zip_longest
 
 import numpy as np
 
@@ -66,8 +67,19 @@ def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fo
     pc, ev, hp = PageClasses(), TupleEvents(), HintPrediction()
     clog = before_cluster.clog if before_cluster is not None else ClogArray({})
     multi = before_cluster.multi_update_xid if before_cluster is not None else None
-    for (b_first, b_raw), (a_first, a_raw) in zip(b_fork.iter_chunks(), a_fork.iter_chunks()):
-        b_dec, a_dec = decode_heap_chunk(b_raw, b_first), decode_heap_chunk(a_raw, a_first)
+    # one lockstep pass: chunks of both forks start on the same blocks, and AFTER's chunks past
+    # BEFORE's end come paired with None; tuple events are read from every AFTER chunk once
+    for b_chunk, a_chunk in zip_longest(b_fork.iter_chunks(), a_fork.iter_chunks()):
+        if a_chunk is None:
+            break  # blocks only BEFORE had (truncated away): nothing to compare or count
+        a_first, a_raw = a_chunk
+        a_dec = decode_heap_chunk(a_raw, a_first)
+        if before_next_xid is not None:
+            ev.merge(tuple_events(a_dec, before_next_xid))
+        if b_chunk is None:
+            continue
+        b_first, b_raw = b_chunk
+        b_dec = decode_heap_chunk(b_raw, b_first)
         _, per_tuple = chunk_stats(b_dec, clog, multi)
         classes = np.zeros(min(len(b_raw), len(a_raw)), dtype=np.int64) if detail_pages is not None else None
         c, e, h = diff_heap_chunk(b_raw, a_raw, b_dec, a_dec, before_next_xid, per_tuple["dirtied_pages"], classes)
@@ -76,9 +88,6 @@ def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fo
         hp.merge(h)
         if detail_pages is not None:
             detail_pages.extend((b_first + i, int(v)) for i, v in enumerate(classes) if v)
-    if before_next_xid is not None:  # what the workload wrote, on every page AFTER has
-        for first, raw in a_fork.iter_chunks():
-            ev.merge(tuple_events(decode_heap_chunk(raw, first), before_next_xid))
     return {"page_classes": asdict(pc), "tuples": asdict(ev), "hint_prediction": asdict(hp)}
 
 
