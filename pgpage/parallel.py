@@ -13,7 +13,7 @@ import multiprocessing
 import os
 from typing import Callable, Iterator, Sequence
 
-TASKS_PER_JOB = 4  # ranges per worker: enough to even out uneven ranges, few enough to merge cheaply
+TASKS_PER_JOB = 2  # equal ranges per worker: a little slack if one core is slower, few merges
 
 
 def default_jobs() -> int:
@@ -25,21 +25,28 @@ def default_jobs() -> int:
 
 
 def block_ranges(fork, jobs: int) -> list[tuple[int, int]]:
-    """[start, stop) ranges covering the fork's whole blocks, cut on chunk boundaries inside segments:
-    one range with ``jobs`` <= 1, else about ``TASKS_PER_JOB * jobs`` of them."""
+    """[start, stop) ranges covering the fork's whole blocks: one with ``jobs`` <= 1, else about
+    ``TASKS_PER_JOB * jobs`` of nearly equal size (equal work: a worker left alone with the last big range
+    costs more than the split gains). Ranges are cut only where a single pass starts a chunk (every
+    CHUNK_BLOCKS from each segment's start); they may span whole segments, never the gap a short segment
+    leaves, so ``stop - start`` is the blocks a range holds."""
     from pgpage.storage.relfile import CHUNK_BLOCKS
     segments = [(first, n) for first, _, n in fork.segment_blocks() if n > 0]
     if not segments:
         return []
     if jobs <= 1:
         return [(fork.first_block, fork.end_block)]
+    chunks = [(s, min(s + CHUNK_BLOCKS, first + n))
+              for first, n in segments for s in range(first, first + n, CHUNK_BLOCKS)]
     total = sum(n for _, n in segments)
-    size = -(-total // (TASKS_PER_JOB * jobs))
-    size = max(CHUNK_BLOCKS, -(-size // CHUNK_BLOCKS) * CHUNK_BLOCKS)
-    out = []
-    for first, n in segments:
-        for start in range(first, first + n, size):
-            out.append((start, min(start + size, first + n)))
+    parts = min(TASKS_PER_JOB * jobs, len(chunks))
+    out, start, done = [], chunks[0][0], 0
+    for k, (s, e) in enumerate(chunks):
+        done += e - s
+        last = k == len(chunks) - 1
+        if last or done * parts >= total * (len(out) + 1) or chunks[k + 1][0] != e:  # never across a gap
+            out.append((start, e))
+            start = chunks[k + 1][0] if k + 1 < len(chunks) else e
     return out
 
 

@@ -22,6 +22,9 @@ def diff_command(before: str, after: str, db, rel, details: bool, show_all: bool
     doc = {"schema": "pgpage.diff/1", **doc}
     differs = [r for r in doc["relations"] if r["status"] != "in place" or r.get("changed")]
     doc["relations_changed"] = len(differs)
-    from pgpage.render.diff import render_diff
-    emit(doc, json_out, lambda d: render_diff(d, show_all))
+    def text(d):
+        from pgpage.render.diff import render_diff  # Rich loads only for people's output
+        render_diff(d, show_all)
+
+    emit(doc, json_out, text)
     return int(ExitCode.FINDINGS if differs else ExitCode.CLEAN)

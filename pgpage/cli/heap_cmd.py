@@ -28,6 +28,9 @@ def heap_command(target, db, rel, json_out, map_metric, jobs: int = 1) -> int:
     doc = {"schema": "pgpage.heap/1", "relation": t.label, "blocks": t.fork.nblocks,
            "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": fillfactor,
            **report}
-    from pgpage.render.heap import render_heap
-    emit(doc, json_out, lambda d: render_heap(d, map_metric))
+    def text(d):
+        from pgpage.render.heap import render_heap  # Rich loads only for people's output
+        render_heap(d, map_metric)
+
+    emit(doc, json_out, text)
     return exit_status(doc["findings"])

@@ -29,8 +29,11 @@ def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out) -> 
         "findings": [f.to_json() for f in findings],
         "pages": [_jsonable_page(p) for p in pages],
     }
-    from pgpage.render.page import render_pages
-    emit(doc, json_out, render_pages)
+    def text(d):
+        from pgpage.render.page import render_pages  # Rich loads only for people's output
+        render_pages(d)
+
+    emit(doc, json_out, text)
     return exit_status(findings + [f for p in pages for f in p["findings"]])
 
 

@@ -25,8 +25,11 @@ def scan_command(pgdata, db_name, top, kind, name, deep, json_out, jobs: int = 1
             entry["findings"] = [f.to_json() for f in d.findings]
             doc["databases"].append(entry)
     doc["findings"] = [f.to_json() for f in cluster.findings]
-    from pgpage.render.scan import render_scan
-    emit(doc, json_out, render_scan)
+    def text(d):
+        from pgpage.render.scan import render_scan  # Rich loads only for people's output
+        render_scan(d)
+
+    emit(doc, json_out, text)
     return exit_status(_all_findings(doc))
 
 

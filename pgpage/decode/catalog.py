@@ -8,23 +8,19 @@ versions until VACUUM, so reading "every tuple" would list a renamed table twice
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
-
-from kaitaistruct import KaitaiStructError
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN,
                                        ClogArray, xmax_states, xmin_states)
-from pgpage.decode.deform import Attribute, deform_tuple, decode_attr
-from pgpage.decode.ksy.heap_tuple import HeapTuple
-from pgpage.decode.ksy.pg_page import PgPage
+from pgpage.decode.deform import HEAP_NATTS_MASK, SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
+from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
 from pgpage.decode.versions import catalog_columns, catalog_has_oid_system_column
 from pgpage.findings import Finding, WARNING
 
 LP_NORMAL = 1
 HEAP_HASNULL = 0x0001
-HEAP_HASOID_OLD = 0x0008
 
 
 @dataclass
@@ -37,40 +33,49 @@ class CatalogScan:
     undecided: int = 0  # rows kept although pg_xact could not tell whether their inserter committed
 
 
-def read_catalog(catalog: str, blocks: Iterator[tuple[int, bytes]], major: int,
+def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: int,
                  clog: ClogArray, relation: str | None = None,
                  columns: Sequence[Attribute] | None = None, key: str = "oid",
-                 wanted: set[str] | None = None) -> CatalogScan:
-    """Visible rows of ``catalog`` from its main fork's ``(blkno, page)`` blocks.
+                 wanted: set[str] | None = None, first_column: int | None = None) -> CatalogScan:
+    """Visible rows of ``catalog`` from its main fork's ``(first block, pages)`` chunks.
 
-    ``clog`` is pg_xact (hint bits decide first, as everywhere: ``analysis.heapstats``). ``columns`` overrides
-    the built-in layout (e.g. columns read from pg_attribute). Rows are dicts of decoded
-    column values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before
-    12) and ``_tid``.
+    Tuple headers are decoded a chunk at a time (``decode.vector``) and visibility decided for all of them
+    at once (hint bits first, then ``clog``, as everywhere: ``analysis.heapstats``); only the rows a new
+    snapshot sees are deformed. ``columns`` overrides the built-in layout (e.g. columns read from
+    pg_attribute). ``first_column`` keeps only rows whose first column, an oid at t_hoff, has that value
+    (pg_attribute's attrelid: one relation's rows out of thousands). Rows are dicts of decoded column
+    values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and ``_tid``.
     """
     scan = CatalogScan(catalog)
     cols = list(columns) if columns is not None else [Attribute.from_column(c) for c in catalog_columns(catalog, major)]
     oid_in_header = catalog_has_oid_system_column(catalog, major)
     candidates: dict[object, list[tuple[int, dict]]] = {}
-    for blkno, raw in blocks:
-        try:
-            page = PgPage.from_bytes(raw)
-        except (KaitaiStructError, EOFError):
-            scan.findings.append(Finding("catalog.page.undecodable", f"{catalog} block {blkno} has no readable header",
-                                         relation=relation, block=blkno))
+    for first, chunk in chunks:
+        hc = decode_heap_chunk(chunk, first)
+        items, tups, h = hc.items, hc.tuples, hc.headers
+        bad = ~h.is_new & ((h.lower < SIZE_OF_PAGE_HEADER) | (h.lower > h.upper) | (h.upper > h.special)
+                           | (h.special > chunk.shape[1]))
+        for page in np.flatnonzero(bad).tolist():
+            scan.findings.append(Finding("catalog.page.bad_header", f"{catalog} block {first + page}: pd_lower"
+                                         f" {h.lower[page]}, pd_upper {h.upper[page]}, pd_special {h.special[page]}"
+                                         " are out of order; the page's rows are not read",
+                                         relation=relation, block=first + page))
+        keep = (items.flags[tups.item] == LP_NORMAL) & ~bad[items.page[tups.item]]
+        if first_column is not None:
+            keep &= _first_oid(chunk, items, tups) == first_column
+        sel = np.flatnonzero(keep)
+        if not len(sel):
             continue
-        if page.header.pd_upper == 0:
-            continue
-        tuples = [(n, lp.data, HeapTuple.from_bytes(lp.data)) for n, lp in enumerate(page.linp, start=1)
-                  if int(lp.lp_flags) == LP_NORMAL and lp.data is not None and lp.lp_len >= 24]
-        if not tuples:
-            continue
-        infomask = np.array([t.t_infomask for _, _, t in tuples], dtype=np.int64)
-        xmin_st, _ = xmin_states(infomask, np.array([t.t_xmin for _, _, t in tuples], dtype=np.int64), clog)
-        xmax_st, _ = xmax_states(infomask, np.array([t.t_xmax for _, _, t in tuples], dtype=np.int64), clog)
-        for (n, data, tup), smin, smax in zip(tuples, xmin_st.tolist(), xmax_st.tolist()):
-            row, rank = _visible_row(data, tup, smin, smax, cols, major, oid_in_header, scan, relation, blkno, n,
-                                     wanted)
+        infomask = tups.t_infomask[sel].astype(np.int64)
+        xmin_st, _ = xmin_states(infomask, tups.t_xmin[sel].astype(np.int64), clog)
+        xmax_st, _ = xmax_states(infomask, tups.t_xmax[sel].astype(np.int64), clog)
+        for k, smin, smax in zip(sel.tolist(), xmin_st.tolist(), xmax_st.tolist()):
+            it = int(tups.item[k])
+            page, off, length = int(items.page[it]), int(items.off[it]), int(items.len[it])
+            blkno, n = first + page, int(items.lp[it])
+            data = chunk[page, off:off + length].tobytes()
+            row, rank = _visible_row(data, int(tups.t_hoff[k]), int(tups.t_infomask[k]), int(tups.t_infomask2[k]),
+                                     smin, smax, cols, major, oid_in_header, scan, relation, blkno, n, wanted)
             if row is not None:
                 row["_tid"] = f"({blkno},{n})"
                 candidates.setdefault(row.get(key, row["_tid"]), []).append((rank, row))
@@ -84,8 +89,21 @@ def read_catalog(catalog: str, blocks: Iterator[tuple[int, bytes]], major: int,
     return scan
 
 
-def _visible_row(data: bytes, tup, xmin_st: int, xmax_st: int, cols, major, oid_in_header, scan, relation, blkno,
-                 n, wanted):
+def _first_oid(chunk: np.ndarray, items, tups) -> np.ndarray:
+    """The 4-byte value at t_hoff of each tuple (its first column when that is an oid), -1 where the tuple
+    is too short to hold one."""
+    block_size = chunk.shape[1]
+    t_hoff = tups.t_hoff.astype(np.int64)
+    length = items.len[tups.item]
+    inside = t_hoff + 4 <= length
+    at = np.where(inside, items.page[tups.item] * block_size + items.off[tups.item] + t_hoff, 0)
+    flat = chunk.reshape(-1)
+    word = flat[at[:, None] + np.arange(4)].astype(np.int64) << np.array([0, 8, 16, 24])
+    return np.where(inside, word.sum(axis=1), -1)
+
+
+def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_st: int, xmax_st: int, cols, major,
+                 oid_in_header, scan, relation, blkno, n, wanted):
     """(row, rank) of a tuple a new snapshot would see, else (None, None).
 
     Rank orders versions of one key when pg_xact cannot decide: a hinted, settled version
@@ -98,8 +116,8 @@ def _visible_row(data: bytes, tup, xmin_st: int, xmax_st: int, cols, major, oid_
         rank -= 1
     if xmin_st == ST_UNKNOWN:
         scan.undecided += 1
-    deformed = deform_tuple(data, tup.t_hoff, tup.natts, cols,
-                            null_bitmap=tup.t_bits if tup.t_infomask & HEAP_HASNULL else None)
+    null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
+    deformed = deform_tuple(data, t_hoff, infomask2 & HEAP_NATTS_MASK, cols, null_bitmap=null_bitmap)
     for f in deformed.findings:
         scan.findings.append(Finding(f.code, f"{scan.catalog} {f.message}", f.severity, relation=relation,
                                      block=blkno, item=n))
@@ -108,5 +126,5 @@ def _visible_row(data: bytes, tup, xmin_st: int, xmax_st: int, cols, major, oid_
     row = {a.name: decode_attr(a, major=major) for a in deformed.attrs
            if not a.dropped and (wanted is None or a.name in wanted)}
     if oid_in_header:
-        row = {"oid": tup.oid, **row}
+        row = {"oid": heap_oid_old(data, t_hoff, infomask), **row}
     return row, rank

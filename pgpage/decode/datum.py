@@ -128,7 +128,7 @@ class ToastPointer:
                 f"{self.va_rawsize - VARHDRSZ} bytes{comp}>")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one per varlena read (see deform.AttrDatum)
 class Varlena:
     """A parsed varlena header and the bytes it covers."""
     kind: str                         # PLAIN, COMPRESSED, SHORT or EXTERNAL

@@ -31,9 +31,8 @@ DEFAULTTABLESPACE_OID = 1663
 CATALOG_COLUMNS = {
     "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate"},
     "pg_tablespace": {"oid", "spcname"},
-    "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "relpages", "reltuples",
-                 "relallvisible", "reltoastrelid", "relisshared", "relpersistence", "relkind", "relnatts",
-                 "relfrozenxid", "relminmxid", "reloptions"},
+    "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "reltoastrelid",
+                 "relisshared", "relpersistence", "relkind", "relnatts", "relfrozenxid", "relminmxid", "reloptions"},
     "pg_namespace": {"oid", "nspname"},
     "pg_am": {"oid", "amname", "amtype"},
     "pg_index": {"indexrelid", "indrelid", "indnatts", "indnkeyatts", "indisunique", "indisprimary", "indkey"},
@@ -58,6 +57,7 @@ class DataDirectory:
         self.path = path
         self.findings: list[Finding] = []
         self._listings: dict[Path, dict[str, int]] = {}
+        self._directories: dict[tuple[int, int], Path] = {}
 
     # ---------------------------------------------------------------- cluster-wide facts
     @cached_property
@@ -168,6 +168,13 @@ class DataDirectory:
         return self._listings[directory]
 
     def tablespace_directory(self, spcoid: int, dboid: int) -> Path:
+        """Where a database's files in a tablespace live (one Path per pair: hundreds of relations ask)."""
+        key = (spcoid, dboid)
+        if key not in self._directories:
+            self._directories[key] = self._tablespace_directory(spcoid, dboid)
+        return self._directories[key]
+
+    def _tablespace_directory(self, spcoid: int, dboid: int) -> Path:
         if spcoid == GLOBALTABLESPACE_OID:
             return self.path / "global"
         if spcoid in (0, DEFAULTTABLESPACE_OID):
@@ -183,7 +190,8 @@ class DataDirectory:
         filenode = mapping.get(CATALOG_OIDS[catalog])
         return None if filenode is None else self.fork(directory, str(filenode))
 
-    def read_catalog(self, catalog: str, fork: RelationFork | None, findings: list[Finding], key: str = "oid"):
+    def read_catalog(self, catalog: str, fork: RelationFork | None, findings: list[Finding], key: str = "oid",
+                     first_column: int | None = None):
         from pgpage.decode.catalog import read_catalog
         if fork is None or not fork.exists:
             findings.append(Finding("catalog.missing", f"{catalog}: its file is missing, so what it names is unknown",
@@ -191,8 +199,8 @@ class DataDirectory:
             return []
         if self.major is None:
             return []
-        scan = read_catalog(catalog, fork.iter_blocks(), self.major, self.clog, relation=catalog, key=key,
-                            wanted=CATALOG_COLUMNS.get(catalog))
+        scan = read_catalog(catalog, fork.iter_chunks(), self.major, self.clog, relation=catalog, key=key,
+                            wanted=CATALOG_COLUMNS.get(catalog), first_column=first_column)
         findings.extend(fork.findings)
         findings.extend(scan.findings)
         if scan.undecided:
@@ -276,6 +284,7 @@ class Database:
     tablespace: int
     row: dict
     findings: list[Finding] = field(default_factory=list)
+    orphans: dict[str, list[str]] | None = None  # files no pg_class row names, once relations() has looked
 
     @property
     def path(self) -> Path:
@@ -310,20 +319,24 @@ class Database:
                 r.toast = toast
                 if toast is not None:
                     toast.toast_parent = r
-        self._check_files(rels)
         return rels
 
     def relations(self) -> list["Relation"]:
-        return list(self._relations)
+        """Every relation, with the database's files checked against them (orphans, missing files) once:
+        finding one relation by name (``relation``) does not need the check."""
+        rels = self._relations
+        if self.orphans is None:
+            self._check_files(rels)
+        return list(rels)
 
     def attributes(self, relid: int) -> list[dict]:
         """pg_attribute rows of one relation (user columns, attnum > 0, in attnum order); [] when
-        pg_attribute is missing. Only that relation's rows are deformed (``_RowsOf``)."""
+        pg_attribute is missing. Only that relation's rows are deformed (attrelid is the first column)."""
         cache = self.__dict__.setdefault("_attribute_rows", {})
         if relid not in cache:
             fork = self.cluster._catalog_fork("pg_attribute", self.filenode_map, self.path)
-            rows = self.cluster.read_catalog("pg_attribute", _RowsOf(fork, relid) if fork else None, self.findings,
-                                             key="_tid")  # a row is (attrelid, attnum): no one-column key
+            rows = self.cluster.read_catalog("pg_attribute", fork, self.findings, key="_tid",  # no one-column key
+                                             first_column=relid)
             cols = {r["attnum"]: r for r in rows if r.get("attrelid") == relid and (r.get("attnum") or 0) > 0}
             cache[relid] = [cols[k] for k in sorted(cols)]
         return cache[relid]
@@ -429,7 +442,7 @@ class Relation:
             node = mapping.get(self.oid, 0)
         return node
 
-    @property
+    @cached_property
     def directory(self) -> Path:
         spc = GLOBALTABLESPACE_OID if self.row["relisshared"] else (self.row["reltablespace"] or self.database.tablespace)
         return self.database.cluster.tablespace_directory(spc, self.database.oid)
@@ -468,44 +481,6 @@ class Relation:
         """The fillfactor pages are filled to (100 for heaps when unset)."""
         value = self.reloption("fillfactor")
         return int(value) if value and value.isdigit() else 100
-
-
-class _RowsOf:
-    """A catalog fork seen through a filter on its first column (an oid at t_hoff, as attrelid is
-    in pg_attribute): on a copy of each page, the line pointers of other rows are cleared, so the
-    catalog reader deforms the few rows asked for instead of every row (pg_attribute has thousands).
-    Duck-types the part of RelationFork that ``DataDirectory.read_catalog`` uses."""
-
-    def __init__(self, fork: RelationFork, value: int):
-        self.fork, self.value = fork, value
-
-    @property
-    def exists(self) -> bool:
-        return self.fork.exists
-
-    @property
-    def findings(self) -> list[Finding]:
-        return self.fork.findings
-
-    def iter_blocks(self):
-        import numpy as np
-        from pgpage.decode.vector import decode_headers, decode_line_pointers
-        bs = self.fork.block_size
-        for first, chunk in self.fork.iter_chunks():
-            pages = chunk.copy()
-            lps = decode_line_pointers(pages, decode_headers(pages))
-            flat = pages.reshape(-1)
-            start = lps.page * bs + lps.off
-            inside = (lps.flags == 1) & (lps.len >= 28) & (lps.off + lps.len <= bs)
-            t_hoff = np.where(inside, flat[np.where(inside, start + 22, 0)], 0).astype(np.int64)
-            at = np.where(inside & (t_hoff + 4 <= lps.len), start + t_hoff, 0)
-            word = flat[at[:, None] + np.arange(4)].astype(np.uint32) << np.array([0, 8, 16, 24], dtype=np.uint32)
-            keep = inside & (t_hoff + 4 <= lps.len) & (word.sum(axis=1) == self.value)
-            drop = np.flatnonzero((lps.flags != 0) & ~keep)
-            where = lps.page[drop] * bs + 24 + 4 * (lps.lp[drop] - 1)
-            flat[where[:, None] + np.arange(4)] = 0
-            for i in range(pages.shape[0]):
-                yield first + i, pages[i].tobytes()
 
 
 def open_data_directory(path: str | Path) -> DataDirectory:

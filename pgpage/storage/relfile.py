@@ -67,14 +67,18 @@ class RelationFork:
     def name(self) -> str:
         return self.stem + FORK_SUFFIX[self.fork]
 
-    def segment_path(self, segno: int) -> Path:
-        return self.directory / (self.name + (f".{segno}" if segno else ""))
+    def segment_name(self, segno: int) -> str:
+        return self.name + (f".{segno}" if segno else "")
 
-    def _size(self, path: Path) -> int | None:
+    def segment_path(self, segno: int) -> Path:
+        return self.directory / self.segment_name(segno)
+
+    def _size(self, segno: int) -> int | None:
+        """A segment's size, None if it is absent (from the listing when given: no Path, no stat)."""
         if self.listing is not None:
-            return self.listing.get(path.name)
+            return self.listing.get(self.segment_name(segno))
         try:
-            return path.stat().st_size
+            return self.segment_path(segno).stat().st_size
         except OSError:
             return None
 
@@ -82,13 +86,12 @@ class RelationFork:
         """(segno, path, size) of each segment present; gaps and odd sizes become findings."""
         found = []
         if self.only_segno is not None:
-            path = self.segment_path(self.only_segno)
-            if (size := self._size(path)) is not None:
-                found.append((self.only_segno, path, size))
+            if (size := self._size(self.only_segno)) is not None:
+                found.append((self.only_segno, self.segment_path(self.only_segno), size))
         else:
             segno = 0
-            while (size := self._size(path := self.segment_path(segno))) is not None:
-                found.append((segno, path, size))
+            while (size := self._size(segno)) is not None:
+                found.append((segno, self.segment_path(segno), size))
                 segno += 1
             # a gap can only hide behind a full segment: look for strays only then
             full_last = bool(found) and found[-1][2] == self.relseg_size * self.block_size
