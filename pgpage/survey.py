@@ -14,6 +14,7 @@ from pgpage.storage.datadir import DataDirectory, Relation
 from pgpage.storage.relfile import RelationFork
 
 BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched)
+HEAP_PASS_COST = 3  # a heap block's analysis and checksum take about 3x a checksum alone (ordering --jobs work)
 XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
 HEAP_KINDS = set("rtm")
 
@@ -191,9 +192,9 @@ def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: 
 
 def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = False, jobs: int = 1,
                    on_blocks=None) -> list[dict]:
-    """`relation_health` of each relation, from one read of every fork (checksums, and for a heap its
-    analysis: the fast figures, and with ``deep`` the whole report in the same pass). With ``jobs`` > 1 the
-    forks, cut into ranges of blocks, are read by that many worker processes."""
+    """`relation_health` of each relation (of one database or several), from one read of every fork
+    (checksums, and for a heap its analysis: the fast figures, and with ``deep`` the whole report in the same
+    pass). With ``jobs`` > 1 the forks, cut into ranges of blocks, are read by that many worker processes."""
     from pgpage.parallel import block_ranges, run_tasks
     checksums = bool(cluster.checksums)
     if any(r.kind in HEAP_KINDS for r in rels):
@@ -220,33 +221,50 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
         return bad, analysis
 
-    # a worker takes a batch of consecutive tasks (a catalog is hundreds of forks of a block or two)
+    # biggest work first, so no worker is left alone with a big range at the end; a worker takes a batch of
+    # small tasks at once (a catalog is hundreds of forks of a block or two)
+    def cost(t):
+        return (t[3] - t[2]) * (HEAP_PASS_COST if t[1] == "main" and rels[t[0]].kind in HEAP_KINDS else 1)
     batches, batch, size = [], [], 0
-    for t in tasks:
-        batch.append(t)
-        size += t[3] - t[2]
+    for k in sorted(range(len(tasks)), key=lambda k: -cost(tasks[k])):
+        batch.append(k)
+        size += tasks[k][3] - tasks[k][2]
         if size >= BATCH_BLOCKS:
             batches.append(batch)
             batch, size = [], 0
     if batch:
         batches.append(batch)
-    results = (r for rs in run_tasks(lambda b: [work(t) for t in b], batches, jobs) for r in rs)
+    done: dict[int, tuple] = {}
+    for ks, rs in zip(batches, run_tasks(lambda ks: [work(tasks[k]) for k in ks], batches, jobs)):
+        done.update(zip(ks, rs))
+        if on_blocks:
+            on_blocks(sum(tasks[k][3] - tasks[k][2] for k in ks))
 
     bad_by_rel: list[dict[str, list[int]]] = [{} for _ in rels]
     analyses: list = [None] * len(rels)
-    for (i, name, start, stop), (bad, analysis) in zip(tasks, results):
+    for k, (i, name, start, stop) in enumerate(tasks):  # merged in block order, as one pass reads
+        bad, analysis = done.pop(k)
         bad_by_rel[i].setdefault(name, []).extend(bad)
         if analysis is not None:
             if analyses[i] is None:
                 analyses[i] = new_heap_analysis(cluster, rels[i].forks["main"], rels[i].qualified_name, map_cells=1)
             analyses[i].merge(analysis, stop - start)
-        if on_blocks:
-            on_blocks(stop - start)
     for i, rel in enumerate(rels):
         main = rel.forks.get("main")
         if analyses[i] is None and main is not None and rel.kind in HEAP_KINDS:
             analyses[i] = new_heap_analysis(cluster, main, rel.qualified_name, map_cells=1)  # an empty heap
     return [_health(cluster, rel, bad_by_rel[i], analyses[i], deep) for i, rel in enumerate(rels)]
+
+
+def read_catalogs(cluster: DataDirectory, dbs: list, jobs: int) -> None:
+    """Each database's catalogs, read by ``jobs`` worker processes when there are several databases (the
+    rows come back; the relations are built here)."""
+    from pgpage.parallel import run_tasks
+    if jobs <= 1 or len(dbs) <= 1:
+        return
+    cluster.clog  # read once, before any worker is forked
+    for db, state in zip(dbs, run_tasks(lambda db: db.catalog_state(), dbs, jobs)):
+        db.adopt_catalogs(state)
 
 
 def select_relations(rels: Iterable[Relation], kinds: set[str] | None, name_glob: str | None,

@@ -303,13 +303,29 @@ class Database:
         return self.cluster.read_catalog(catalog, fork, self.findings, key)
 
     @cached_property
-    def _relations(self) -> list["Relation"]:
+    def catalog_rows(self) -> dict[str, list[dict]]:
+        """The visible rows of pg_class, pg_namespace, pg_am and pg_index: what the relations are built from."""
         class_rows = {r["oid"]: r for r in self._catalog("pg_class", {})}
-        namespaces = {r["oid"]: r["nspname"] for r in self._catalog("pg_namespace", class_rows)}
-        ams = {r["oid"]: r["amname"] for r in self._catalog("pg_am", class_rows)}
-        indexes = {r["indexrelid"]: r for r in self._catalog("pg_index", class_rows, key="indexrelid")}
-        rels = [Relation(self, row, namespaces.get(row["relnamespace"]), ams.get(row["relam"]), indexes.get(oid))
-                for oid, row in class_rows.items()]
+        return {"pg_class": list(class_rows.values()), "pg_namespace": self._catalog("pg_namespace", class_rows),
+                "pg_am": self._catalog("pg_am", class_rows),
+                "pg_index": self._catalog("pg_index", class_rows, key="indexrelid")}
+
+    def catalog_state(self) -> tuple:
+        """What reading the catalogs learnt (rows, the filenode map, findings), to hand to ``adopt_catalogs``
+        of this database's object in another process."""
+        return self.catalog_rows, self.filenode_map, self.findings
+
+    def adopt_catalogs(self, state: tuple) -> None:
+        self.__dict__["catalog_rows"], self.__dict__["filenode_map"], self.findings = state
+
+    @cached_property
+    def _relations(self) -> list["Relation"]:
+        rows = self.catalog_rows
+        namespaces = {r["oid"]: r["nspname"] for r in rows["pg_namespace"]}
+        ams = {r["oid"]: r["amname"] for r in rows["pg_am"]}
+        indexes = {r["indexrelid"]: r for r in rows["pg_index"]}
+        rels = [Relation(self, row, namespaces.get(row["relnamespace"]), ams.get(row["relam"]),
+                         indexes.get(row["oid"])) for row in rows["pg_class"]]
         by_oid = {r.oid: r for r in rels}
         for r in rels:
             if r.index_row is not None:
