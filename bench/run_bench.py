@@ -193,6 +193,9 @@ def main() -> int:
     ap.add_argument("--json", default=None, help="also write the results to this file")
     ap.add_argument("--build-only", action="store_true", help="build the cluster, keep it, measure nothing")
     args = ap.parse_args()
+    # pgpage is measured as installed: byte-compiled once (pip does it; a checkout's first run writes
+    # __pycache__), not compiled from source on every start, which this variable would force
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
     for tool in (PGBIN / "initdb", Path(shutil.which("pg_filedump") or "/nonexistent")):
         if not tool.exists():

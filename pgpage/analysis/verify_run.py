@@ -128,7 +128,7 @@ class Verification:
                     continue
                 seen.add(key)
                 yield from self.relation_records(self.subject_of(rel))
-            for stem, files in sorted(getattr(db, "orphans", {}).items()):
+            for stem, files in sorted((db.orphans or {}).items()):
                 forks = {f: c.fork(db.path, stem, f) for f in FORKS}
                 forks = {k: v for k, v in forks.items() if v.exists}
                 if forks:

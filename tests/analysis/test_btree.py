@@ -565,7 +565,6 @@ def test_garbage_and_truncated_input_never_raise(tmp_path):
 
 # ------------------------------------------------------------------------------- story 4: deduplication
 DEDUP = FIXTURES / "scenarios" / "dedup"
-needs_dedup_scenario = pytest.mark.skipif(not (DEDUP / "steps.json").is_file(), reason="no dedup scenario snapshots")
 
 
 def scenario_src(snapshot: str) -> str:
@@ -573,7 +572,6 @@ def scenario_src(snapshot: str) -> str:
     return f"scenario-{(DEDUP / snapshot).resolve().name}"
 
 
-@needs_dedup_scenario
 @pytest.mark.parametrize("snapshot", ["s1", "s2"])
 def test_same_column_with_and_without_deduplication(snapshot):
     """dedup_k and dedup_k_nodedup index the same column; after non-HOT updates (s2) both took new
@@ -594,7 +592,6 @@ def test_same_column_with_and_without_deduplication(snapshot):
     assert d_on["posting_tid_share"] > 50
 
 
-@needs_dedup_scenario
 def test_unique_index_deduplicates_version_churn():
     """dedup_uniq_id is unique; 15 rounds of non-HOT updates under an old snapshot left versions of
     each key, which deduplication keeps in posting lists, while its deduplicate_items = off twin

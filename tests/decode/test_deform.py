@@ -484,7 +484,7 @@ def test_mutated_tuples_never_escape(tables):
 
 
 def test_random_bytes_hypothesis(tables):
-    hypothesis = pytest.importorskip("hypothesis")
+    import hypothesis
     from hypothesis import given, settings, strategies as st
 
     conn = tables.conn
