@@ -15,10 +15,8 @@ from itertools import zip_longest
 import numpy as np
 
 from pgpage.findings import ExitCode, PgpageError
-from pgpage.storage.datadir import DataDirectory, Relation, open_data_directory
+from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
 from pgpage.storage.relfile import RelationFork
-
-HEAP_KINDS = set("rtm")
 
 
 def _heap_summary(cluster: DataDirectory | None, fork: RelationFork, vm, fsm, name: str) -> dict:

@@ -5,18 +5,17 @@ them per relation and per cluster and returns plain dicts (JSON-ready). It never
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Iterable
 
 import numpy as np
 
 from pgpage.findings import INFO, WARNING, Finding
-from pgpage.storage.datadir import DataDirectory, Relation
+from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation
 from pgpage.storage.relfile import RelationFork
 
 BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched)
 HEAP_PASS_COST = 3  # a heap block's analysis and checksum take about 3x a checksum alone (ordering --jobs work)
 XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
-HEAP_KINDS = set("rtm")
 
 
 def cluster_summary(cluster: DataDirectory) -> dict:

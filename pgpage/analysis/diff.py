@@ -15,24 +15,16 @@ versions still on disk.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
+from pgpage.decode.flags import (HEAP_HOT_UPDATED, HEAP_UPDATED, HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID,
+                                 HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_FROZEN,
+                                 LP_NORMAL, LP_REDIRECT, PD_ALL_VISIBLE)
 from pgpage.decode.vector import HeapChunk
 
-LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
-PD_ALL_VISIBLE = 0x0004
 HINT_BITS = 0x0F00            # HEAP_XMIN_COMMITTED | XMIN_INVALID | XMAX_COMMITTED | XMAX_INVALID
-HEAP_XMIN_FROZEN = 0x0300
-HEAP_XMAX_INVALID = 0x0800
-HEAP_XMAX_LOCK_ONLY = 0x0080
-HEAP_XMAX_EXCL_LOCK = 0x0040
-HEAP_XMAX_KEYSHR_LOCK = 0x0010
-HEAP_XMAX_IS_MULTI = 0x1000
-HEAP_UPDATED = 0x2000
-HEAP_HOT_UPDATED = 0x4000
-HEAP_ONLY_TUPLE = 0x8000
 INFOMASK_OFFSET = 20          # t_infomask within HeapTupleHeaderData (layouts: heap_tuple.t_infomask)
 MASKED_HEADER_BYTES = 10      # pd_lsn (8) and pd_checksum (2)
 PD_FLAGS_OFFSET = 10

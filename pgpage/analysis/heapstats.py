@@ -9,27 +9,11 @@ No I/O.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-
-LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
 SIZE_OF_ITEM_ID = 4
-PD_HAS_FREE_LINES = 0x0001
-PD_ALL_VISIBLE = 0x0004
-
-HEAP_XMAX_KEYSHR_LOCK = 0x0010
-HEAP_XMAX_EXCL_LOCK = 0x0040
-HEAP_XMAX_LOCK_ONLY = 0x0080
-HEAP_XMIN_COMMITTED = 0x0100
-HEAP_XMIN_INVALID = 0x0200
-HEAP_XMIN_FROZEN = 0x0300
-HEAP_XMAX_COMMITTED = 0x0400
-HEAP_XMAX_INVALID = 0x0800
-HEAP_XMAX_IS_MULTI = 0x1000
-HEAP_HOT_UPDATED = 0x4000
-HEAP_ONLY_TUPLE = 0x8000
 
 # xid states as small integers, for arrays
 ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVALID, ST_LOCK_ONLY = range(7)

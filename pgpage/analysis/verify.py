@@ -40,36 +40,22 @@ import numpy as np
 from pgpage.analysis.heapstats import (max_heap_tuples_per_page, ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_UNKNOWN, ClogArray,
                                        xmax_is_locked_only, xmax_states, xmin_states)
 from pgpage.decode.checksum import checksum_pages
+from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
+                                 HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
+                                 HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
+                                 LP_NORMAL, LP_REDIRECT, LP_UNUSED, MOVED_PARTITIONS_OFFSET, PD_ALL_VISIBLE,
+                                 PD_VALID_FLAG_BITS, SPEC_TOKEN_OFFSET)
 from pgpage.decode.vector import (SIZE_OF_PAGE_HEADER, LinePointers, PageHeaders, decode_headers,
                                   decode_line_pointers, decode_tuple_headers)
 from pgpage.findings import ERROR, WARNING, Finding
 
 MAXALIGN = 8
 PG_PAGE_LAYOUT_VERSION = 4
-PD_VALID_FLAG_BITS = 0x0007
-PD_ALL_VISIBLE = 0x0004
-LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
 SIZEOF_HEAP_TUPLE_HEADER = 23
 MIN_HEAP_TUPLE_SIZE = 24
 FIRST_NORMAL_XID = 3
 
-HEAP_HASNULL = 0x0001
-HEAP_HASEXTERNAL = 0x0004
-HEAP_HASOID_OLD = 0x0008
-HEAP_XMIN_COMMITTED = 0x0100
-HEAP_XMIN_INVALID = 0x0200
-HEAP_XMIN_FROZEN = 0x0300
-HEAP_XMAX_COMMITTED = 0x0400
-HEAP_XMAX_INVALID = 0x0800
-HEAP_XMAX_IS_MULTI = 0x1000
-HEAP_UPDATED = 0x2000
-HEAP_MOVED = 0xC000
-HEAP_NATTS_MASK = 0x07FF
-HEAP_HOT_UPDATED = 0x4000
-HEAP_ONLY_TUPLE = 0x8000
 
-SPEC_TOKEN_OFFSET = 0xFFFE            # SpecTokenOffsetNumber: a speculative insertion in progress
-MOVED_PARTITIONS_OFFSET = 0xFFFD      # MovedPartitionsOffsetNumber (11+), with block InvalidBlockNumber
 INVALID_BLOCK = 0xFFFFFFFF
 SEQUENCE_MAGIC = 0x1717
 VM_HEAP_BLOCKS_PER_BYTE = 4
@@ -325,7 +311,6 @@ class _TupleFacts:
 
 def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeaders, items: LinePointers):
     out: list[Finding] = []
-    size = chunk.shape[1]
     if len(items.lp) == 0:
         empty = np.zeros(0, dtype=np.int64)
         return out, _TupleFacts(empty, empty.astype(np.int8), empty.astype(np.int8), empty.astype(bool))

@@ -22,6 +22,7 @@ import numpy as np
 
 from pgpage.analysis.btree import BtreeScan, FindingSink, HeapTidCheck, IndexInfo
 from pgpage.analysis.verify import VerifyContext, check_pages
+from pgpage.decode.flags import LP_DEAD, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_line_pointers
 from pgpage.findings import ERROR, WARNING, Finding
 
@@ -41,7 +42,6 @@ BT_PIVOT_HEAP_TID_ATTR = 0x1000
 BT_IS_POSTING = 0x2000
 SIZEOF_INDEX_TUPLE = 8
 MAX_VERSION_OF_MAJOR = {10: 2, 11: 3}   # btree version a fresh index of that major has (4 from 12 on)
-LP_NORMAL, LP_DEAD = 1, 3
 
 
 def max_index_tuples_per_page(block_size: int) -> int:

@@ -26,10 +26,9 @@ from pgpage.analysis.verify import (VerifyContext, check_pages, verify_generic_c
                                     vm_tail_findings)
 from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, heap_tid_check, shape_from_index_row
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
-from pgpage.storage.datadir import RELKIND_NAMES
+from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES
 from pgpage.storage.relfile import FORKS, RelationFork, parse_segment_name
 
-HEAP_KINDS = set("rtm")
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
 

@@ -14,13 +14,11 @@ import numpy as np
 
 from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN,
                                        ClogArray, xmax_states, xmin_states)
-from pgpage.decode.deform import HEAP_NATTS_MASK, SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
+from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
+from pgpage.decode.flags import HEAP_HASNULL, HEAP_NATTS_MASK, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
 from pgpage.decode.versions import catalog_columns, catalog_has_oid_system_column
 from pgpage.findings import Finding, WARNING
-
-LP_NORMAL = 1
-HEAP_HASNULL = 0x0001
 
 
 @dataclass

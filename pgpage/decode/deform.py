@@ -32,13 +32,9 @@ from typing import Any, Sequence
 
 from pgpage.decode import datum as _datum
 from pgpage.decode.datum import DatumError, Varlena, parse_varlena, split_array, varlena_payload
+from pgpage.decode.flags import HEAP_HASOID_OLD
 from pgpage.findings import ERROR, WARNING, Finding
 
-HEAP_HASNULL = 0x0001
-HEAP_HASVARWIDTH = 0x0002
-HEAP_HASEXTERNAL = 0x0004
-HEAP_HASOID_OLD = 0x0008
-HEAP_NATTS_MASK = 0x07FF
 MAX_TUPLE_ATTRIBUTE_NUMBER = 1664          # MaxTupleAttributeNumber (htup_details.h)
 SIZEOF_HEAP_TUPLE_HEADER = 23              # offsetof(HeapTupleHeaderData, t_bits)
 

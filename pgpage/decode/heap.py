@@ -9,19 +9,16 @@ from __future__ import annotations
 
 from kaitaistruct import KaitaiStructError
 
+from pgpage.decode.flags import HEAP2_XACT_MASK, LP_NORMAL, LP_REDIRECT, LP_UNUSED
 from pgpage.decode.ksy.heap_tuple import HeapTuple
 from pgpage.decode.ksy.layouts import ENUMS
-from pgpage.decode.page import (LP_NORMAL, LP_REDIRECT, LP_UNUSED, PageContext, flag_names,
-                                format_tid, line_pointers, maxalign)
+from pgpage.decode.page import PageContext, flag_names, format_tid, line_pointers, maxalign
 from pgpage.findings import WARNING
 
 SIZEOF_HEAP_TUPLE_HEADER = 23  # offsetof(HeapTupleHeaderData, t_bits)
 MIN_HEAP_TUPLE_SIZE = 24       # MinHeapTupleSize = MAXALIGN(SizeofHeapTupleHeader), pageinspect's lower bound
-HEAP_HASNULL = 0x0001
-HEAP_HASOID_OLD = 0x0008
 INFOMASK_NAMES = ENUMS["heap_tuple::infomask_flags"]
 INFOMASK2_NAMES = ENUMS["heap_tuple::infomask2_flags"]
-HEAP2_XACT_MASK = 0xE000
 # heap_tuple_infomask_flags' combined flags: multi-bit values, reported when every bit is set
 COMBINED_FLAGS = [(0x0050, "HEAP_XMAX_SHR_LOCK"), (0x0300, "HEAP_XMIN_FROZEN"), (0xC000, "HEAP_MOVED")]
 

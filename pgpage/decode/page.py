@@ -16,6 +16,7 @@ from kaitaistruct import KaitaiStructError
 
 from pgpage.decode.checksum import checksum_page
 from pgpage.decode.control import format_lsn
+from pgpage.decode.flags import PD_VALID_FLAG_BITS
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.pg_page import PgPage
 from pgpage.findings import Finding, WARNING
@@ -24,13 +25,11 @@ SIZE_OF_PAGE_HEADER = 24
 SIZE_OF_ITEM_ID = 4
 MAXALIGN = 8
 PG_PAGE_LAYOUT_VERSION = 4
-PD_VALID_FLAG_BITS = 0x0007
 SEQUENCE_MAGIC = 0x1717
 MAX_BT_CYCLE_ID = 0xFF7F
 HASHO_PAGE_ID, GIST_PAGE_ID, SPGIST_PAGE_ID = 0xFF80, 0xFF81, 0xFF82
 BRIN_PAGE_TYPES = {0xF091: "brin_meta", 0xF092: "brin_revmap", 0xF093: "brin_regular"}
 
-LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
 LP_FLAG_NAMES = ENUMS["pg_page::lp_flags"]
 PD_FLAG_NAMES = ENUMS["pg_page::pd_flags"]
 

@@ -107,8 +107,6 @@ def has_oid_system_column(major: int) -> bool:
     return major < 12
 
 
-HEAP_HASOID_OLD = 0x0008
-
 TOAST_COMPRESSION_METHODS_SINCE = 14
 """From 14 the top two bits of va_tcinfo (inline compressed) and va_extinfo (external pointer) carry
 the compression method (0 pglz, 1 lz4; ``varatt.h``/``postgres.h``); before 14 they are always 0 and

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORKS, RelationFork, directory_listing,
                                     parse_segment_name)
 
@@ -45,6 +45,7 @@ RELKIND_NAMES = {"r": "table", "i": "index", "S": "sequence", "t": "toast table"
                  "m": "materialized view", "c": "composite type", "f": "foreign table",
                  "p": "partitioned table", "I": "partitioned index"}
 RELKINDS_WITH_STORAGE = set("ritmS")
+HEAP_KINDS = set("rtm")  # tables, TOAST tables, materialized views: heap pages and tuples
 PERSISTENCE_NAMES = {"p": "permanent", "u": "unlogged", "t": "temporary"}
 MULTIXACT_STATUS_NO_KEY_UPDATE = 4  # MultiXactStatusNoKeyUpdate; Update is 5: the updating members
 NOT_RELATION_FILES = {"PG_VERSION", "pg_filenode.map", "pg_internal.init", "pg_filenode.map.tmp"}
