@@ -124,3 +124,24 @@ def test_damaged_filenode_map_is_a_finding(tmp_path):
     db = cluster.database(None)
     db.relations()
     assert any(f.code.startswith("filenode_map.crc") for f in db.findings)
+
+
+def test_catalog_page_with_a_bad_header_is_a_finding_and_the_other_pages_still_read(tmp_path):
+    dst = copy_cluster(17, tmp_path)
+    db = open_data_directory(dst).database(None)
+    before = {r.oid: r.row for r in db.relations()}
+    victim = db.relation("public.heap_wide")
+    block = int(victim.row["_tid"].strip("()").split(",")[0])
+    pg_class = db.relation("pg_catalog.pg_class").forks["main"]
+    path, offset = pg_class.segment_path(0), block * pg_class.block_size
+    with open(path, "r+b") as f:  # pd_lower (bytes 12-13) past pd_upper: PageHeaderIsValid fails
+        f.seek(offset + 12)
+        f.write((pg_class.block_size - 8).to_bytes(2, "little"))
+
+    db = open_data_directory(dst).database(None)
+    after = {r.oid: r.row for r in db.relations()}
+    bad = [f for f in db.findings if f.code == "catalog.page.bad_header"]
+    assert [(f.relation, f.block) for f in bad] == [("pg_class", block)]
+    on_block = {oid for oid, row in before.items() if row["_tid"].startswith(f"({block},")}
+    assert victim.oid in on_block and after.keys() == before.keys() - on_block
+    assert all(after[oid]["relfilenode"] == before[oid]["relfilenode"] for oid in after)
