@@ -4,7 +4,9 @@
  * One walk over a chunk of heap pages: page header -> line pointers -> tuple headers, computing at once what
  * pgstattuple's figures and `pgpage heap` need (line pointer counts, tuple verdicts from the hint bits and the
  * pg_xact bytes, hint-bit predictions, HOT chains walked per page and bounded by MaxHeapTuplesPerPage,
- * visibility and freezing, free space and bloat), plus pg_checksum_page over many pages.
+ * visibility and freezing, free space and bloat), plus pg_checksum_page over many pages. And the B-tree pass of
+ * analysis/btree.py: every item of a chunk of index pages (pgstatindex's and deduplication's figures, pivots,
+ * downlinks, heap TIDs), and the table side of its heap TID check (line pointer verdicts, TID lookups).
  *
  * Plain C, no Python.h: kernels.py loads it with ctypes. Every byte offset and bit field of the on-disk
  * structures comes in through `layout` (built from decode/ksy/layouts.py, generated from the formats/ .ksy files); what
@@ -92,7 +94,24 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 /* offsets and bit fields, filled from layouts.py */
 #define LAYOUT(X) X(pd_checksum) X(pd_flags) X(pd_lower) X(pd_upper) X(t_xmin) X(t_xmax) X(bi_hi) X(bi_lo) \
     X(ip_posid) X(t_infomask2) X(t_infomask) X(lp_off_shift) X(lp_off_mask) X(lp_flags_shift) X(lp_flags_mask) \
-    X(lp_len_shift) X(lp_len_mask)
+    X(lp_len_shift) X(lp_len_mask) X(pd_special) X(pd_pagesize_version) \
+    X(t_tid_bi_hi) X(t_tid_bi_lo) X(t_tid_ip_posid) X(t_info) X(ptr_bi_hi) X(ptr_bi_lo) X(ptr_ip_posid)
+/* the B-tree pass (pgp_btree_items): per-page columns, totals over the chunk, events (code, page, item, a..e) */
+#define BT_PAGE_COLUMNS(X) X(items) X(dead_items) X(high_keys) X(high_key_bytes) X(pivots) X(pivot_bytes) \
+    X(posting_tuples) X(tids) X(posting_tids)
+#define BT_TOTALS(X) X(posting_tuples) X(posting_tid_count) X(plain_tuples) X(posting_bytes) \
+    X(posting_plain_bytes) X(leaf_key_tuples) X(leaf_key_bytes) X(dead_posting_tuples) X(dead_tids) \
+    X(minus_infinity) X(pivots_with_heap_tid) X(downlinks) X(heap_tids) X(events)
+#define BT_EVENT_CODES(X) \
+    X(btree.item.bad_lp_flags)          /* page, item, lp_flags */ \
+    X(btree.item.out_of_bounds)         /* page, item, lp_off, lp_len, pd_special */ \
+    X(btree.item.size_mismatch)         /* page, item, lp_len, IndexTupleSize */ \
+    X(btree.item.unexpected_pivot)      /* page, item, ip_posid */ \
+    X(btree.posting.overrun)            /* page, item, TIDs, posting offset, tuple size */ \
+    X(btree.posting.too_few)            /* page, item, TIDs */ \
+    X(btree.posting.unsorted)           /* page, item, position, previous block, offset, this block, offset */ \
+    X(btree.tid.invalid)                /* page, item, block, offset */
+#define BT_EVENT_WIDTH 8
 
 #define C_(n) C_##n,
 #define P_(n) P_##n,
@@ -104,6 +123,12 @@ enum { PAGE_COLUMNS(PC_) PC__COUNT };
 enum { PARAMS(P_) P__COUNT };
 enum { BEST(B_) B__COUNT };
 enum { LAYOUT(L_) L__COUNT };
+#define BPC_(n) BPC_##n,
+#define BT_(n) BT_##n,
+enum { BT_PAGE_COLUMNS(BPC_) BPC__COUNT };
+enum { BT_TOTALS(BT_) BT__COUNT };
+enum { BE_BAD_LP_FLAGS, BE_OUT_OF_BOUNDS, BE_SIZE_MISMATCH, BE_UNEXPECTED_PIVOT, BE_POSTING_OVERRUN,
+       BE_POSTING_TOO_FEW, BE_POSTING_UNSORTED, BE_TID_INVALID, BE__COUNT };
 enum { E_BAD_LINK, E_LINK_TO_UNUSED, E_REDIRECT_NOT_HEAP_ONLY, E_REDIRECT_TO_REDIRECT, E_XMIN_MISMATCH,
        E_FUTURE_XMIN, E_OLD_XMIN, E_FUTURE_XMAX, E_OLD_XMAX, E_VM_FROZEN_NOT_VISIBLE, E_VM_BIT_WITHOUT_PD,
        E_VM_ALL_FROZEN_WRONG, E_VM_ALL_VISIBLE_WRONG, E_PAGE_ALL_VISIBLE_WRONG, E__COUNT };
@@ -115,9 +140,13 @@ static const char event_names[] = EVENT_CODES(NAME_STR);
 static const char param_names[] = PARAMS(NAME_STR);
 static const char best_names[] = BEST(NAME_STR);
 static const char layout_names[] = LAYOUT(NAME_STR);
+static const char bt_page_column_names[] = BT_PAGE_COLUMNS(NAME_STR);
+static const char bt_total_names[] = BT_TOTALS(NAME_STR);
+static const char bt_event_names[] = BT_EVENT_CODES(NAME_STR);
 
 /* Comma-separated names of table `which` (0 counters, 1 page columns, 2 event codes, 3 parameters, 4 best-of,
-   5 layout) in index order; 6: the SHA-256 (16 hex digits) of the source this was built from; "" for others. */
+   5 layout; 7, 8, 9: the B-tree pass's page columns, totals and event codes) in index order; 6: the SHA-256
+   (16 hex digits) of the source this was built from; "" for others. */
 const char *pgp_names(int which)
 {
     switch (which) {
@@ -128,6 +157,9 @@ const char *pgp_names(int which)
     case 4: return best_names;
     case 5: return layout_names;
     case 6: return PGP_SOURCE_SHA;
+    case 7: return bt_page_column_names;
+    case 8: return bt_total_names;
+    case 9: return bt_event_names;
     default: return "";
     }
 }
@@ -705,4 +737,329 @@ void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int6
         for (int j = 0; j < N_SUMS; j++) { result ^= sums[j]; nonzero |= any[j]; }
         out[p] = nonzero ? (uint16_t)(((result ^ (uint32_t)blknos[p]) % 65535) + 1) : 0;
     }
+}
+
+/* ---------------------------------------------------------------------------------------- the B-tree pass */
+/* access/itup.h, access/nbtree.h */
+#define INDEX_SIZE_MASK 0x1FFF
+#define INDEX_ALT_TID_MASK 0x2000
+#define INDEX_NULL_MASK 0x8000
+#define BT_OFFSET_MASK 0x0FFF
+#define BT_PIVOT_HEAP_TID_ATTR 0x1000
+#define BT_IS_POSTING 0x2000
+#define SIZE_OF_ITEM_POINTER 6
+#define MIN_INDEX_TUPLE_SIZE 8 /* sizeof(IndexTupleData) */
+/* what btree.py says about each page (page_in[p * 3]: these bits; [p * 3 + 1]: its line pointers to read, as
+   decode_headers clamps them; [p * 3 + 2]: pd_special) */
+#define BT_IN_TREE 1    /* a leaf, internal or half-dead page: its items are read */
+#define BT_LEAF_ITEMS 2 /* a leaf page, or a half-dead one with BTP_LEAF: items after the high key hold heap TIDs */
+#define BT_RIGHTMOST 4  /* btpo_next is P_NONE: no high key */
+#define BT_INTERNAL 8   /* an internal page (not half-dead): its items are downlinks */
+
+static inline int64_t maxalign8(int64_t n) { return (n + 7) & ~(int64_t)7; }
+
+typedef struct {
+    int64_t *blk, *off;
+    int32_t *page, *item;
+    uint8_t *dead;
+    int64_t n, cap;
+} Tids;
+
+static inline void bt_event(int64_t *ev, int64_t ev_cap, int64_t *n, int64_t code, int64_t page, int64_t item,
+                            int64_t a, int64_t b, int64_t c, int64_t d, int64_t e)
+{
+    if (*n < ev_cap) {
+        int64_t *row = ev + *n * BT_EVENT_WIDTH;
+        row[0] = code; row[1] = page; row[2] = item; row[3] = a; row[4] = b; row[5] = c; row[6] = d; row[7] = e;
+    }
+    (*n)++;
+}
+
+/* One heap TID of an index item: an offset outside 1..MaxHeapTuplesPerPage is an event, the others are listed
+   for the table check. */
+static inline void bt_tid(Tids *t, int64_t *ev, int64_t ev_cap, int64_t *nev, int64_t maxoff, int64_t page,
+                          int64_t item, int64_t dead, int64_t blk, int64_t off)
+{
+    if (off == 0 || off > maxoff) {
+        bt_event(ev, ev_cap, nev, BE_TID_INVALID, page, item, blk, off, 0, 0, 0);
+        return;
+    }
+    if (t->n < t->cap) {
+        t->blk[t->n] = blk; t->off[t->n] = off; t->page[t->n] = (int32_t)page; t->item[t->n] = (int32_t)item;
+        t->dead[t->n] = (uint8_t)dead;
+    }
+    t->n++;
+}
+
+/*
+ * Every item of a chunk of B-tree pages, by the rules btree.py's docstrings give (BtreeScan): which items are
+ * high keys, pivots, posting-list tuples and plain leaf tuples, what each adds to the page's and the chunk's
+ * figures, the downlinks of internal pages, the pivots' sizes and attribute counts (histograms), and the heap
+ * TIDs, plain tuples' first and then the posting lists' in item order (as the findings list them). Outputs are
+ * zeroed here: page_out[p * BPC__COUNT + BPC_*], totals[BT_*], posting_hist[TIDs] (BT_OFFSET_MASK + 1),
+ * natts_hist[natts + 1] (BT_OFFSET_MASK + 2; 0: no count), size_hist[lp_len] (bs), downlinks[k * 3 + (page,
+ * item, child)], the TIDs, ev[k * BT_EVENT_WIDTH] (code, page, item, a, b, c, d, e) in item order per code.
+ * `posting` is scratch of 5 int64 per item. Rows past a capacity are counted, not written (totals[BT_downlinks],
+ * [BT_heap_tids], [BT_events]): the caller grows the buffer and calls again. Returns 0, or -1 when `posting`
+ * is too small.
+ */
+int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout, const int64_t *page_in,
+                    int64_t can_post, int64_t maxoff, int64_t *page_out, int64_t *totals, int64_t *posting_hist,
+                    int64_t *natts_hist, int64_t *size_hist, int64_t *downlinks, int64_t dl_cap,
+                    int64_t *tid_blk, int64_t *tid_off, int32_t *tid_page, int32_t *tid_item, uint8_t *tid_dead,
+                    int64_t tid_cap, int64_t *ev, int64_t ev_cap, int64_t *posting, int64_t posting_cap)
+{
+    const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
+    const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
+    const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
+    const int64_t o_hi = layout[L_t_tid_bi_hi], o_lo = layout[L_t_tid_bi_lo], o_posid = layout[L_t_tid_ip_posid],
+                  o_info = layout[L_t_info];
+    const int64_t p_hi = layout[L_ptr_bi_hi], p_lo = layout[L_ptr_bi_lo], p_posid = layout[L_ptr_ip_posid];
+    int64_t t[BT__COUNT];
+    memset(t, 0, sizeof t);
+    memset(page_out, 0, sizeof(int64_t) * BPC__COUNT * npages);
+    memset(posting_hist, 0, sizeof(int64_t) * (BT_OFFSET_MASK + 1));
+    memset(natts_hist, 0, sizeof(int64_t) * (BT_OFFSET_MASK + 2));
+    memset(size_hist, 0, sizeof(int64_t) * bs);
+    Tids tids = {tid_blk, tid_off, tid_page, tid_item, tid_dead, 0, tid_cap};
+    int64_t nev = 0, npost = 0;
+
+    for (int64_t p = 0; p < npages; p++) {
+        const int64_t mode = page_in[p * 3], nlp = page_in[p * 3 + 1], special = page_in[p * 3 + 2];
+        if (!(mode & BT_IN_TREE)) continue;
+        const uint8_t *page = pages + p * bs;
+        const int leaf = (mode & BT_LEAF_ITEMS) != 0, rightmost = (mode & BT_RIGHTMOST) != 0;
+        int64_t *out = page_out + p * BPC__COUNT;
+        for (int64_t i = 0; i < nlp; i++) {
+            const int64_t lp = i + 1;
+            const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
+            const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
+            if (fl == LP_UNUSED || fl == LP_REDIRECT) {  /* nbtree writes only LP_NORMAL and LP_DEAD */
+                bt_event(ev, ev_cap, &nev, BE_BAD_LP_FLAGS, p, lp, fl, 0, 0, 0, 0);
+                continue;
+            }
+            if (!(off >= SIZE_OF_PAGE_HEADER && off + ln <= special && ln >= MIN_INDEX_TUPLE_SIZE)) {
+                bt_event(ev, ev_cap, &nev, BE_OUT_OF_BOUNDS, p, lp, off, ln, special, 0, 0);
+                continue;
+            }
+            const uint8_t *tup = page + off;
+            const int64_t tblk = (u16(tup + o_hi) << 16) | u16(tup + o_lo), posid = u16(tup + o_posid),
+                          info = u16(tup + o_info);
+            int64_t size = info & INDEX_SIZE_MASK;
+            if (size != ln) bt_event(ev, ev_cap, &nev, BE_SIZE_MISMATCH, p, lp, ln, size, 0, 0, 0);
+            if (size > ln) size = ln;
+            const int highkey = !rightmost && lp == 1;
+            const int pivot = !leaf || highkey;
+            const int alt = (info & INDEX_ALT_TID_MASK) != 0;
+            const int is_posting = !pivot && alt && (posid & BT_IS_POSTING) && can_post;
+            const int plain = !pivot && !is_posting;
+            const int dead = fl == LP_DEAD;
+            const int64_t nposting = posid & BT_OFFSET_MASK, poff = tblk;
+            if (!pivot && alt && !is_posting) bt_event(ev, ev_cap, &nev, BE_UNEXPECTED_PIVOT, p, lp, posid, 0, 0, 0, 0);
+            out[BPC_items]++;
+            if (highkey) { out[BPC_high_keys]++; out[BPC_high_key_bytes] += ln; }
+            if (pivot) {
+                out[BPC_pivots]++;
+                out[BPC_pivot_bytes] += ln;
+                const int minus_infinity = !leaf && lp == (rightmost ? 1 : 2); /* P_FIRSTDATAKEY of an internal page */
+                if (minus_infinity) t[BT_minus_infinity]++;
+                if (!leaf && !highkey && (mode & BT_INTERNAL)) {
+                    if (t[BT_downlinks] < dl_cap) {
+                        int64_t *row = downlinks + t[BT_downlinks] * 3;
+                        row[0] = p; row[1] = lp; row[2] = tblk;
+                    }
+                    t[BT_downlinks]++;
+                }
+                if (!minus_infinity) {
+                    natts_hist[alt ? (posid & BT_OFFSET_MASK) + 1 : 0]++;
+                    if (alt && (posid & BT_PIVOT_HEAP_TID_ATTR)) t[BT_pivots_with_heap_tid]++;
+                    if (ln < bs) size_hist[ln]++;
+                }
+                continue;
+            }
+            /* a leaf data item: a plain tuple (one heap TID) or a posting list */
+            const int64_t ntids = is_posting ? nposting : 1;
+            out[BPC_tids] += ntids;
+            t[BT_leaf_key_tuples]++;
+            t[BT_leaf_key_bytes] += is_posting ? maxalign8(poff) : size;
+            if (dead) { out[BPC_dead_items]++; t[BT_dead_tids] += ntids; }
+            if (plain) {
+                t[BT_plain_tuples]++;
+                bt_tid(&tids, ev, ev_cap, &nev, maxoff, p, lp, dead, tblk, posid);
+                continue;
+            }
+            out[BPC_posting_tuples]++;
+            out[BPC_posting_tids] += nposting;
+            if (dead) t[BT_dead_posting_tuples]++;
+            const int64_t datastart = (info & INDEX_NULL_MASK) ? 16 : 8;
+            if (!(poff >= datastart && poff + SIZE_OF_ITEM_POINTER * nposting <= size)) {
+                bt_event(ev, ev_cap, &nev, BE_POSTING_OVERRUN, p, lp, nposting, poff, size, 0, 0);
+                continue;
+            }
+            if (nposting < 2) bt_event(ev, ev_cap, &nev, BE_POSTING_TOO_FEW, p, lp, nposting, 0, 0, 0, 0);
+            t[BT_posting_tuples]++;
+            t[BT_posting_tid_count] += nposting;
+            t[BT_posting_bytes] += ln + SIZE_OF_ITEM_ID;
+            t[BT_posting_plain_bytes] += nposting * (maxalign8(poff) + SIZE_OF_ITEM_ID);
+            posting_hist[nposting]++;
+            if (npost >= posting_cap) return -1;
+            int64_t *row = posting + npost * 5;
+            row[0] = p; row[1] = lp; row[2] = p * bs + off + poff; row[3] = nposting; row[4] = dead;
+            npost++;
+        }
+    }
+    /* the posting lists' TIDs, after every plain tuple's */
+    for (int64_t k = 0; k < npost; k++) {
+        const int64_t *row = posting + k * 5;
+        const int64_t p = row[0], lp = row[1], n = row[3], dead = row[4];
+        const uint8_t *ip = pages + row[2];
+        int64_t prev_blk = 0, prev_off = 0, prev_key = 0;
+        int unsorted = 0;
+        for (int64_t j = 0; j < n; j++, ip += SIZE_OF_ITEM_POINTER) {
+            const int64_t blk = (u16(ip + p_hi) << 16) | u16(ip + p_lo), off = u16(ip + p_posid);
+            const int64_t key = (blk << 16) | off;
+            if (j > 0 && key <= prev_key && !unsorted) {  /* one event per posting list: its first step back */
+                bt_event(ev, ev_cap, &nev, BE_POSTING_UNSORTED, p, lp, j, prev_blk, prev_off, blk, off);
+                unsorted = 1;
+            }
+            prev_blk = blk; prev_off = off; prev_key = key;
+            bt_tid(&tids, ev, ev_cap, &nev, maxoff, p, lp, dead, blk, off);
+        }
+    }
+    t[BT_heap_tids] = tids.n;
+    t[BT_events] = nev;
+    memcpy(totals, t, sizeof t);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- the table side */
+/* HeapTidCheck's verdicts (btree.py: HEAP_STATES order) */
+enum { H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END, H_BAD_PAGE };
+
+/*
+ * Table pages into HeapTidCheck's cache: for k < n, the page at row rows[k] of `pages` goes to row slots[k] of
+ * `states` (stride bytes each): one verdict per line pointer (H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD, or
+ * H_HEAP_ONLY for a normal tuple whose header has HEAP_ONLY_TUPLE), nlp[slot] how many (pd_lower's count, at
+ * most stride - 1), sane[slot] whether the header can be trusted (or the page is new); bad[k] = 1 for a page
+ * that is neither.
+ */
+void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64_t *rows, const int64_t *layout,
+                        const int64_t *slots, int8_t *states, int64_t stride, int32_t *nlp_out, uint8_t *sane_out,
+                        uint8_t *bad)
+{
+    const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
+    const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
+    const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
+    const int64_t o_im2 = layout[L_t_infomask2];
+    const int64_t max_lp = (bs - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+    static const int8_t by_flags[4] = {H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD};
+    for (int64_t p = 0; p < n; p++) {
+        const uint8_t *page = pages + rows[p] * bs;
+        const int64_t slot = slots[p];
+        int8_t *st = states + slot * stride;
+        const int64_t lower = u16(page + layout[L_pd_lower]), upper = u16(page + layout[L_pd_upper]),
+                      special = u16(page + layout[L_pd_special]), pv = u16(page + layout[L_pd_pagesize_version]);
+        const int is_new = upper == 0;
+        const int sane = (pv & 0xFF00) == bs && lower >= SIZE_OF_PAGE_HEADER && lower <= upper && upper <= special
+            && special <= bs;
+        memset(st, H_UNUSED, (size_t)stride);
+        sane_out[slot] = (uint8_t)(sane || is_new);
+        bad[p] = (uint8_t)(!sane && !is_new);
+        int64_t nlp = 0;
+        if (sane) {
+            nlp = ((lower < bs ? lower : bs) - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+            if (nlp > max_lp) nlp = max_lp;
+            if (nlp > stride - 1) nlp = stride - 1;
+        }
+        nlp_out[slot] = (int32_t)nlp;
+        for (int64_t i = 0; i < nlp; i++) {
+            const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
+            const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
+            int8_t v = by_flags[fl & 3];
+            if (fl == LP_NORMAL && ln >= MIN_HEAP_TUPLE_SIZE && off + MIN_HEAP_TUPLE_SIZE <= bs
+                && (u16(page + off + o_im2) & HEAP_ONLY_TUPLE))
+                v = H_HEAP_ONLY;
+            st[i + 1] = v;
+        }
+    }
+}
+
+/*
+ * Verdicts of the heap TIDs whose block is in lo..hi (all cached: slot_of[block] >= 0), into out[i], counted in
+ * counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The first TID that needs
+ * a block since it was cached marks it (needed[slot]); returns how many it marked, and lists those whose page is
+ * bad in bad_blocks (*nbad of them). Counting is a second loop: in the first, it would make each TID's lookup (a
+ * cache miss) wait for the one before it, through the counters.
+ */
+int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo,
+                         int64_t hi, const int32_t *slot_of, const int8_t *states, int64_t stride, const int32_t *nlp,
+                         const uint8_t *sane, const uint8_t *bad, uint8_t *needed, int8_t *out, int64_t *counts,
+                         int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
+{
+    int64_t marked = 0, nb = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t b = blk[i];
+        if (b < lo || b > hi) continue;
+        const int64_t s = slot_of[b];
+        const int first = !needed[s];
+        if (bad[s] && first) bad_blocks[nb++] = b;
+        marked += first;
+        needed[s] = 1;
+        if (!sane[s]) out[i] = H_BAD_PAGE;
+        else if (off[i] >= 1 && off[i] <= nlp[s]) out[i] = states[s * stride + off[i]];
+        else out[i] = H_BEYOND_PAGE;
+    }
+    int64_t c[H_BAD_PAGE + 1] = {0}, cd[H_BAD_PAGE + 1] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        if (blk[i] < lo || blk[i] > hi) continue;
+        c[out[i]]++;
+        cd[out[i]] += dead[i];
+    }
+    for (int k = 0; k <= H_BAD_PAGE; k++) { counts[k] += c[k]; counts_dead[k] += cd[k]; }
+    *nbad = nb;
+    return marked;
+}
+
+/* The distinct blocks below nblocks among blk[0..n), ascending, into out; returns how many. `bits` is a zeroed
+   bitmap of nblocks bits, left zeroed. Linear in n and in the span of the blocks / 64. */
+int64_t pgp_unique_blocks(const int64_t *blk, int64_t n, int64_t nblocks, uint64_t *bits, int64_t *out)
+{
+    int64_t lo = nblocks, hi = -1;
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t b = blk[i];
+        if (b < 0 || b >= nblocks) continue;
+        bits[b >> 6] |= (uint64_t)1 << (b & 63);
+        if (b < lo) lo = b;
+        if (b > hi) hi = b;
+    }
+    int64_t k = 0;
+    for (int64_t wi = lo >> 6; hi >= 0 && wi <= hi >> 6; wi++) {
+        uint64_t word = bits[wi];
+        bits[wi] = 0;
+        while (word) {
+            out[k++] = (wi << 6) + __builtin_ctzll(word);
+            word &= word - 1;
+        }
+    }
+    return k;
+}
+
+/*
+ * One level's sibling chain (btree.py: BtreeScan._walk_levels): from `start` along next[] while the page is live
+ * and on level `lv`, until P_NONE, a block already on the chain (*cycle; else -1), or n steps. Each page it
+ * passes is marked in visited[] and gets its position in order[]; returns the chain's length.
+ */
+int64_t pgp_walk_chain(const uint32_t *next, const uint8_t *live, const uint32_t *level, int64_t n, int64_t lv,
+                       int64_t start, uint8_t *visited, int64_t *order, int64_t *cycle)
+{
+    int64_t len = 0, b = start;
+    *cycle = -1;
+    while (b != 0 && len < n) {
+        if (b >= n || !live[b] || level[b] != lv) break;
+        if (visited[b]) { *cycle = b; break; }
+        visited[b] = 1;
+        order[b] = len++;
+        b = next[b];
+    }
+    return len;
 }

@@ -1,7 +1,7 @@
 """B-tree forensics from the index file alone (and its table's file, when there is one).
 
 What pgstatindex, bt_page_stats/bt_page_items and amcheck's structural checks would say about
-a B-tree index, computed from the page images, with nothing but numpy:
+a B-tree index, computed from the page images:
 
 * **pgstatindex's figures**, by pgstatindex's own rules (``contrib/pgstattuple/pgstatindex.c``,
   ``pgstatindex_impl``, the same in 10 to 18 but for the free-space measure). Block 0 is the
@@ -37,17 +37,20 @@ a B-tree index, computed from the page images, with nothing but numpy:
   corruption; at LP_DEAD (pruned, awaiting VACUUM) or LP_REDIRECT (the root of a pruned HOT
   chain) it is normal and counted.
 
-The pass is vectorised (``BtreeScan.add_chunk`` takes a chunk of pages as a numpy array, as
-``RelationFork.iter_chunks`` yields them), keeps a few small numbers per page and per
-downlink, and never holds more than one chunk of pages, so memory stays flat in the size of
-the index. Nothing here opens a file: the caller hands in chunks, and a callable that reads
-table blocks for the heap check. Kaitai objects are built only for pages a person looks at
-(``page_view``).
+The pass takes a chunk of pages at a time as a numpy array (``BtreeScan.add_chunk``, as
+``RelationFork.iter_chunks`` yields them): page headers and special spaces in numpy, every
+item in one compiled loop (``_heapscan.c``: pgp_btree_items; numpy's dozens of passes over
+each chunk's items, with gathers, ran at about 40 MB/s), and the table side of the heap
+check compiled too (line pointer verdicts, TID lookups). It keeps a few small numbers per
+page and per downlink, histograms for the pivots, and never holds more than one chunk of
+pages, so memory stays flat in the size of the index. Nothing here opens a file: the caller
+hands in chunks, and a callable that reads table blocks for the heap check. Kaitai objects
+are built only for pages a person looks at (``page_view``).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -55,9 +58,9 @@ import numpy as np
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.page import PageContext, format_tid, maxalign
-from pgpage.decode.vector import decode_headers, decode_line_pointers
+from pgpage.decode.vector import decode_headers
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
-from pgpage.findings import ERROR, INFO, WARNING, Finding
+from pgpage.findings import ERROR, WARNING, Finding
 
 # nbtree.h
 BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
@@ -70,7 +73,6 @@ SIZE_OF_ITEM_ID = 4
 SIZE_OF_ITEM_POINTER = 6
 SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
 LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
-HEAP_ONLY_TUPLE = 0x8000  # t_infomask2
 BTREE_MAGIC = 0x053162
 
 # what a block is, for this analysis
@@ -83,10 +85,13 @@ IN_TREE = (LEAF, INTERNAL, HALF_DEAD)
 HEAP_STATES = ("normal", "redirect", "dead", "unused", "heap_only", "beyond_page", "beyond_end", "bad_page")
 H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END, H_BAD_PAGE = range(8)
 HEAP_STATE_IS_ERROR = {H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END}
+_STATE_IS_ERROR = np.isin(np.arange(len(HEAP_STATES)), list(HEAP_STATE_IS_ERROR))
 
 FINDINGS_PER_CODE = 20  # detailed findings kept per code; the rest are counted in one summary finding
 LIST_LIMIT = 100        # block lists in the report (incomplete splits, ...) are cut here
-SUB_CHUNK = 256         # pages analysed together: a few MB of per-item arrays
+SUB_CHUNK = 256         # pages analysed together: a few MB of item buffers; findings come code by code per sub-chunk
+# what _items tells the compiled item pass about each page (_heapscan.c: BT_IN_TREE, ...)
+_BT_IN_TREE, _BT_LEAF_ITEMS, _BT_RIGHTMOST, _BT_INTERNAL = 1, 2, 4, 8
 POSTING_HISTOGRAM_EDGES = (2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, BT_OFFSET_MASK + 1)
 
 
@@ -95,15 +100,6 @@ def _opaque_field(name: str) -> tuple[int, str]:
     return off, kind
 
 
-def _tuple_field(name: str) -> int:
-    return LAYOUTS["nbtree::bt_index_tuple"]["fields"][name][0]
-
-
-_T_BI_HI, _T_BI_LO, _T_POSID, _T_INFO = (_tuple_field(f) for f in ("t_tid.bi_hi", "t_tid.bi_lo", "t_tid.ip_posid",
-                                                                   "t_info"))
-_IP_BI_HI, _IP_BI_LO, _IP_POSID = (LAYOUTS["pg_page::item_pointer"]["fields"][f][0]
-                                   for f in ("bi_hi", "bi_lo", "ip_posid"))
-_HEAP_INFOMASK2 = LAYOUTS["heap_tuple"]["fields"]["t_infomask2"][0]
 _SAFEXID_OFFSET = SIZE_OF_PAGE_HEADER  # BTDeletedPageData sits at MAXALIGN(SizeOfPageHeaderData)
 
 
@@ -113,15 +109,6 @@ def _u16(b: np.ndarray, at: int) -> np.ndarray:
 
 def _u32(b: np.ndarray, at: int) -> np.ndarray:
     return _u16(b, at) | (_u16(b, at + 2) << 16)
-
-
-def _gather(flat: np.ndarray, start: np.ndarray, width: int) -> np.ndarray:
-    """``width`` bytes at each flat offset (callers guarantee they lie inside ``flat``)."""
-    return flat[start.astype(np.int64)[:, None] + np.arange(width)]
-
-
-def _item_pointer_block(b: np.ndarray, at: int = 0) -> np.ndarray:
-    return (_u16(b, at + _IP_BI_HI) << 16) | _u16(b, at + _IP_BI_LO)
 
 
 def pg_round2(x: float) -> float:
@@ -177,6 +164,9 @@ class FindingSink:
 # the index against its table
 # ---------------------------------------------------------------------------------------------
 
+READ_GAP = 16  # table blocks between two wanted ones that are read rather than skipped: a read call costs more
+
+
 class HeapTidCheck:
     """Where the index's heap TIDs land in the table.
 
@@ -186,7 +176,13 @@ class HeapTidCheck:
     redirect, dead) and kept in a cache of at most ``cache_blocks`` blocks (about 300 bytes
     each), so a table of up to that many blocks is read once however the index is ordered;
     beyond it, the cache is emptied when full and blocks may be read again. Memory stays
-    bounded either way."""
+    bounded either way.
+
+    When the whole table fits the cache, a wanted block is read and cached with the rest of its
+    aligned extent of ``READ_GAP`` blocks (an index in random table order would otherwise read
+    the table one block at a time). ``heap_blocks_read`` counts a block when a TID first needs
+    it after it was cached: the table blocks the index points into, each once per time it had
+    to be (re)read."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
                  table: str | None = None, cache_blocks: int = 262_144):
@@ -201,28 +197,41 @@ class HeapTidCheck:
         self.states = np.zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
         self.nlp = np.zeros(self.capacity, dtype=np.int32)
         self.sane = np.zeros(self.capacity, dtype=bool)
+        self.bad = np.zeros(self.capacity, dtype=bool)      # the slot's page has no valid header
+        self.needed = np.zeros(self.capacity, dtype=bool)   # a TID needed the slot's block since it was cached
         self.used = 0
         self.blocks_read = 0
         self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
         self.counts_dead_items = np.zeros(len(HEAP_STATES), dtype=np.int64)  # index items already LP_DEAD
         self.bad_pages: set[int] = set()
+        self._bits = np.zeros((nblocks + 63) // 64, dtype=np.uint64)  # scratch of kernels.unique_blocks
 
     def check(self, hblk: np.ndarray, hoff: np.ndarray, iblk: np.ndarray, iitem: np.ndarray,
               idead: np.ndarray, find: FindingSink) -> None:
+        """Verdicts of heap TIDs (int64 block and offset numbers; offsets in 1..MaxHeapTuplesPerPage),
+        counted, and a finding for each that is corruption (``iblk``, ``iitem``: the index item holding it)."""
+        from pgpage.analysis import kernels
         if len(hblk) == 0:
             return
         state = np.full(len(hblk), H_BEYOND_END, dtype=np.int8)
-        inside = np.flatnonzero(hblk < self.nblocks)
-        if len(inside):
-            blocks = np.unique(hblk[inside])
-            for lo in range(0, len(blocks), self.capacity):
-                batch = blocks[lo:lo + self.capacity]
-                self._load(batch)
-                sel = inside[(hblk[inside] >= batch[0]) & (hblk[inside] <= batch[-1])]
-                state[sel] = self._verdicts(hblk[sel], hoff[sel])
-        np.add.at(self.counts, state, 1)
-        np.add.at(self.counts_dead_items, state[idead], 1)
-        for i in np.flatnonzero(np.isin(state, list(HEAP_STATE_IS_ERROR))):
+        errors = int(self.counts[_STATE_IS_ERROR].sum())
+        decided = int(self.counts.sum())
+        blocks = kernels.unique_blocks(hblk, self.nblocks, self._bits)
+        for lo in range(0, len(blocks), self.capacity):
+            batch = blocks[lo:lo + self.capacity]
+            self._load(batch)
+            # the TIDs into this batch's blocks, counted; the first TID into a block since it was cached marks it
+            marked, bad = kernels.tid_verdicts(hblk, hoff, idead, int(batch[0]), int(batch[-1]), self, state,
+                                               self.counts, self.counts_dead_items)
+            self.blocks_read += marked
+            self.bad_pages.update(bad.tolist())
+        beyond = len(hblk) - (int(self.counts.sum()) - decided)  # past the table's end
+        if beyond:
+            self.counts[H_BEYOND_END] += beyond
+            self.counts_dead_items[H_BEYOND_END] += int(idead[hblk >= self.nblocks].sum())
+        if int(self.counts[_STATE_IS_ERROR].sum()) == errors:
+            return
+        for i in np.flatnonzero(_STATE_IS_ERROR[state]):
             s = int(state[i])
             tid = format_tid(int(hblk[i]), int(hoff[i]))
             what = {H_UNUSED: "an LP_UNUSED line pointer", H_HEAP_ONLY: "a heap-only tuple (inside a HOT chain)",
@@ -242,43 +251,33 @@ class HeapTidCheck:
             self.block_in[:] = -1
             self.used = 0
             missing = np.union1d(missing, keep)
-        for lo in range(0, len(missing), 1024):
-            part = missing[lo:lo + 1024]
-            self._decode(part, self.read_blocks(part))
+        elif self.capacity == self.nblocks:  # the table fits, the cache never fills: cache READ_GAP-block extents
+            extents = np.unique(missing // READ_GAP)
+            missing = (extents[:, None] * READ_GAP + np.arange(READ_GAP)).reshape(-1)
+            missing = missing[missing < self.nblocks]
+            missing = missing[self.slot_of[missing] < 0]
+        # consecutive blocks, at most 1024 per read, from a wanted block to a wanted block; the blocks between
+        # two wanted ones less than READ_GAP apart are read too (and skipped)
+        ends = np.append(np.flatnonzero(np.diff(missing) >= READ_GAP) + 1, len(missing))
+        i = 0
+        for end in ends.tolist():
+            while i < end:
+                j = min(end, int(np.searchsorted(missing, missing[i] + 1024)))
+                first = int(missing[i])
+                part = missing[i:j]
+                self._decode(part, self.read_blocks(np.arange(first, int(missing[j - 1]) + 1)), part - first)
+                i = j
 
-    def _decode(self, blocks: np.ndarray, pages: np.ndarray) -> None:
-        bs = self.block_size
-        self.blocks_read += len(blocks)
+    def _decode(self, blocks: np.ndarray, pages: np.ndarray, rows: np.ndarray) -> None:
+        """Cache ``blocks``, whose images are ``pages[rows]``."""
+        from pgpage.analysis import kernels
         slots = np.arange(self.used, self.used + len(blocks))
         self.used += len(blocks)
         self.slot_of[blocks] = slots
         self.block_in[slots] = blocks
-        hdr = decode_headers(pages)
-        sane = ((hdr.pagesize_version & 0xFF00) == bs) & (hdr.lower >= SIZE_OF_PAGE_HEADER) \
-            & (hdr.lower <= hdr.upper) & (hdr.upper <= hdr.special) & (hdr.special <= bs)
-        for i in np.flatnonzero(~sane & ~hdr.is_new):
-            self.bad_pages.add(int(blocks[i]))
-        self.sane[slots] = sane | hdr.is_new
-        self.nlp[slots] = np.where(sane, np.minimum(hdr.nlp, self.maxlp), 0)
-        self.states[slots] = H_UNUSED
-        lps = decode_line_pointers(pages, hdr)
-        keep = sane[lps.page] & (lps.lp <= self.maxlp)
-        page, lp, off, fl, ln = (a[keep] for a in (lps.page, lps.lp, lps.off, lps.flags, lps.len))
-        st = np.choose(fl, [H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD]).astype(np.int8)
-        normal = np.flatnonzero((fl == LP_NORMAL) & (ln >= 24) & (off + 24 <= bs))
-        if len(normal):
-            flat = pages.reshape(-1)
-            im2 = _u16(_gather(flat, page[normal].astype(np.int64) * bs + off[normal] + _HEAP_INFOMASK2, 2), 0)
-            st[normal[(im2 & HEAP_ONLY_TUPLE) != 0]] = H_HEAP_ONLY
-        self.states[slots[page], lp] = st
-
-    def _verdicts(self, blk: np.ndarray, off: np.ndarray) -> np.ndarray:
-        slot = self.slot_of[blk]
-        out = np.full(len(blk), H_BEYOND_PAGE, dtype=np.int8)
-        ok = (off >= 1) & (off <= self.nlp[slot])
-        out[ok] = self.states[slot[ok], off[ok]]
-        out[~self.sane[slot]] = H_BAD_PAGE
-        return out
+        self.needed[slots] = False
+        self.bad[slots] = kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self.states, self.nlp,
+                                                 self.sane)
 
     def report(self) -> dict:
         out = {"table": self.table, "heap_blocks": self.nblocks, "tids_checked": int(self.counts.sum())}
@@ -371,9 +370,14 @@ class BtreeScan:
         self.leaf_key_bytes = 0         # MAXALIGNed key-only tuple sizes of leaf data items
         self.dead_posting_tuples = 0
         self.dead_tids = 0
-        self.pivot_rows: list[np.ndarray] = []  # (natts, has_heap_tid, size) of pivots, minus-infinity excluded
+        # pivots, minus-infinity items excluded: how many state each attribute count ([natts + 1]; [0]: no count),
+        # how many have each size, how many carry a heap TID
+        self.pivot_natts_hist = np.zeros(BT_OFFSET_MASK + 2, dtype=np.int64)
+        self.pivot_size_hist = np.zeros(block_size, dtype=np.int64)
+        self.pivots_with_heap_tid = 0
         self.minus_infinity = 0
         self.checksum_failures = 0
+        self._kernel_out = None  # kernels.BtreeItemsOutputs, made on the first chunk
 
     # ------------------------------------------------------------------ per chunk
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
@@ -400,7 +404,7 @@ class BtreeScan:
         level = _u32(op, _opaque_field("btpo_level")[0])
         prev = _u32(op, _opaque_field("btpo_prev")[0])
         nxt = _u32(op, _opaque_field("btpo_next")[0])
-        is_new = ~chunk.any(axis=1) | hdr.is_new
+        is_new = hdr.is_new  # an all-zero page among them (pd_upper 0)
         sane = (((hdr.pagesize_version & 0xFF00) == bs) & ((hdr.pagesize_version & 0xFF) == 4)
                 & (hdr.lower >= SIZE_OF_PAGE_HEADER) & (hdr.lower <= hdr.upper) & (hdr.upper <= hdr.special)
                 & (hdr.special == bs - SIZE_OF_BT_OPAQUE))
@@ -451,7 +455,7 @@ class BtreeScan:
         from pgpage.decode.checksum import checksum_pages
         computed = checksum_pages(chunk, first)
         stored = hdr.checksum
-        bad = (computed != stored) & ~hdr.is_new & chunk.any(axis=1)
+        bad = (computed != stored) & ~hdr.is_new  # an all-zero page is new: 0 computed, 0 stored
         if self.checksums is None:
             bad &= stored != 0
         elif not self.checksums:
@@ -487,168 +491,106 @@ class BtreeScan:
         return acc
 
     def _items(self, chunk, blk, hdr, kind, flags, level, nxt, free) -> None:
-        bs = self.bs
+        """Every item of the tree's pages, in one compiled pass (``kernels.btree_items``, the rules
+        are in ``_heapscan.c``: pgp_btree_items): per page and per level figures, totals, posting
+        lists, pivots, downlinks, heap TIDs; findings come back as events and are worded here."""
+        from pgpage.analysis import kernels
         n = chunk.shape[0]
+        lo = int(blk[0])
         tree = np.isin(kind, IN_TREE)
+        leafpage = (kind == LEAF) | ((kind == HALF_DEAD) & ((flags & BTP_LEAF) != 0))
+        mode = (tree * _BT_IN_TREE) | (leafpage * _BT_LEAF_ITEMS) | ((nxt == P_NONE) * _BT_RIGHTMOST) \
+            | ((kind == INTERNAL) * _BT_INTERNAL)
+        nlp = np.where(tree, hdr.nlp, 0)
+        page_in = np.stack([mode.astype(np.int64), nlp, hdr.special.astype(np.int64)], axis=1)
+        if self._kernel_out is None:
+            self._kernel_out = kernels.BtreeItemsOutputs(self.bs)
+        out = self._kernel_out
+        kernels.btree_items(np.ascontiguousarray(chunk), page_in, self.major is None or self.major >= POSTING_LISTS_SINCE,
+                            max_heap_tuples_per_page(self.bs), out)
+        col = {name: out.page_out[:n, i] for i, name in enumerate(kernels.TABLES.BT_PAGE_COLUMNS)}
+        total = out.total
+        self.nitems[lo:lo + n] = nlp
+
+        # per level: pages and their space (pgstatindex measures leaf pages), items, dead items, high keys, pivots
         if tree.any():
             used = (hdr.special.astype(np.int64) - hdr.upper + hdr.lower - SIZE_OF_PAGE_HEADER)
             cap = hdr.special.astype(np.int64) - SIZE_OF_PAGE_HEADER
             isleaf = kind == LEAF
             levels, inv = np.unique(level[tree], return_inverse=True)
+            weights = (("pages", np.ones(n)), ("used_bytes", used), ("capacity", cap), ("leaf_pages", isleaf),
+                       ("leaf_used", used * isleaf), ("max_avail", cap * isleaf), ("free", free * isleaf),
+                       ("items", col["items"]), ("dead_items", col["dead_items"]), ("high_keys", col["high_keys"]),
+                       ("high_key_bytes", col["high_key_bytes"]), ("pivots", col["pivots"]),
+                       ("pivot_bytes", col["pivot_bytes"]), ("posting_tuples", col["posting_tuples"]),
+                       ("tids", col["tids"]))
             sums = {name: np.bincount(inv, weights=w[tree], minlength=len(levels)).astype(np.int64)
-                    for name, w in (("pages", np.ones(n)), ("used", used), ("cap", cap), ("leaf", isleaf),
-                                    ("leaf_used", used * isleaf), ("leaf_cap", cap * isleaf),
-                                    ("free", free * isleaf))}
+                    for name, w in weights}
             for k, lv in enumerate(levels.tolist()):
                 acc = self._level(lv)
-                acc.pages += int(sums["pages"][k])
-                acc.used_bytes += int(sums["used"][k])
-                acc.capacity += int(sums["cap"][k])
-                acc.leaf_pages += int(sums["leaf"][k])
-                acc.leaf_used += int(sums["leaf_used"][k])
-                acc.max_avail += int(sums["leaf_cap"][k])
-                acc.free += int(sums["free"][k])
-        lps = decode_line_pointers(chunk, hdr)
-        keep = tree[lps.page]
-        page, lp, off, lflags, llen = (a[keep] for a in (lps.page, lps.lp, lps.off, lps.flags, lps.len))
-        self.nitems[blk[0]:blk[0] + n] = np.bincount(page, minlength=n).astype(np.uint16)
-        gblk = blk[page]
-        special = hdr.special[page].astype(np.int64)
-        # line pointers nbtree never writes
-        for j in np.flatnonzero((lflags == LP_UNUSED) | (lflags == LP_REDIRECT)):
-            self.find("btree.item.bad_lp_flags", f"line pointer {'LP_UNUSED' if lflags[j] == LP_UNUSED else 'LP_REDIRECT'}"
-                      " in a B-tree page (nbtree uses only LP_NORMAL and LP_DEAD)", block=int(gblk[j]), item=int(lp[j]),
-                      actual=int(lflags[j]))
-        inside = (off >= SIZE_OF_PAGE_HEADER) & (off + llen <= special) & (llen >= 8) \
-            & ((lflags == LP_NORMAL) | (lflags == LP_DEAD))
-        for j in np.flatnonzero(~inside & ((lflags == LP_NORMAL) | (lflags == LP_DEAD))):
-            self.find("btree.item.out_of_bounds", f"item {int(off[j])}..{int(off[j] + llen[j])} is not a tuple inside"
-                      f" 24..{int(special[j])}", block=int(gblk[j]), item=int(lp[j]), actual=[int(off[j]), int(llen[j])])
-        page, lp, off, lflags, llen, gblk = (a[inside] for a in (page, lp, off, lflags, llen, gblk))
-        flat = chunk.reshape(-1)
-        base = page.astype(np.int64) * bs + off
-        hb = _gather(flat, base, 8)
-        tblk = _item_pointer_block(hb, _T_BI_HI - _IP_BI_HI)
-        posid = _u16(hb, _T_POSID)
-        info = _u16(hb, _T_INFO)
-        size = (info & INDEX_SIZE_MASK).astype(np.int64)
-        for j in np.flatnonzero(size != llen):
-            self.find("btree.item.size_mismatch", f"IndexTupleSize {int(size[j])} differs from lp_len {int(llen[j])}",
-                      block=int(gblk[j]), item=int(lp[j]), expected=int(llen[j]), actual=int(size[j]))
-        size = np.minimum(size, llen)
-        pkind = kind[page]
-        leafpage = (pkind == LEAF) | ((pkind == HALF_DEAD) & ((flags[page] & BTP_LEAF) != 0))
-        rightmost = nxt[page] == P_NONE
-        highkey = ~rightmost & (lp == 1)
-        pivot = ~leafpage | highkey
-        alt = (info & INDEX_ALT_TID_MASK) != 0
-        can_post = self.major is None or self.major >= POSTING_LISTS_SINCE
-        posting = ~pivot & alt & ((posid & BT_IS_POSTING) != 0) & can_post
-        plain = ~pivot & ~posting
-        dead = lflags == LP_DEAD
-        lvl = level[page]
-        datastart = np.where((info & INDEX_NULL_MASK) != 0, 16, 8)
-
-        # leaf data items that claim to be pivots (INDEX_ALT_TID_MASK without BT_IS_POSTING)
-        for j in np.flatnonzero(~pivot & alt & ~posting):
-            self.find("btree.item.unexpected_pivot", "a leaf data item carries INDEX_ALT_TID_MASK without BT_IS_POSTING"
-                      " (a pivot tuple where heap tuples belong)", block=int(gblk[j]), item=int(lp[j]),
-                      actual=int(posid[j]))
-
-        # per level: items, dead items, high keys, pivots
-        for lv in np.unique(lvl):
-            m = lvl == lv
-            acc = self._level(int(lv))
-            acc.items += int(m.sum())
-            acc.dead_items += int((m & dead & ~pivot).sum())
-            acc.high_keys += int((m & highkey).sum())
-            acc.high_key_bytes += int(llen[m & highkey].sum())
-            acc.pivots += int((m & pivot).sum())
-            acc.pivot_bytes += int(llen[m & pivot].sum())
-
-        # posting lists
-        npost = (posid & BT_OFFSET_MASK).astype(np.int64)
-        poff = tblk.astype(np.int64)
-        pj = np.flatnonzero(posting)
-        fits = (poff[pj] >= datastart[pj]) & (poff[pj] + SIZE_OF_ITEM_POINTER * npost[pj] <= size[pj])
-        for j in pj[~fits]:
-            self.find("btree.posting.overrun", f"posting list of {int(npost[j])} TIDs at offset {int(poff[j])}"
-                      f" does not lie inside the {int(size[j])}-byte tuple", block=int(gblk[j]), item=int(lp[j]),
-                      expected=int(size[j]), actual=int(poff[j] + SIZE_OF_ITEM_POINTER * npost[j]))
-        for j in pj[fits & (npost[pj] < 2)]:
-            self.find("btree.posting.too_few", f"posting list with {int(npost[j])} TID(s): nbtree forms a plain"
-                      " tuple below two", block=int(gblk[j]), item=int(lp[j]), actual=int(npost[j]))
-        pj = pj[fits]
-        cnt = npost[pj]
-        tid_item = np.repeat(pj, cnt)
-        k = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        tb = _gather(flat, np.repeat(base[pj] + poff[pj], cnt) + SIZE_OF_ITEM_POINTER * k, SIZE_OF_ITEM_POINTER)
-        p_hblk = _item_pointer_block(tb)
-        p_hoff = _u16(tb, _IP_POSID)
-        if len(tid_item) > 1:
-            key = (p_hblk.astype(np.int64) << 16) | p_hoff
-            starts = np.repeat(np.cumsum(cnt) - cnt, cnt)  # where each TID's posting list begins
-            reported = set()
-            for t in np.flatnonzero((np.diff(key) <= 0) & (tid_item[1:] == tid_item[:-1])) + 1:
-                j = int(tid_item[t])
-                if j in reported:
-                    continue
-                reported.add(j)
-                self.find("btree.posting.unsorted", f"posting list not in ascending TID order at position"
-                          f" {int(t - starts[t])}: {format_tid(int(p_hblk[t - 1]), int(p_hoff[t - 1]))} then"
-                          f" {format_tid(int(p_hblk[t]), int(p_hoff[t]))}", block=int(gblk[j]), item=int(lp[j]))
-        np.add.at(self.posting_hist, cnt, 1)
-
-        # totals over leaf data items
-        self.posting_tuples += len(pj)
-        self.posting_tid_count += int(cnt.sum())
-        self.plain_tuples += int(plain.sum())
-        self.posting_bytes += int(llen[pj].sum()) + SIZE_OF_ITEM_ID * len(pj)
-        keysize = np.where(posting, maxalign(poff), size)
-        self.posting_plain_bytes += int((cnt * (maxalign(poff[pj]) + SIZE_OF_ITEM_ID)).sum())
-        data = plain | posting
-        self.leaf_key_tuples += int(data.sum())
-        self.leaf_key_bytes += int(keysize[data].sum())
-        self.dead_posting_tuples += int((dead & posting).sum())
-        ntids = np.where(posting, npost, 1)
-        self.dead_tids += int(ntids[dead & data].sum())
-        for lv in np.unique(lvl[data]):
-            m = data & (lvl == lv)
-            acc = self._level(int(lv))
-            acc.posting_tuples += int((m & posting).sum())
-            acc.tids += int(ntids[m].sum())
+                for name, _ in weights:
+                    setattr(acc, name, getattr(acc, name) + int(sums[name][k]))
         # per page
-        lo = int(blk[0])
-        self.dead_items[lo:lo + n] = np.bincount(page[dead & data], minlength=n).astype(np.uint16)
-        self.tids[lo:lo + n] = np.bincount(page[data], weights=ntids[data], minlength=n).astype(np.uint32)
-        self.posting_tids[lo:lo + n] = np.bincount(page[posting], weights=npost[posting], minlength=n).astype(np.uint32)
-
-        # heap TIDs: validity, then (with a table) where they land
-        plain_j = np.flatnonzero(plain)
-        hblk = np.concatenate([tblk[plain_j], p_hblk]).astype(np.int64)
-        hoff = np.concatenate([posid[plain_j], p_hoff]).astype(np.int64)
-        owner = np.concatenate([plain_j, tid_item])
-        maxoff = max_heap_tuples_per_page(bs)
-        for j in np.flatnonzero((hoff == 0) | (hoff > maxoff))[:FINDINGS_PER_CODE + 1]:
-            o = owner[j]
-            self.find("btree.tid.invalid", f"heap TID {format_tid(int(hblk[j]), int(hoff[j]))} has an offset outside"
-                      f" 1..{maxoff}", block=int(gblk[o]), item=int(lp[o]), actual=format_tid(int(hblk[j]), int(hoff[j])))
+        self.dead_items[lo:lo + n] = col["dead_items"]
+        self.tids[lo:lo + n] = col["tids"]
+        self.posting_tids[lo:lo + n] = col["posting_tids"]
+        # leaf-level totals, posting lists, pivots
+        self.posting_tuples += total("posting_tuples")
+        self.posting_tid_count += total("posting_tid_count")
+        self.plain_tuples += total("plain_tuples")
+        self.posting_bytes += total("posting_bytes")
+        self.posting_plain_bytes += total("posting_plain_bytes")
+        self.leaf_key_tuples += total("leaf_key_tuples")
+        self.leaf_key_bytes += total("leaf_key_bytes")
+        self.dead_posting_tuples += total("dead_posting_tuples")
+        self.dead_tids += total("dead_tids")
+        self.minus_infinity += total("minus_infinity")
+        self.pivots_with_heap_tid += total("pivots_with_heap_tid")
+        self.posting_hist += out.posting_hist
+        self.pivot_natts_hist += out.natts_hist
+        self.pivot_size_hist += out.size_hist
+        dl = out.downlinks[:total("downlinks")].copy()
+        dl[:, 0] += lo
+        self._downlinks.append(dl)
+        self._events(out.events(), blk)
+        # heap TIDs: where they land in the table
         if self.heap is not None:
-            valid = (hoff > 0) & (hoff <= maxoff)
-            self.heap.check(hblk[valid], hoff[valid], gblk[owner[valid]], lp[owner[valid]], dead[owner[valid]],
-                            self.find)
+            hblk, hoff, page, item, dead = out.tids()
+            self.heap.check(hblk, hoff, blk[page], item, dead, self.find)
 
-        # pivots: downlinks of internal pages, suffix truncation
-        internal = ~leafpage
-        first_data = np.where(rightmost, 1, 2)
-        minus_inf = internal & (lp == first_data)
-        self.minus_infinity += int(minus_inf.sum())
-        dl = internal & ~highkey & (kind[page] == INTERNAL)
-        self._downlinks.append(np.stack([gblk[dl], lp[dl].astype(np.int64), tblk[dl].astype(np.int64)], axis=1))
-        pv = pivot & ~minus_inf
-        natts = np.where(alt[pv], (posid[pv] & BT_OFFSET_MASK).astype(np.int64), -1)
-        heap_tid = alt[pv] & ((posid[pv] & BT_PIVOT_HEAP_TID_ATTR) != 0)
-        self.pivot_rows.append(np.stack([natts, heap_tid.astype(np.int64), llen[pv].astype(np.int64)], axis=1))
+    def _events(self, ev: np.ndarray, blk: np.ndarray) -> None:
+        """Findings from the item pass's events (code, page, item, a..e), in its order: by code, then by item."""
+        from pgpage.analysis import kernels
+        maxoff = max_heap_tuples_per_page(self.bs)
+        codes = kernels.TABLES.BT_EVENT_CODES
+        invalid = 0
+        for code, page, item, a, b, c, d, e in ev.tolist():
+            name = codes[code]
+            where = dict(block=int(blk[page]), item=item)
+            if name == "btree.item.bad_lp_flags":
+                self.find(name, f"line pointer {'LP_UNUSED' if a == LP_UNUSED else 'LP_REDIRECT'} in a B-tree page"
+                          " (nbtree uses only LP_NORMAL and LP_DEAD)", actual=a, **where)
+            elif name == "btree.item.out_of_bounds":
+                self.find(name, f"item {a}..{a + b} is not a tuple inside 24..{c}", actual=[a, b], **where)
+            elif name == "btree.item.size_mismatch":
+                self.find(name, f"IndexTupleSize {b} differs from lp_len {a}", expected=a, actual=b, **where)
+            elif name == "btree.item.unexpected_pivot":
+                self.find(name, "a leaf data item carries INDEX_ALT_TID_MASK without BT_IS_POSTING (a pivot tuple"
+                          " where heap tuples belong)", actual=a, **where)
+            elif name == "btree.posting.overrun":
+                self.find(name, f"posting list of {a} TIDs at offset {b} does not lie inside the {c}-byte tuple",
+                          expected=c, actual=b + SIZE_OF_ITEM_POINTER * a, **where)
+            elif name == "btree.posting.too_few":
+                self.find(name, f"posting list with {a} TID(s): nbtree forms a plain tuple below two", actual=a,
+                          **where)
+            elif name == "btree.posting.unsorted":
+                self.find(name, f"posting list not in ascending TID order at position {a}: {format_tid(b, c)} then"
+                          f" {format_tid(d, e)}", **where)
+            elif name == "btree.tid.invalid":
+                invalid += 1
+                if invalid <= FINDINGS_PER_CODE + 1:  # per chunk, as many as the sink keeps and one to count
+                    self.find(name, f"heap TID {format_tid(a, b)} has an offset outside 1..{maxoff}",
+                              actual=format_tid(a, b), **where)
 
     # ------------------------------------------------------------------ the whole index
     def report(self) -> dict:
@@ -808,22 +750,24 @@ class BtreeScan:
         estimated per pivot as the leaf level's average key-only tuple size (MAXALIGNed; for a
         posting tuple its posting offset) minus the pivot's size, never below zero. The
         "minus infinity" first item of each internal page (no key at all) is left out."""
-        rows = np.concatenate(self.pivot_rows) if self.pivot_rows else np.zeros((0, 3), dtype=np.int64)
-        natts, heap_tid, size = rows[:, 0], rows[:, 1], rows[:, 2]
+        natts = self.pivot_natts_hist
+        sizes = self.pivot_size_hist
+        count = int(sizes.sum())
+        total = int(sizes @ np.arange(len(sizes)))
         nkey = self.info.nkeyatts
         avg_leaf = self.leaf_key_bytes / self.leaf_key_tuples if self.leaf_key_tuples else None
-        saved = int(np.maximum(maxalign(int(math.ceil(avg_leaf))) - size, 0).sum()) if avg_leaf else 0
-        known = natts >= 0
+        saved = int(sizes @ np.maximum(maxalign(int(math.ceil(avg_leaf))) - np.arange(len(sizes)), 0)) if avg_leaf else 0
+        stated = np.flatnonzero(natts[1:])  # attribute counts some pivot states
         out = {
             "high_keys": sum(a.high_keys for a in self.levels.values()),
             "high_key_bytes": sum(a.high_key_bytes for a in self.levels.values()),
-            "pivot_tuples": len(rows), "pivot_bytes": int(size.sum()),
+            "pivot_tuples": count, "pivot_bytes": total,
             "minus_infinity_items": self.minus_infinity,
-            "pivots_with_heap_tid": int(heap_tid.sum()),
-            "pivot_natts": {str(int(k)): int(v) for k, v in zip(*np.unique(natts[known], return_counts=True))},
-            "truncated_pivots": int((natts[known] < nkey).sum()) if nkey else None,
+            "pivots_with_heap_tid": self.pivots_with_heap_tid,
+            "pivot_natts": {str(int(k)): int(natts[k + 1]) for k in stated},
+            "truncated_pivots": int(natts[1:1 + nkey].sum()) if nkey else None,
             "avg_leaf_key_tuple": round(avg_leaf, 1) if avg_leaf else None,
-            "avg_pivot_tuple": round(float(size.mean()), 1) if len(size) else None,
+            "avg_pivot_tuple": round(total / count, 1) if count else None,
             "suffix_truncation_saved_bytes_estimate": saved,
         }
         return out
@@ -984,13 +928,11 @@ class BtreeScan:
         """Each level's sibling chain from its leftmost page, bounded and cycle-safe: it stops at
         the end of the level, at a block it has seen, or after as many steps as there are blocks.
         ``order[b]`` becomes page b's position on its level's chain."""
+        from pgpage.analysis import kernels
         find = self.find
         n = self.nblocks
         blocks = np.arange(n)
         visited = np.zeros(n, dtype=bool)
-        nxt = self.next.tolist()  # plain lists: the walk is a Python loop, one step per page
-        level = self.level.tolist()
-        livel = live.tolist()
         for lv in np.unique(self.level[live]):
             lv = int(lv)
             members = blocks[live & (self.level == lv)]
@@ -1003,21 +945,12 @@ class BtreeScan:
                 find("btree.level.rightmost", f"level {lv} has {len(rightmost)} pages without a right sibling (one"
                      " expected)", block=int(rightmost[0]) if len(rightmost) else None, expected=1,
                      actual=len(rightmost))
-            chain: list[int] = []
-            seen: set[int] = set()
-            b = int(leftmost[0]) if len(leftmost) else (int(members[0]) if len(members) else 0)
-            while b != P_NONE and len(chain) < n:
-                if b >= n or not livel[b] or level[b] != lv:
-                    break  # reported by the link checks
-                if b in seen:
-                    find("btree.sibling.cycle", f"the sibling chain of level {lv} comes back to block {b}", block=b)
-                    break
-                seen.add(b)
-                chain.append(b)
-                b = nxt[b]
-            path = np.array(chain, dtype=np.int64)
-            visited[path] = True
-            order[path] = np.arange(len(path))
+            start = int(leftmost[0]) if len(leftmost) else (int(members[0]) if len(members) else 0)
+            # the walk (compiled: one step per page) stops where the chain leaves the level's live pages (the
+            # link checks report why) or comes back to a page it passed
+            _, cycle = kernels.walk_chain(self.next, live, self.level, lv, start, visited, order)
+            if cycle >= 0:
+                find("btree.sibling.cycle", f"the sibling chain of level {lv} comes back to block {cycle}", block=cycle)
             missed = members[~visited[members]]
             if len(missed):
                 find("btree.sibling.unreachable", f"{len(missed)} page(s) of level {lv} are not on the chain from its"

@@ -5,11 +5,12 @@ gather the line pointers, gather the tuple headers, look xids up in pg_xact, wal
 lock step...), each touching every tuple again; at about 100 MB/s it was slower than
 pg_filedump printing text. ``_heapscan.c`` reads each page once and computes, per page and per
 tuple, everything ``HeapAnalysis`` and pgstattuple's figures need; Python keeps the bookkeeping
-(findings, bins, merging). See the C file for the rules.
+(findings, bins, merging). See the C file for the rules. The B-tree pass (``btree_items``, and
+the table side of its heap TID check) is compiled for the same reason.
 
 Why C and not numba: numba compiled the same loop, but its first run took 20-100 s of JIT on
 this project's machines (and again whenever the source changed), and importing it cost about
-0.5 s on every command, a third of a whole 2 GB scan. The C file is about 500 lines, plain C99
+0.5 s on every command, a third of a whole 2 GB scan. The C file is about 1,000 lines, plain C99
 without Python.h, built by ``pip install .`` (setup.py) into this package; its functions take
 pointers and lengths, so ctypes is the whole binding.
 
@@ -119,6 +120,16 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_xmax_needs_multi.argtypes = [P, P, I64, P]
     cdll.pgp_xmax_locked_only.argtypes = [P, I64, P]
     cdll.pgp_xmax_states.argtypes = [P, P, P, I64, I, P, P, P, P, P, I64, I64, I]
+    cdll.pgp_btree_items.restype = I
+    cdll.pgp_btree_items.argtypes = [P, I64, I64, P, P, I64, I64, P, P, P, P, P, P, I64, P, P, P, P, P, I64, P, I64,
+                                     P, I64]
+    cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P, P, P]
+    cdll.pgp_tid_verdicts.restype = I64
+    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, P, I64, P, P, P, P, P, P, P, P, P]
+    cdll.pgp_walk_chain.restype = I64
+    cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
+    cdll.pgp_unique_blocks.restype = I64
+    cdll.pgp_unique_blocks.argtypes = [P, I64, I64, P, P]
     return cdll
 
 
@@ -130,7 +141,8 @@ class _Tables:
     """The C code's index tables, by name (loaded on first use)."""
 
     def __getattr__(self, name):
-        tables = {"COUNTERS": 0, "PAGE_COLUMNS": 1, "EVENT_CODES": 2, "PARAMS": 3, "BEST": 4, "LAYOUT": 5}
+        tables = {"COUNTERS": 0, "PAGE_COLUMNS": 1, "EVENT_CODES": 2, "PARAMS": 3, "BEST": 4, "LAYOUT": 5,
+                  "BT_PAGE_COLUMNS": 7, "BT_TOTALS": 8, "BT_EVENT_CODES": 9}
         if name not in tables:
             raise AttributeError(name)
         value = _names(tables[name])
@@ -153,6 +165,14 @@ _LAYOUT_FIELDS = {
     "bi_hi": ("heap_tuple", "t_ctid.bi_hi", "u2"), "bi_lo": ("heap_tuple", "t_ctid.bi_lo", "u2"),
     "ip_posid": ("heap_tuple", "t_ctid.ip_posid", "u2"), "t_infomask2": ("heap_tuple", "t_infomask2", "u2"),
     "t_infomask": ("heap_tuple", "t_infomask", "u2"),
+    "pd_special": ("pg_page::page_header", "pd_special", "u2"),
+    "pd_pagesize_version": ("pg_page::page_header", "pd_pagesize_version", "u2"),
+    "t_tid_bi_hi": ("nbtree::bt_index_tuple", "t_tid.bi_hi", "u2"),
+    "t_tid_bi_lo": ("nbtree::bt_index_tuple", "t_tid.bi_lo", "u2"),
+    "t_tid_ip_posid": ("nbtree::bt_index_tuple", "t_tid.ip_posid", "u2"),
+    "t_info": ("nbtree::bt_index_tuple", "t_info", "u2"),
+    "ptr_bi_hi": ("pg_page::item_pointer", "bi_hi", "u2"), "ptr_bi_lo": ("pg_page::item_pointer", "bi_lo", "u2"),
+    "ptr_ip_posid": ("pg_page::item_pointer", "ip_posid", "u2"),
 }
 
 
@@ -269,6 +289,112 @@ def xmax_states(infomask, xmax, update_xid, has_resolver: bool, clog) -> tuple[n
     lib().pgp_xmax_states(_p(im), _p(xmax), _p(upd), len(xmax), int(has_resolver), _p(state), _p(hinted),
                           *clog.c_args)
     return state, hinted
+
+
+BT_OFFSET_MASK = 0x0FFF  # nbtree.h: the largest count of TIDs a posting list (or attributes a pivot) can state
+
+
+class BtreeItemsOutputs:
+    """What ``btree_items`` fills for one chunk of index pages. The row buffers (downlinks, heap TIDs, events)
+    are kept from chunk to chunk and grow when a chunk needs more; the arrays handed out (``tids``,
+    ``events``...) are views, valid until the next call."""
+
+    def __init__(self, block_size: int):
+        t = TABLES
+        self.totals = np.zeros(len(t.BT_TOTALS), dtype=np.int64)
+        self.posting_hist = np.zeros(BT_OFFSET_MASK + 1, dtype=np.int64)
+        self.natts_hist = np.zeros(BT_OFFSET_MASK + 2, dtype=np.int64)  # [natts + 1]; [0]: no count
+        self.size_hist = np.zeros(block_size, dtype=np.int64)
+        self.page_out = np.zeros((0, len(t.BT_PAGE_COLUMNS)), dtype=np.int64)
+        self.posting = np.zeros((0, 5), dtype=np.int64)
+        self.downlinks = np.zeros((0, 3), dtype=np.int64)
+        self._tids(1 << 16)
+        self.ev = np.zeros((256, 8), dtype=np.int64)
+
+    def _tids(self, cap: int) -> None:
+        self.tid_blk, self.tid_off = np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64)
+        self.tid_page, self.tid_item = np.zeros(cap, dtype=np.int32), np.zeros(cap, dtype=np.int32)
+        self.tid_dead = np.zeros(cap, dtype=np.bool_)
+
+    def total(self, name: str) -> int:
+        return int(self.totals[TABLES.BT_TOTALS.index(name)])
+
+    def tids(self) -> tuple[np.ndarray, ...]:
+        """(block, offset, page in the chunk, item, item is LP_DEAD) of the valid heap TIDs, in findings order."""
+        n = self.total("heap_tids")
+        return self.tid_blk[:n], self.tid_off[:n], self.tid_page[:n], self.tid_item[:n], self.tid_dead[:n]
+
+    def events(self) -> np.ndarray:
+        """Rows (code, page, item, a, b, c, d, e), ordered by code (BT_EVENT_CODES), then by item."""
+        ev = self.ev[:self.total("events")]
+        return ev[np.argsort(ev[:, 0], kind="stable")]
+
+
+def btree_items(pages: np.ndarray, page_in: np.ndarray, can_post: bool, maxoff: int, out: BtreeItemsOutputs) -> None:
+    """Every item of a chunk of B-tree pages (uint8, C-contiguous, (n, BLCKSZ)) through ``pgp_btree_items``;
+    ``page_in``: int64 rows (mode bits, line pointers to read, pd_special), see the C file."""
+    n, bs = pages.shape
+    items = int(page_in[:, 1].sum())  # no more posting lists, downlinks or plain TIDs than line pointers
+    if len(out.page_out) < n:
+        out.page_out = np.zeros((n, out.page_out.shape[1]), dtype=np.int64)
+    if len(out.posting) < items:
+        out.posting = np.zeros((items, 5), dtype=np.int64)
+    if len(out.downlinks) < items:
+        out.downlinks = np.zeros((items, 3), dtype=np.int64)
+    while True:
+        rc = lib().pgp_btree_items(_p(pages), n, bs, _p(layout_array()), _p(page_in), int(can_post), maxoff,
+                                   _p(out.page_out), _p(out.totals), _p(out.posting_hist), _p(out.natts_hist),
+                                   _p(out.size_hist), _p(out.downlinks), len(out.downlinks), _p(out.tid_blk),
+                                   _p(out.tid_off), _p(out.tid_page), _p(out.tid_item), _p(out.tid_dead),
+                                   len(out.tid_blk), _p(out.ev), len(out.ev), _p(out.posting), len(out.posting))
+        if rc != 0:
+            raise AssertionError("pgp_btree_items: posting scratch too small")
+        ntids, nev = out.total("heap_tids"), out.total("events")
+        if ntids <= len(out.tid_blk) and nev <= len(out.ev):
+            return
+        if ntids > len(out.tid_blk):  # posting lists hold more TIDs than the buffer: grow it, run the chunk again
+            out._tids(2 * ntids)
+        if nev > len(out.ev):
+            out.ev = np.zeros((2 * nev, 8), dtype=np.int64)
+
+
+def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, states: np.ndarray, nlp: np.ndarray,
+                   sane: np.ndarray) -> np.ndarray:
+    """Table pages ``pages[rows]`` into HeapTidCheck's cache rows ``slots``; returns which are bad (bool each)."""
+    rows, slots = _i64(rows), _i64(slots)
+    bad = np.zeros(len(rows), dtype=np.bool_)
+    lib().pgp_heap_lp_states(_p(pages), len(rows), pages.shape[1], _p(rows), _p(layout_array()), _p(slots),
+                             _p(states), states.shape[1], _p(nlp), _p(sane), _p(bad))
+    return bad
+
+
+def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi: int, cache, out: np.ndarray,
+                 counts: np.ndarray, counts_dead: np.ndarray) -> tuple[int, np.ndarray]:
+    """``pgp_tid_verdicts`` over HeapTidCheck ``cache``'s arrays: (blocks it marked needed, those of them
+    whose page is bad)."""
+    bad_blocks = np.empty(hi - lo + 1, dtype=np.int64)
+    nbad = np.zeros(1, dtype=np.int64)
+    marked = lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, _p(cache.slot_of),
+                                    _p(cache.states), cache.states.shape[1], _p(cache.nlp), _p(cache.sane),
+                                    _p(cache.bad), _p(cache.needed), _p(out), _p(counts), _p(counts_dead),
+                                    _p(bad_blocks), _p(nbad))
+    return marked, bad_blocks[:int(nbad[0])]
+
+
+def unique_blocks(blk: np.ndarray, nblocks: int, bits: np.ndarray) -> np.ndarray:
+    """The distinct values of ``blk`` below ``nblocks``, ascending (``bits``: a zeroed uint64 bitmap of
+    nblocks bits, left zeroed)."""
+    out = np.empty(len(blk), dtype=np.int64)
+    k = lib().pgp_unique_blocks(_p(blk), len(blk), nblocks, _p(bits), _p(out))
+    return out[:k]
+
+
+def walk_chain(nxt: np.ndarray, live: np.ndarray, level: np.ndarray, lv: int, start: int, visited: np.ndarray,
+               order: np.ndarray) -> tuple[int, int]:
+    """``pgp_walk_chain``: (the chain's length, the block it came back to or -1)."""
+    cycle = np.zeros(1, dtype=np.int64)
+    k = lib().pgp_walk_chain(_p(nxt), _p(live), _p(level), len(nxt), lv, start, _p(visited), _p(order), _p(cycle))
+    return k, int(cycle[0])
 
 
 def warm() -> None:

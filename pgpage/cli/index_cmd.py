@@ -133,15 +133,22 @@ def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:
 
 def _block_reader(fork):
     """read(sorted block numbers) -> uint8 array (n, block_size): consecutive runs are read with
-    one chunked read each; a block that cannot be read stays all zeros."""
+    one chunked read each, and a single run comes back as read (no copy; valid until the next
+    call); a block that cannot be read stays all zeros."""
     bs = fork.block_size
 
     def read(blknos: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(blknos), bs), dtype=np.uint8)
-        if not len(blknos):
+        n = len(blknos)
+        if n and blknos[-1] - blknos[0] + 1 == n:  # one run: one read into iter_chunks' own buffer
+            for _, chunk in fork.iter_chunks(int(blknos[0]), int(blknos[-1]) + 1, chunk_blocks=n):
+                if chunk.shape[0] == n:
+                    return chunk
+                break  # two segments, or a file that shrank: run by run below
+        out = np.zeros((n, bs), dtype=np.uint8)
+        if not n:
             return out
         breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
-        for lo, hi in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [len(blknos)]])):
+        for lo, hi in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [n]])):
             start = int(blknos[lo])
             stop = int(blknos[hi - 1]) + 1
             for first, chunk in fork.iter_chunks(start, stop, chunk_blocks=min(stop - start, 1024)):
