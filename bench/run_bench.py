@@ -7,7 +7,7 @@ postgresql postgresql-contrib postgresql-filedump``) and pgpage installed (``pip
 What it does:
 1. starts a real PostgreSQL 15 server (``/usr/lib/postgresql/15/bin``, as user ``postgres`` when run as root,
    socket in a temporary directory, data checksums on);
-2. builds a table of (int, md5 text, timestamptz) rows, by default about 1.9 GB (two 1 GiB segments), with two
+2. builds a table of (int, md5 text, timestamptz) rows, by default about 6 GB (six 1 GiB segments), with two
    btree indexes, VACUUMs it, then HOT-updates 2% of the rows and deletes 1% (so there are HOT chains, dead
    tuples and pages that are not all-visible), runs pgstattuple once (hint bits) and CHECKPOINTs;
 3. measures, warm (files in the page cache), each command ``--runs`` times (median):
@@ -17,11 +17,13 @@ What it does:
    ``pgpage index``, ``pgpage verify``, ``pgpage scan`` and ``pgpage scan --deep`` with --jobs 1 and 2,
    the checksum kernel alone, ``pgpage --help`` and the time to build the compiled scanner;
 4. prints throughput (MB/s, 1 MB = 10^6 bytes), the ratios the targets of issue 8 are stated in, and peak RSS
-   (``/usr/bin/time``'s maximum resident set size of the command, its workers included);
+   (``/usr/bin/time``'s maximum resident set size: the largest of the command's processes, a ``--jobs`` worker
+   counting on its own);
 5. stops the server and removes everything it made (``--keep`` keeps the cluster; ``--reuse DIR`` starts from a
    cluster a previous ``--keep`` left).
 
-    python bench/run_bench.py                   # about 10 minutes on 2 cores
+    python bench/run_bench.py                   # about 30 minutes on 2 cores (12 GB of disk, 16 GB of RAM)
+    python bench/run_bench.py --rows 25000000   # 2 GB: the smallest the targets are about (1.5 GB and up)
     python bench/run_bench.py --rows 2000000    # a quick look (one segment; not what the targets are about)
 """
 from __future__ import annotations
@@ -56,7 +58,7 @@ def run(cmd, **kw) -> subprocess.CompletedProcess:
 
 
 def timed(cmd: list[str], env: dict | None = None) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in MB of the command and its workers, exit code); output to /dev/null."""
+    """(wall seconds, peak RSS in MB of the largest of the command's processes, exit code); output to /dev/null."""
     with tempfile.NamedTemporaryFile("r") as tf:
         full = ["/usr/bin/time", "-f", "%e %M", "-o", tf.name, *cmd] if Path("/usr/bin/time").exists() else cmd
         t0 = time.perf_counter()
@@ -185,7 +187,7 @@ print(time.perf_counter() - t)
 # ---------------------------------------------------------------------------------------------- main
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rows", type=int, default=25_000_000, help="rows in the table (25M: about 1.9 GB)")
+    ap.add_argument("--rows", type=int, default=75_000_000, help="rows in the table (75M: about 6 GB)")
     ap.add_argument("--runs", type=int, default=3, help="runs per measurement (the median is reported)")
     ap.add_argument("--workdir", default=None, help="where to put the cluster (default: a temporary directory)")
     ap.add_argument("--keep", action="store_true", help="keep the cluster afterwards (for --reuse)")
@@ -307,7 +309,7 @@ def main() -> int:
                 r["mb_per_s"] = nbytes / MB / r["seconds"]
                 results["pgpage"][f"{label} --jobs {jobs}" if jobs else label] = r
         # the heap analysis alone, in-process, after the relation was found through the catalogs: what --jobs
-        # spreads over cores (the command adds interpreter start-up and the catalog read, ~1 s here)
+        # spreads over cores (the command adds interpreter start-up and the catalog read, ~0.3 s here)
         results["heap_analysis"] = {}
         for jobs in (1, 2):
             walls = []
