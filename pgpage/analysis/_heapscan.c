@@ -759,61 +759,62 @@ void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int6
 static inline int64_t maxalign8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
 typedef struct {
-    int64_t *blk, *off;
-    int32_t *page, *item;
+    int64_t *blk, *off, *iblk, *item;
     uint8_t *dead;
-    int64_t n, cap;
+    int64_t cap;
 } Tids;
 
-static inline void bt_event(int64_t *ev, int64_t ev_cap, int64_t *n, int64_t code, int64_t page, int64_t item,
-                            int64_t a, int64_t b, int64_t c, int64_t d, int64_t e)
+static inline int64_t bt_event(int64_t *ev, int64_t ev_cap, int64_t n, int64_t code, int64_t block, int64_t item,
+                               int64_t a, int64_t b, int64_t c, int64_t d, int64_t e)
 {
-    if (*n < ev_cap) {
-        int64_t *row = ev + *n * BT_EVENT_WIDTH;
-        row[0] = code; row[1] = page; row[2] = item; row[3] = a; row[4] = b; row[5] = c; row[6] = d; row[7] = e;
+    if (n < ev_cap) {
+        int64_t *row = ev + n * BT_EVENT_WIDTH;
+        row[0] = code; row[1] = block; row[2] = item; row[3] = a; row[4] = b; row[5] = c; row[6] = d; row[7] = e;
     }
-    (*n)++;
+    return n + 1;
 }
 
 /* One heap TID of an index item: an offset outside 1..MaxHeapTuplesPerPage is an event, the others are listed
-   for the table check. */
-static inline void bt_tid(Tids *t, int64_t *ev, int64_t ev_cap, int64_t *nev, int64_t maxoff, int64_t page,
-                          int64_t item, int64_t dead, int64_t blk, int64_t off)
+   for the table check. Returns the number of TIDs listed. */
+static inline int64_t bt_tid(const Tids *t, int64_t n, int64_t *ev, int64_t ev_cap, int64_t *nev, int64_t maxoff,
+                             int64_t block, int64_t item, int64_t dead, int64_t blk, int64_t off)
 {
     if (off == 0 || off > maxoff) {
-        bt_event(ev, ev_cap, nev, BE_TID_INVALID, page, item, blk, off, 0, 0, 0);
-        return;
+        *nev = bt_event(ev, ev_cap, *nev, BE_TID_INVALID, block, item, blk, off, 0, 0, 0);
+        return n;
     }
-    if (t->n < t->cap) {
-        t->blk[t->n] = blk; t->off[t->n] = off; t->page[t->n] = (int32_t)page; t->item[t->n] = (int32_t)item;
-        t->dead[t->n] = (uint8_t)dead;
+    if (n < t->cap) {
+        t->blk[n] = blk; t->off[n] = off; t->iblk[n] = block; t->item[n] = item; t->dead[n] = (uint8_t)dead;
     }
-    t->n++;
+    return n + 1;
 }
 
 /*
- * Every item of a chunk of B-tree pages, by the rules btree.py's docstrings give (BtreeScan): which items are
- * high keys, pivots, posting-list tuples and plain leaf tuples, what each adds to the page's and the chunk's
- * figures, the downlinks of internal pages, the pivots' sizes and attribute counts (histograms), and the heap
- * TIDs, plain tuples' first and then the posting lists' in item order (as the findings list them). Outputs are
- * zeroed here: page_out[p * BPC__COUNT + BPC_*], totals[BT_*], posting_hist[TIDs] (BT_OFFSET_MASK + 1),
- * natts_hist[natts + 1] (BT_OFFSET_MASK + 2; 0: no count), size_hist[lp_len] (bs), downlinks[k * 3 + (page,
- * item, child)], the TIDs, ev[k * BT_EVENT_WIDTH] (code, page, item, a, b, c, d, e) in item order per code.
- * `posting` is scratch of 5 int64 per item. Rows past a capacity are counted, not written (totals[BT_downlinks],
- * [BT_heap_tids], [BT_events]): the caller grows the buffer and calls again. Returns 0, or -1 when `posting`
- * is too small.
+ * Every item of a chunk of B-tree pages (global block numbers from first_blkno), by the rules btree.py's
+ * docstrings give (BtreeScan): which items are high keys, pivots, posting-list tuples and plain leaf tuples,
+ * what each adds to the page's and the chunk's figures, the downlinks of internal pages, the pivots' sizes and
+ * attribute counts (histograms), and the heap TIDs, plain tuples' first and then the posting lists' in item
+ * order (as the findings list them). Outputs are zeroed here: page_out[p * BPC__COUNT + BPC_*], totals[BT_*],
+ * posting_hist[TIDs] (BT_OFFSET_MASK + 1), natts_hist[natts + 1] (BT_OFFSET_MASK + 2; 0: no count),
+ * size_hist[lp_len] (bs), downlinks[k * 3 + (block, item, child)], the TIDs (block, offset, and the index
+ * block, item and LP_DEAD of the item holding it), ev[k * BT_EVENT_WIDTH] (code, block, item, a, b, c, d, e) in
+ * item order per code. `posting` is scratch of 5 int64 per item. Rows past a capacity are counted, not written
+ * (totals[BT_downlinks], [BT_heap_tids], [BT_events]): the caller grows the buffer and calls again. Returns 0,
+ * or -1 when `posting` is too small.
  */
-int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout, const int64_t *page_in,
-                    int64_t can_post, int64_t maxoff, int64_t *page_out, int64_t *totals, int64_t *posting_hist,
-                    int64_t *natts_hist, int64_t *size_hist, int64_t *downlinks, int64_t dl_cap,
-                    int64_t *tid_blk, int64_t *tid_off, int32_t *tid_page, int32_t *tid_item, uint8_t *tid_dead,
-                    int64_t tid_cap, int64_t *ev, int64_t ev_cap, int64_t *posting, int64_t posting_cap)
+int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, int64_t first_blkno, const int64_t *layout,
+                    const int64_t *page_in, int64_t can_post, int64_t maxoff, int64_t *page_out, int64_t *totals,
+                    int64_t *posting_hist, int64_t *natts_hist, int64_t *size_hist, int64_t *downlinks,
+                    int64_t dl_cap, int64_t *tid_blk, int64_t *tid_off, int64_t *tid_iblk, int64_t *tid_item,
+                    uint8_t *tid_dead, int64_t tid_cap, int64_t *ev, int64_t ev_cap, int64_t *posting,
+                    int64_t posting_cap)
 {
     const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
     const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
     const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
-    const int64_t o_hi = layout[L_t_tid_bi_hi], o_lo = layout[L_t_tid_bi_lo], o_posid = layout[L_t_tid_ip_posid],
-                  o_info = layout[L_t_info];
+    /* bit shifts of the tuple header's fields in its 8 bytes read as one little-endian word */
+    const int64_t o_hi = 8 * layout[L_t_tid_bi_hi], o_lo = 8 * layout[L_t_tid_bi_lo],
+                  o_posid = 8 * layout[L_t_tid_ip_posid], o_info = 8 * layout[L_t_info];
     const int64_t p_hi = layout[L_ptr_bi_hi], p_lo = layout[L_ptr_bi_lo], p_posid = layout[L_ptr_ip_posid];
     int64_t t[BT__COUNT];
     memset(t, 0, sizeof t);
@@ -821,54 +822,57 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int6
     memset(posting_hist, 0, sizeof(int64_t) * (BT_OFFSET_MASK + 1));
     memset(natts_hist, 0, sizeof(int64_t) * (BT_OFFSET_MASK + 2));
     memset(size_hist, 0, sizeof(int64_t) * bs);
-    Tids tids = {tid_blk, tid_off, tid_page, tid_item, tid_dead, 0, tid_cap};
-    int64_t nev = 0, npost = 0;
+    const Tids tids = {tid_blk, tid_off, tid_iblk, tid_item, tid_dead, tid_cap};
+    int64_t ntid = 0, nev = 0, npost = 0, ndl = 0;
 
     for (int64_t p = 0; p < npages; p++) {
         const int64_t mode = page_in[p * 3], nlp = page_in[p * 3 + 1], special = page_in[p * 3 + 2];
         if (!(mode & BT_IN_TREE)) continue;
         const uint8_t *page = pages + p * bs;
+        const int64_t block = first_blkno + p;
         const int leaf = (mode & BT_LEAF_ITEMS) != 0, rightmost = (mode & BT_RIGHTMOST) != 0;
-        int64_t *out = page_out + p * BPC__COUNT;
+        int64_t items = 0, dead_items = 0, high_keys = 0, high_key_bytes = 0, pivots = 0, pivot_bytes = 0,
+                posting_tuples = 0, page_tids = 0, posting_tids = 0;
         for (int64_t i = 0; i < nlp; i++) {
             const int64_t lp = i + 1;
             const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
             const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
             if (fl == LP_UNUSED || fl == LP_REDIRECT) {  /* nbtree writes only LP_NORMAL and LP_DEAD */
-                bt_event(ev, ev_cap, &nev, BE_BAD_LP_FLAGS, p, lp, fl, 0, 0, 0, 0);
+                nev = bt_event(ev, ev_cap, nev, BE_BAD_LP_FLAGS, block, lp, fl, 0, 0, 0, 0);
                 continue;
             }
             if (!(off >= SIZE_OF_PAGE_HEADER && off + ln <= special && ln >= MIN_INDEX_TUPLE_SIZE)) {
-                bt_event(ev, ev_cap, &nev, BE_OUT_OF_BOUNDS, p, lp, off, ln, special, 0, 0);
+                nev = bt_event(ev, ev_cap, nev, BE_OUT_OF_BOUNDS, block, lp, off, ln, special, 0, 0);
                 continue;
             }
-            const uint8_t *tup = page + off;
-            const int64_t tblk = (u16(tup + o_hi) << 16) | u16(tup + o_lo), posid = u16(tup + o_posid),
-                          info = u16(tup + o_info);
+            /* IndexTupleData's 8 bytes as one little-endian word (one load), its fields shifted out */
+            const uint64_t hdr = (uint64_t)u32(page + off) | ((uint64_t)u32(page + off + 4) << 32);
+            const int64_t tblk = (int64_t)((((hdr >> o_hi) & 0xFFFF) << 16) | ((hdr >> o_lo) & 0xFFFF)),
+                          posid = (int64_t)((hdr >> o_posid) & 0xFFFF), info = (int64_t)((hdr >> o_info) & 0xFFFF);
             int64_t size = info & INDEX_SIZE_MASK;
-            if (size != ln) bt_event(ev, ev_cap, &nev, BE_SIZE_MISMATCH, p, lp, ln, size, 0, 0, 0);
+            if (size != ln) nev = bt_event(ev, ev_cap, nev, BE_SIZE_MISMATCH, block, lp, ln, size, 0, 0, 0);
             if (size > ln) size = ln;
             const int highkey = !rightmost && lp == 1;
             const int pivot = !leaf || highkey;
             const int alt = (info & INDEX_ALT_TID_MASK) != 0;
             const int is_posting = !pivot && alt && (posid & BT_IS_POSTING) && can_post;
-            const int plain = !pivot && !is_posting;
             const int dead = fl == LP_DEAD;
             const int64_t nposting = posid & BT_OFFSET_MASK, poff = tblk;
-            if (!pivot && alt && !is_posting) bt_event(ev, ev_cap, &nev, BE_UNEXPECTED_PIVOT, p, lp, posid, 0, 0, 0, 0);
-            out[BPC_items]++;
-            if (highkey) { out[BPC_high_keys]++; out[BPC_high_key_bytes] += ln; }
+            if (!pivot && alt && !is_posting)
+                nev = bt_event(ev, ev_cap, nev, BE_UNEXPECTED_PIVOT, block, lp, posid, 0, 0, 0, 0);
+            items++;
+            if (highkey) { high_keys++; high_key_bytes += ln; }
             if (pivot) {
-                out[BPC_pivots]++;
-                out[BPC_pivot_bytes] += ln;
+                pivots++;
+                pivot_bytes += ln;
                 const int minus_infinity = !leaf && lp == (rightmost ? 1 : 2); /* P_FIRSTDATAKEY of an internal page */
                 if (minus_infinity) t[BT_minus_infinity]++;
                 if (!leaf && !highkey && (mode & BT_INTERNAL)) {
-                    if (t[BT_downlinks] < dl_cap) {
-                        int64_t *row = downlinks + t[BT_downlinks] * 3;
-                        row[0] = p; row[1] = lp; row[2] = tblk;
+                    if (ndl < dl_cap) {
+                        int64_t *row = downlinks + ndl * 3;
+                        row[0] = block; row[1] = lp; row[2] = tblk;
                     }
-                    t[BT_downlinks]++;
+                    ndl++;
                 }
                 if (!minus_infinity) {
                     natts_hist[alt ? (posid & BT_OFFSET_MASK) + 1 : 0]++;
@@ -879,24 +883,24 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int6
             }
             /* a leaf data item: a plain tuple (one heap TID) or a posting list */
             const int64_t ntids = is_posting ? nposting : 1;
-            out[BPC_tids] += ntids;
+            page_tids += ntids;
             t[BT_leaf_key_tuples]++;
             t[BT_leaf_key_bytes] += is_posting ? maxalign8(poff) : size;
-            if (dead) { out[BPC_dead_items]++; t[BT_dead_tids] += ntids; }
-            if (plain) {
+            if (dead) { dead_items++; t[BT_dead_tids] += ntids; }
+            if (!is_posting) {
                 t[BT_plain_tuples]++;
-                bt_tid(&tids, ev, ev_cap, &nev, maxoff, p, lp, dead, tblk, posid);
+                ntid = bt_tid(&tids, ntid, ev, ev_cap, &nev, maxoff, block, lp, dead, tblk, posid);
                 continue;
             }
-            out[BPC_posting_tuples]++;
-            out[BPC_posting_tids] += nposting;
+            posting_tuples++;
+            posting_tids += nposting;
             if (dead) t[BT_dead_posting_tuples]++;
             const int64_t datastart = (info & INDEX_NULL_MASK) ? 16 : 8;
             if (!(poff >= datastart && poff + SIZE_OF_ITEM_POINTER * nposting <= size)) {
-                bt_event(ev, ev_cap, &nev, BE_POSTING_OVERRUN, p, lp, nposting, poff, size, 0, 0);
+                nev = bt_event(ev, ev_cap, nev, BE_POSTING_OVERRUN, block, lp, nposting, poff, size, 0, 0);
                 continue;
             }
-            if (nposting < 2) bt_event(ev, ev_cap, &nev, BE_POSTING_TOO_FEW, p, lp, nposting, 0, 0, 0, 0);
+            if (nposting < 2) nev = bt_event(ev, ev_cap, nev, BE_POSTING_TOO_FEW, block, lp, nposting, 0, 0, 0, 0);
             t[BT_posting_tuples]++;
             t[BT_posting_tid_count] += nposting;
             t[BT_posting_bytes] += ln + SIZE_OF_ITEM_ID;
@@ -904,14 +908,18 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int6
             posting_hist[nposting]++;
             if (npost >= posting_cap) return -1;
             int64_t *row = posting + npost * 5;
-            row[0] = p; row[1] = lp; row[2] = p * bs + off + poff; row[3] = nposting; row[4] = dead;
+            row[0] = block; row[1] = lp; row[2] = p * bs + off + poff; row[3] = nposting; row[4] = dead;
             npost++;
         }
+        int64_t *out = page_out + p * BPC__COUNT;
+        out[BPC_items] = items; out[BPC_dead_items] = dead_items; out[BPC_high_keys] = high_keys;
+        out[BPC_high_key_bytes] = high_key_bytes; out[BPC_pivots] = pivots; out[BPC_pivot_bytes] = pivot_bytes;
+        out[BPC_posting_tuples] = posting_tuples; out[BPC_tids] = page_tids; out[BPC_posting_tids] = posting_tids;
     }
     /* the posting lists' TIDs, after every plain tuple's */
     for (int64_t k = 0; k < npost; k++) {
         const int64_t *row = posting + k * 5;
-        const int64_t p = row[0], lp = row[1], n = row[3], dead = row[4];
+        const int64_t block = row[0], lp = row[1], n = row[3], dead = row[4];
         const uint8_t *ip = pages + row[2];
         int64_t prev_blk = 0, prev_off = 0, prev_key = 0;
         int unsorted = 0;
@@ -919,14 +927,15 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int6
             const int64_t blk = (u16(ip + p_hi) << 16) | u16(ip + p_lo), off = u16(ip + p_posid);
             const int64_t key = (blk << 16) | off;
             if (j > 0 && key <= prev_key && !unsorted) {  /* one event per posting list: its first step back */
-                bt_event(ev, ev_cap, &nev, BE_POSTING_UNSORTED, p, lp, j, prev_blk, prev_off, blk, off);
+                nev = bt_event(ev, ev_cap, nev, BE_POSTING_UNSORTED, block, lp, j, prev_blk, prev_off, blk, off);
                 unsorted = 1;
             }
             prev_blk = blk; prev_off = off; prev_key = key;
-            bt_tid(&tids, ev, ev_cap, &nev, maxoff, p, lp, dead, blk, off);
+            ntid = bt_tid(&tids, ntid, ev, ev_cap, &nev, maxoff, block, lp, dead, blk, off);
         }
     }
-    t[BT_heap_tids] = tids.n;
+    t[BT_downlinks] = ndl;
+    t[BT_heap_tids] = ntid;
     t[BT_events] = nev;
     memcpy(totals, t, sizeof t);
     return 0;
@@ -935,17 +944,20 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, const int6
 /* ---------------------------------------------------------------------------------------- the table side */
 /* HeapTidCheck's verdicts (btree.py: HEAP_STATES order) */
 enum { H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END, H_BAD_PAGE };
+/* HeapTidCheck's meta[slot]: the page's line pointers, and flags (one word: a TID's lookup touches one) */
+#define META_NLP 0xFFFF
+#define META_SANE 0x10000   /* the header can be trusted (or the page is new) */
+#define META_BAD 0x20000    /* neither: reported when a TID needs the page */
+#define META_NEEDED 0x40000 /* a TID needed the block since it was cached */
 
 /*
  * Table pages into HeapTidCheck's cache: for k < n, the page at row rows[k] of `pages` goes to row slots[k] of
  * `states` (stride bytes each): one verdict per line pointer (H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD, or
- * H_HEAP_ONLY for a normal tuple whose header has HEAP_ONLY_TUPLE), nlp[slot] how many (pd_lower's count, at
- * most stride - 1), sane[slot] whether the header can be trusted (or the page is new); bad[k] = 1 for a page
- * that is neither.
+ * H_HEAP_ONLY for a normal tuple whose header has HEAP_ONLY_TUPLE), and meta[slot]: how many (pd_lower's count,
+ * at most stride - 1) and the page's flags.
  */
 void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64_t *rows, const int64_t *layout,
-                        const int64_t *slots, int8_t *states, int64_t stride, int32_t *nlp_out, uint8_t *sane_out,
-                        uint8_t *bad)
+                        const int64_t *slots, int8_t *states, int64_t stride, int32_t *meta)
 {
     const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
     const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
@@ -963,15 +975,13 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
         const int sane = (pv & 0xFF00) == bs && lower >= SIZE_OF_PAGE_HEADER && lower <= upper && upper <= special
             && special <= bs;
         memset(st, H_UNUSED, (size_t)stride);
-        sane_out[slot] = (uint8_t)(sane || is_new);
-        bad[p] = (uint8_t)(!sane && !is_new);
         int64_t nlp = 0;
         if (sane) {
             nlp = ((lower < bs ? lower : bs) - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
             if (nlp > max_lp) nlp = max_lp;
             if (nlp > stride - 1) nlp = stride - 1;
         }
-        nlp_out[slot] = (int32_t)nlp;
+        meta[slot] = (int32_t)(nlp | (sane || is_new ? META_SANE : META_BAD));
         for (int64_t i = 0; i < nlp; i++) {
             const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
             const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
@@ -987,26 +997,36 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
 /*
  * Verdicts of the heap TIDs whose block is in lo..hi (all cached: slot_of[block] >= 0), into out[i], counted in
  * counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The first TID that needs
- * a block since it was cached marks it (needed[slot]); returns how many it marked, and lists those whose page is
- * bad in bad_blocks (*nbad of them). Counting is a second loop: in the first, it would make each TID's lookup (a
- * cache miss) wait for the one before it, through the counters.
+ * a block since it was cached marks it (META_NEEDED); returns how many it marked, and lists those whose page is
+ * bad in bad_blocks (*nbad of them). Each lookup is a cache miss, so the ones a few TIDs ahead are prefetched, and
+ * counting is a second loop (in the first, each lookup would wait for the one before it, through the counters).
  */
+#define TID_PREFETCH 16
 int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo,
-                         int64_t hi, const int32_t *slot_of, const int8_t *states, int64_t stride, const int32_t *nlp,
-                         const uint8_t *sane, const uint8_t *bad, uint8_t *needed, int8_t *out, int64_t *counts,
-                         int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
+                         int64_t hi, const int32_t *slot_of, const int8_t *states, int64_t stride, int32_t *meta,
+                         int8_t *out, int64_t *counts, int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
 {
     int64_t marked = 0, nb = 0;
     for (int64_t i = 0; i < n; i++) {
+        if (i + TID_PREFETCH < n) {
+            const int64_t ahead = blk[i + TID_PREFETCH];
+            if (ahead >= lo && ahead <= hi) {
+                const int64_t s = slot_of[ahead];
+                __builtin_prefetch(meta + s);
+                __builtin_prefetch(states + s * stride + off[i + TID_PREFETCH]);
+            }
+        }
         const int64_t b = blk[i];
         if (b < lo || b > hi) continue;
-        const int64_t s = slot_of[b];
-        const int first = !needed[s];
-        if (bad[s] && first) bad_blocks[nb++] = b;
-        marked += first;
-        needed[s] = 1;
-        if (!sane[s]) out[i] = H_BAD_PAGE;
-        else if (off[i] >= 1 && off[i] <= nlp[s]) out[i] = states[s * stride + off[i]];
+        const int64_t s = slot_of[b], o = off[i];
+        const int32_t m = meta[s];
+        if (!(m & META_NEEDED)) {
+            meta[s] = m | META_NEEDED;
+            marked++;
+            if (m & META_BAD) bad_blocks[nb++] = b;
+        }
+        if (!(m & META_SANE)) out[i] = H_BAD_PAGE;
+        else if (o >= 1 && o <= (m & META_NLP)) out[i] = states[s * stride + o];
         else out[i] = H_BEYOND_PAGE;
     }
     int64_t c[H_BAD_PAGE + 1] = {0}, cd[H_BAD_PAGE + 1] = {0};

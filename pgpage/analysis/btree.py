@@ -95,20 +95,17 @@ _BT_IN_TREE, _BT_LEAF_ITEMS, _BT_RIGHTMOST, _BT_INTERNAL = 1, 2, 4, 8
 POSTING_HISTOGRAM_EDGES = (2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, BT_OFFSET_MASK + 1)
 
 
-def _opaque_field(name: str) -> tuple[int, str]:
-    off, kind = LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][name]
-    return off, kind
-
-
 _SAFEXID_OFFSET = SIZE_OF_PAGE_HEADER  # BTDeletedPageData sits at MAXALIGN(SizeOfPageHeaderData)
-
-
-def _u16(b: np.ndarray, at: int) -> np.ndarray:
-    return b[:, at].astype(np.uint32) | (b[:, at + 1].astype(np.uint32) << 8)
-
-
-def _u32(b: np.ndarray, at: int) -> np.ndarray:
-    return _u16(b, at) | (_u16(b, at + 2) << 16)
+_OPAQUE_NAMES = ("btpo_prev", "btpo_next", "btpo_level", "btpo_flags")
+_OPAQUE = np.dtype({  # BTPageOpaqueData as a numpy record, from the layout (little-endian u2/u4 fields)
+    "names": _OPAQUE_NAMES, "itemsize": SIZE_OF_BT_OPAQUE,
+    "formats": ["<" + LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][1] for f in _OPAQUE_NAMES],
+    "offsets": [LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][0] for f in _OPAQUE_NAMES]})
+_IS_TREE = np.isin(np.arange(len(KIND_NAMES)), IN_TREE)  # by kind
+# the level figures summed from each page (_items): from its header, and from the item pass's page columns
+_LEVEL_PAGE_FIELDS = ("pages", "used_bytes", "capacity", "leaf_pages", "leaf_used", "max_avail", "free")
+_LEVEL_ITEM_FIELDS = ("items", "dead_items", "high_keys", "high_key_bytes", "pivots", "pivot_bytes", "posting_tuples",
+                      "tids")
 
 
 def pg_round2(x: float) -> float:
@@ -164,7 +161,18 @@ class FindingSink:
 # the index against its table
 # ---------------------------------------------------------------------------------------------
 
-READ_GAP = 16  # table blocks between two wanted ones that are read rather than skipped: a read call costs more
+READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
+READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
+
+
+def _through_gaps(blocks: np.ndarray) -> np.ndarray:
+    """Sorted block numbers, and the blocks in the gaps of at most ``READ_GAP`` blocks between them."""
+    if not len(blocks):
+        return blocks
+    breaks = np.flatnonzero(np.diff(blocks) > READ_GAP + 1)
+    starts = blocks[np.concatenate([[0], breaks + 1])]
+    lengths = blocks[np.concatenate([breaks, [len(blocks) - 1]])] + 1 - starts
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
 
 
 class HeapTidCheck:
@@ -178,11 +186,12 @@ class HeapTidCheck:
     beyond it, the cache is emptied when full and blocks may be read again. Memory stays
     bounded either way.
 
-    When the whole table fits the cache, a wanted block is read and cached with the rest of its
+    When the whole table fits the cache and a chunk's TIDs point into at least one block in
+    ``READ_GAP`` of the range they span, a wanted block is read and cached with the rest of its
     aligned extent of ``READ_GAP`` blocks (an index in random table order would otherwise read
-    the table one block at a time). ``heap_blocks_read`` counts a block when a TID first needs
-    it after it was cached: the table blocks the index points into, each once per time it had
-    to be (re)read."""
+    the table one block at a time; a sparse one would read 16 times what it needs).
+    ``heap_blocks_read`` counts a block when a TID first needs it after it was cached: the table
+    blocks the index points into, each once per time it had to be (re)read."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
                  table: str | None = None, cache_blocks: int = 262_144):
@@ -195,10 +204,10 @@ class HeapTidCheck:
         self.slot_of = np.full(nblocks, -1, dtype=np.int32)     # table block -> cache slot
         self.block_in = np.full(self.capacity, -1, dtype=np.int64)
         self.states = np.zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
-        self.nlp = np.zeros(self.capacity, dtype=np.int32)
-        self.sane = np.zeros(self.capacity, dtype=bool)
-        self.bad = np.zeros(self.capacity, dtype=bool)      # the slot's page has no valid header
-        self.needed = np.zeros(self.capacity, dtype=bool)   # a TID needed the slot's block since it was cached
+        # per slot, kept by the C code: the page's line pointers, whether its header is sane (or it is new) or
+        # bad, whether a TID needed the block since it was cached (_heapscan.c: META_*)
+        self.meta = np.zeros(self.capacity, dtype=np.int32)
+        self.c_args = (self.states.ctypes.data, self.states.shape[1], self.meta.ctypes.data)  # as kernels pass them
         self.used = 0
         self.blocks_read = 0
         self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
@@ -251,22 +260,19 @@ class HeapTidCheck:
             self.block_in[:] = -1
             self.used = 0
             missing = np.union1d(missing, keep)
-        elif self.capacity == self.nblocks:  # the table fits, the cache never fills: cache READ_GAP-block extents
+        elif self.capacity == self.nblocks and len(blocks) * READ_GAP > blocks[-1] - blocks[0]:
+            # the table fits (the cache never fills) and the TIDs are dense: cache whole READ_GAP-block extents
             extents = np.unique(missing // READ_GAP)
             missing = (extents[:, None] * READ_GAP + np.arange(READ_GAP)).reshape(-1)
             missing = missing[missing < self.nblocks]
             missing = missing[self.slot_of[missing] < 0]
-        # consecutive blocks, at most 1024 per read, from a wanted block to a wanted block; the blocks between
-        # two wanted ones less than READ_GAP apart are read too (and skipped)
-        ends = np.append(np.flatnonzero(np.diff(missing) >= READ_GAP) + 1, len(missing))
-        i = 0
-        for end in ends.tolist():
-            while i < end:
-                j = min(end, int(np.searchsorted(missing, missing[i] + 1024)))
-                first = int(missing[i])
-                part = missing[i:j]
-                self._decode(part, self.read_blocks(np.arange(first, int(missing[j - 1]) + 1)), part - first)
-                i = j
+        # read with the blocks in short gaps between them (a read call costs more than a few blocks more, and
+        # consecutive blocks come back without a copy), decode the wanted ones
+        asked = _through_gaps(missing)
+        wanted = np.isin(asked, missing, assume_unique=True)
+        for lo in range(0, len(asked), READ_BLOCKS):
+            part, rows = asked[lo:lo + READ_BLOCKS], np.flatnonzero(wanted[lo:lo + READ_BLOCKS])
+            self._decode(part[rows], self.read_blocks(part), rows)
 
     def _decode(self, blocks: np.ndarray, pages: np.ndarray, rows: np.ndarray) -> None:
         """Cache ``blocks``, whose images are ``pages[rows]``."""
@@ -275,9 +281,7 @@ class HeapTidCheck:
         self.used += len(blocks)
         self.slot_of[blocks] = slots
         self.block_in[slots] = blocks
-        self.needed[slots] = False
-        self.bad[slots] = kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self.states, self.nlp,
-                                                 self.sane)
+        kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self)
 
     def report(self) -> dict:
         out = {"table": self.table, "heap_blocks": self.nblocks, "tids_checked": int(self.counts.sum())}
@@ -399,11 +403,8 @@ class BtreeScan:
             self._metapage(chunk[0].tobytes())
         hdr = decode_headers(chunk)
         self._checksums(chunk, first, hdr)
-        op = chunk[:, bs - SIZE_OF_BT_OPAQUE:]
-        flags = _u16(op, _opaque_field("btpo_flags")[0]).astype(np.uint16)
-        level = _u32(op, _opaque_field("btpo_level")[0])
-        prev = _u32(op, _opaque_field("btpo_prev")[0])
-        nxt = _u32(op, _opaque_field("btpo_next")[0])
+        op = np.ascontiguousarray(chunk[:, bs - SIZE_OF_BT_OPAQUE:]).view(_OPAQUE).reshape(-1)
+        flags, level, prev, nxt = op["btpo_flags"], op["btpo_level"], op["btpo_prev"], op["btpo_next"]
         is_new = hdr.is_new  # an all-zero page among them (pd_upper 0)
         sane = (((hdr.pagesize_version & 0xFF00) == bs) & ((hdr.pagesize_version & 0xFF) == 4)
                 & (hdr.lower >= SIZE_OF_PAGE_HEADER) & (hdr.lower <= hdr.upper) & (hdr.upper <= hdr.special)
@@ -497,7 +498,7 @@ class BtreeScan:
         from pgpage.analysis import kernels
         n = chunk.shape[0]
         lo = int(blk[0])
-        tree = np.isin(kind, IN_TREE)
+        tree = _IS_TREE[kind]
         leafpage = (kind == LEAF) | ((kind == HALF_DEAD) & ((flags & BTP_LEAF) != 0))
         mode = (tree * _BT_IN_TREE) | (leafpage * _BT_LEAF_ITEMS) | ((nxt == P_NONE) * _BT_RIGHTMOST) \
             | ((kind == INTERNAL) * _BT_INTERNAL)
@@ -506,30 +507,28 @@ class BtreeScan:
         if self._kernel_out is None:
             self._kernel_out = kernels.BtreeItemsOutputs(self.bs)
         out = self._kernel_out
-        kernels.btree_items(np.ascontiguousarray(chunk), page_in, self.major is None or self.major >= POSTING_LISTS_SINCE,
-                            max_heap_tuples_per_page(self.bs), out)
-        col = {name: out.page_out[:n, i] for i, name in enumerate(kernels.TABLES.BT_PAGE_COLUMNS)}
+        kernels.btree_items(np.ascontiguousarray(chunk), lo, page_in,
+                            self.major is None or self.major >= POSTING_LISTS_SINCE, max_heap_tuples_per_page(self.bs),
+                            out)
+        col = dict(zip(kernels.TABLES.BT_PAGE_COLUMNS, out.page_out[:n].T))
         total = out.total
         self.nitems[lo:lo + n] = nlp
 
         # per level: pages and their space (pgstatindex measures leaf pages), items, dead items, high keys, pivots
         if tree.any():
-            used = (hdr.special.astype(np.int64) - hdr.upper + hdr.lower - SIZE_OF_PAGE_HEADER)
-            cap = hdr.special.astype(np.int64) - SIZE_OF_PAGE_HEADER
+            special = hdr.special.astype(np.int64)
+            used = special - hdr.upper + hdr.lower - SIZE_OF_PAGE_HEADER
+            cap = special - SIZE_OF_PAGE_HEADER
             isleaf = kind == LEAF
-            levels, inv = np.unique(level[tree], return_inverse=True)
-            weights = (("pages", np.ones(n)), ("used_bytes", used), ("capacity", cap), ("leaf_pages", isleaf),
-                       ("leaf_used", used * isleaf), ("max_avail", cap * isleaf), ("free", free * isleaf),
-                       ("items", col["items"]), ("dead_items", col["dead_items"]), ("high_keys", col["high_keys"]),
-                       ("high_key_bytes", col["high_key_bytes"]), ("pivots", col["pivots"]),
-                       ("pivot_bytes", col["pivot_bytes"]), ("posting_tuples", col["posting_tuples"]),
-                       ("tids", col["tids"]))
-            sums = {name: np.bincount(inv, weights=w[tree], minlength=len(levels)).astype(np.int64)
-                    for name, w in weights}
-            for k, lv in enumerate(levels.tolist()):
-                acc = self._level(lv)
-                for name, _ in weights:
-                    setattr(acc, name, getattr(acc, name) + int(sums[name][k]))
+            per_page = np.stack([np.ones(n, dtype=np.int64), used, cap, isleaf, used * isleaf, cap * isleaf,
+                                 free * isleaf] + [col[f] for f in _LEVEL_ITEM_FIELDS], axis=1)[tree]
+            lv = level[tree]
+            levels = np.unique(lv).tolist()
+            for v in levels:  # mostly one per chunk
+                sums = (per_page if len(levels) == 1 else per_page[lv == v]).sum(axis=0).tolist()
+                acc = self._level(v)
+                for name, add in zip(_LEVEL_PAGE_FIELDS + _LEVEL_ITEM_FIELDS, sums):
+                    setattr(acc, name, getattr(acc, name) + add)
         # per page
         self.dead_items[lo:lo + n] = col["dead_items"]
         self.tids[lo:lo + n] = col["tids"]
@@ -549,24 +548,21 @@ class BtreeScan:
         self.posting_hist += out.posting_hist
         self.pivot_natts_hist += out.natts_hist
         self.pivot_size_hist += out.size_hist
-        dl = out.downlinks[:total("downlinks")].copy()
-        dl[:, 0] += lo
-        self._downlinks.append(dl)
-        self._events(out.events(), blk)
+        self._downlinks.append(out.downlinks[:total("downlinks")].copy())
+        self._events(out.events())
         # heap TIDs: where they land in the table
         if self.heap is not None:
-            hblk, hoff, page, item, dead = out.tids()
-            self.heap.check(hblk, hoff, blk[page], item, dead, self.find)
+            self.heap.check(*out.tids(), self.find)
 
-    def _events(self, ev: np.ndarray, blk: np.ndarray) -> None:
-        """Findings from the item pass's events (code, page, item, a..e), in its order: by code, then by item."""
+    def _events(self, ev: np.ndarray) -> None:
+        """Findings from the item pass's events (code, block, item, a..e), in its order: by code, then by item."""
         from pgpage.analysis import kernels
         maxoff = max_heap_tuples_per_page(self.bs)
         codes = kernels.TABLES.BT_EVENT_CODES
         invalid = 0
-        for code, page, item, a, b, c, d, e in ev.tolist():
+        for code, block, item, a, b, c, d, e in ev.tolist():
             name = codes[code]
-            where = dict(block=int(blk[page]), item=item)
+            where = dict(block=block, item=item)
             if name == "btree.item.bad_lp_flags":
                 self.find(name, f"line pointer {'LP_UNUSED' if a == LP_UNUSED else 'LP_REDIRECT'} in a B-tree page"
                           " (nbtree uses only LP_NORMAL and LP_DEAD)", actual=a, **where)

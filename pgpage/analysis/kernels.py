@@ -121,11 +121,11 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_xmax_locked_only.argtypes = [P, I64, P]
     cdll.pgp_xmax_states.argtypes = [P, P, P, I64, I, P, P, P, P, P, I64, I64, I]
     cdll.pgp_btree_items.restype = I
-    cdll.pgp_btree_items.argtypes = [P, I64, I64, P, P, I64, I64, P, P, P, P, P, P, I64, P, P, P, P, P, I64, P, I64,
-                                     P, I64]
-    cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P, P, P]
+    cdll.pgp_btree_items.argtypes = [P, I64, I64, I64, P, P, I64, I64, P, P, P, P, P, P, I64, P, P, P, P, P, I64, P,
+                                     I64, P, I64]
+    cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P]
     cdll.pgp_tid_verdicts.restype = I64
-    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, P, I64, P, P, P, P, P, P, P, P, P]
+    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, P, I64, P, P, P, P, P, P]
     cdll.pgp_walk_chain.restype = I64
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
     cdll.pgp_unique_blocks.restype = I64
@@ -295,9 +295,9 @@ BT_OFFSET_MASK = 0x0FFF  # nbtree.h: the largest count of TIDs a posting list (o
 
 
 class BtreeItemsOutputs:
-    """What ``btree_items`` fills for one chunk of index pages. The row buffers (downlinks, heap TIDs, events)
-    are kept from chunk to chunk and grow when a chunk needs more; the arrays handed out (``tids``,
-    ``events``...) are views, valid until the next call."""
+    """What ``btree_items`` fills for one chunk of index pages. The buffers are kept from chunk to chunk (their
+    addresses too: ctypes' conversions cost more than some chunks' work) and grow when a chunk needs more rows;
+    the arrays handed out (``tids``, ``events``...) are views, valid until the next call."""
 
     def __init__(self, block_size: int):
         t = TABLES
@@ -305,67 +305,78 @@ class BtreeItemsOutputs:
         self.posting_hist = np.zeros(BT_OFFSET_MASK + 1, dtype=np.int64)
         self.natts_hist = np.zeros(BT_OFFSET_MASK + 2, dtype=np.int64)  # [natts + 1]; [0]: no count
         self.size_hist = np.zeros(block_size, dtype=np.int64)
+        self.total_index = {name: i for i, name in enumerate(t.BT_TOTALS)}
         self.page_out = np.zeros((0, len(t.BT_PAGE_COLUMNS)), dtype=np.int64)
-        self.posting = np.zeros((0, 5), dtype=np.int64)
+        self.posting = np.zeros((0, 5), dtype=np.int64)    # scratch: the posting lists of the chunk
         self.downlinks = np.zeros((0, 3), dtype=np.int64)
-        self._tids(1 << 16)
         self.ev = np.zeros((256, 8), dtype=np.int64)
+        self._tid_buffers(1 << 16)
 
-    def _tids(self, cap: int) -> None:
-        self.tid_blk, self.tid_off = np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64)
-        self.tid_page, self.tid_item = np.zeros(cap, dtype=np.int32), np.zeros(cap, dtype=np.int32)
-        self.tid_dead = np.zeros(cap, dtype=np.bool_)
+    def _tid_buffers(self, n: int) -> None:
+        self.tid_blk, self.tid_off = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.tid_iblk, self.tid_item = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        self.tid_dead = np.zeros(n, dtype=np.bool_)
+        self.pointers = None
+
+    def grow(self, pages: int = 0, items: int = 0, tids: int = 0, events: int = 0) -> None:
+        """Room for at least this many pages, items (posting lists, downlinks), heap TIDs and events."""
+        if pages > len(self.page_out):
+            self.page_out = np.zeros((pages, self.page_out.shape[1]), dtype=np.int64)
+            self.pointers = None
+        if items > len(self.posting):
+            self.posting = np.zeros((items, 5), dtype=np.int64)
+            self.downlinks = np.zeros((items, 3), dtype=np.int64)
+            self.pointers = None
+        if tids > len(self.tid_blk):
+            self._tid_buffers(tids)
+        if events > len(self.ev):
+            self.ev = np.zeros((events, 8), dtype=np.int64)
+            self.pointers = None
+        if self.pointers is None:  # pgp_btree_items' output arguments
+            self.pointers = (_p(self.page_out), _p(self.totals), _p(self.posting_hist), _p(self.natts_hist),
+                             _p(self.size_hist), _p(self.downlinks), len(self.downlinks), _p(self.tid_blk),
+                             _p(self.tid_off), _p(self.tid_iblk), _p(self.tid_item), _p(self.tid_dead),
+                             len(self.tid_blk), _p(self.ev), len(self.ev), _p(self.posting), len(self.posting))
 
     def total(self, name: str) -> int:
-        return int(self.totals[TABLES.BT_TOTALS.index(name)])
+        return int(self.totals[self.total_index[name]])
 
     def tids(self) -> tuple[np.ndarray, ...]:
-        """(block, offset, page in the chunk, item, item is LP_DEAD) of the valid heap TIDs, in findings order."""
+        """(block, offset, and the index block, item, LP_DEAD of the item holding it) of the valid heap TIDs, in
+        findings order."""
         n = self.total("heap_tids")
-        return self.tid_blk[:n], self.tid_off[:n], self.tid_page[:n], self.tid_item[:n], self.tid_dead[:n]
+        return self.tid_blk[:n], self.tid_off[:n], self.tid_iblk[:n], self.tid_item[:n], self.tid_dead[:n]
 
     def events(self) -> np.ndarray:
-        """Rows (code, page, item, a, b, c, d, e), ordered by code (BT_EVENT_CODES), then by item."""
+        """Rows (code, block, item, a, b, c, d, e), ordered by code (BT_EVENT_CODES), then by item."""
         ev = self.ev[:self.total("events")]
         return ev[np.argsort(ev[:, 0], kind="stable")]
 
 
-def btree_items(pages: np.ndarray, page_in: np.ndarray, can_post: bool, maxoff: int, out: BtreeItemsOutputs) -> None:
+def btree_items(pages: np.ndarray, first_blkno: int, page_in: np.ndarray, can_post: bool, maxoff: int,
+                out: BtreeItemsOutputs) -> None:
     """Every item of a chunk of B-tree pages (uint8, C-contiguous, (n, BLCKSZ)) through ``pgp_btree_items``;
     ``page_in``: int64 rows (mode bits, line pointers to read, pd_special), see the C file."""
     n, bs = pages.shape
-    items = int(page_in[:, 1].sum())  # no more posting lists, downlinks or plain TIDs than line pointers
-    if len(out.page_out) < n:
-        out.page_out = np.zeros((n, out.page_out.shape[1]), dtype=np.int64)
-    if len(out.posting) < items:
-        out.posting = np.zeros((items, 5), dtype=np.int64)
-    if len(out.downlinks) < items:
-        out.downlinks = np.zeros((items, 3), dtype=np.int64)
+    # no more posting lists, downlinks or plain TIDs than line pointers
+    out.grow(pages=n, items=int(page_in[:, 1].sum()))
     while True:
-        rc = lib().pgp_btree_items(_p(pages), n, bs, _p(layout_array()), _p(page_in), int(can_post), maxoff,
-                                   _p(out.page_out), _p(out.totals), _p(out.posting_hist), _p(out.natts_hist),
-                                   _p(out.size_hist), _p(out.downlinks), len(out.downlinks), _p(out.tid_blk),
-                                   _p(out.tid_off), _p(out.tid_page), _p(out.tid_item), _p(out.tid_dead),
-                                   len(out.tid_blk), _p(out.ev), len(out.ev), _p(out.posting), len(out.posting))
+        rc = lib().pgp_btree_items(_p(pages), n, bs, first_blkno, _p(layout_array()), _p(page_in), int(can_post),
+                                   maxoff, *out.pointers)
         if rc != 0:
             raise AssertionError("pgp_btree_items: posting scratch too small")
         ntids, nev = out.total("heap_tids"), out.total("events")
         if ntids <= len(out.tid_blk) and nev <= len(out.ev):
             return
-        if ntids > len(out.tid_blk):  # posting lists hold more TIDs than the buffer: grow it, run the chunk again
-            out._tids(2 * ntids)
-        if nev > len(out.ev):
-            out.ev = np.zeros((2 * nev, 8), dtype=np.int64)
+        # posting lists hold more TIDs, or a damaged chunk more events, than the buffers: grow, run it again
+        out.grow(tids=2 * ntids, events=2 * nev)
 
 
-def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, states: np.ndarray, nlp: np.ndarray,
-                   sane: np.ndarray) -> np.ndarray:
-    """Table pages ``pages[rows]`` into HeapTidCheck's cache rows ``slots``; returns which are bad (bool each)."""
+def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, cache) -> None:
+    """Table pages ``pages[rows]`` into HeapTidCheck ``cache``'s rows ``slots``."""
     rows, slots = _i64(rows), _i64(slots)
-    bad = np.zeros(len(rows), dtype=np.bool_)
     lib().pgp_heap_lp_states(_p(pages), len(rows), pages.shape[1], _p(rows), _p(layout_array()), _p(slots),
-                             _p(states), states.shape[1], _p(nlp), _p(sane), _p(bad))
-    return bad
+                             *cache.c_args)
 
 
 def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi: int, cache, out: np.ndarray,
@@ -375,9 +386,7 @@ def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi
     bad_blocks = np.empty(hi - lo + 1, dtype=np.int64)
     nbad = np.zeros(1, dtype=np.int64)
     marked = lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, _p(cache.slot_of),
-                                    _p(cache.states), cache.states.shape[1], _p(cache.nlp), _p(cache.sane),
-                                    _p(cache.bad), _p(cache.needed), _p(out), _p(counts), _p(counts_dead),
-                                    _p(bad_blocks), _p(nbad))
+                                    *cache.c_args, _p(out), _p(counts), _p(counts_dead), _p(bad_blocks), _p(nbad))
     return marked, bad_blocks[:int(nbad[0])]
 
 

@@ -132,25 +132,29 @@ def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:
 
 
 def _block_reader(fork):
-    """read(sorted block numbers) -> uint8 array (n, block_size): consecutive runs are read with
-    one chunked read each, and a single run comes back as read (no copy; valid until the next
-    call); a block that cannot be read stays all zeros."""
+    """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call:
+    consecutive blocks come back as read, without a copy; others are read run by run and
+    gathered. A block that cannot be read comes back all zeros."""
     bs = fork.block_size
+    buf = np.zeros((0, bs), dtype=np.uint8)
 
     def read(blknos: np.ndarray) -> np.ndarray:
+        nonlocal buf
         n = len(blknos)
         if n and blknos[-1] - blknos[0] + 1 == n:  # one run: one read into iter_chunks' own buffer
             for _, chunk in fork.iter_chunks(int(blknos[0]), int(blknos[-1]) + 1, chunk_blocks=n):
                 if chunk.shape[0] == n:
                     return chunk
-                break  # two segments, or a file that shrank: run by run below
-        out = np.zeros((n, bs), dtype=np.uint8)
+                break  # two segments, or a file that shrank: as below
+        if len(buf) < n:
+            buf = np.zeros((n, bs), dtype=np.uint8)
+        out = buf[:n]
+        out[:] = 0
         if not n:
             return out
         breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
         for lo, hi in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [n]])):
-            start = int(blknos[lo])
-            stop = int(blknos[hi - 1]) + 1
+            start, stop = int(blknos[lo]), int(blknos[hi - 1]) + 1
             for first, chunk in fork.iter_chunks(start, stop, chunk_blocks=min(stop - start, 1024)):
                 i = lo + first - start
                 out[i:i + chunk.shape[0]] = chunk
