@@ -13,7 +13,8 @@ from pgpage.findings import INFO, WARNING, Finding
 from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation
 from pgpage.storage.relfile import RelationFork
 
-BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched)
+BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched) ...
+BATCH_TASKS = 64     # ... and at most this many forks per batch, so the catalogs' forks at the end spread out
 HEAP_PASS_COST = 3  # a heap block's analysis and checksum take about 3x a checksum alone (ordering --jobs work)
 XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
 
@@ -65,18 +66,22 @@ def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | No
     """(all_visible, all_frozen) heap blocks according to the visibility map fork."""
     if vm is None:
         return None
-    from pgpage.decode.vmfsm import vm_bits
+    from pgpage.decode.vmfsm import VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE
+    bits_set = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+    visible_bits, frozen_bits = (sum(flag << (2 * i) for i in range(4))
+                                 for flag in (VISIBILITYMAP_ALL_VISIBLE, VISIBILITYMAP_ALL_FROZEN))
     visible = frozen = 0
-    per_page = (vm.block_size - 24) * 4
+    per_page = (vm.block_size - 24) * 4  # heap blocks per VM page, 4 per byte after the page header
     for first, chunk in vm.iter_chunks():
-        for i in range(chunk.shape[0]):
-            start = (first + i) * per_page
-            if start >= heap_blocks:
-                break
-            v, f = vm_bits(chunk[i, 24:].tobytes())
-            n = min(per_page, heap_blocks - start)
-            visible += int(v[:n].sum())
-            frozen += int(f[:n].sum())
+        start = first * per_page        # the first heap block this chunk covers
+        if start >= heap_blocks:
+            break
+        n = min(heap_blocks - start, chunk.shape[0] * per_page)
+        maps = chunk[:, 24:].reshape(-1)[:-(-n // 4)].copy()  # the bytes of heap blocks start..start+n-1
+        if n % 4:
+            maps[-1] &= (1 << (2 * (n % 4))) - 1               # a last byte past the heap's end
+        visible += int(bits_set[maps & visible_bits].sum())
+        frozen += int(bits_set[maps & frozen_bits].sum())
     return visible, frozen
 
 
@@ -228,7 +233,7 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
     for k in sorted(range(len(tasks)), key=lambda k: -cost(tasks[k])):
         batch.append(k)
         size += tasks[k][3] - tasks[k][2]
-        if size >= BATCH_BLOCKS:
+        if size >= BATCH_BLOCKS or len(batch) >= BATCH_TASKS:
             batches.append(batch)
             batch, size = [], 0
     if batch:

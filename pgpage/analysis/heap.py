@@ -17,6 +17,7 @@ cycle in damaged pages ends the walk instead of looping.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -48,6 +49,12 @@ class Bins:
 def _kernels():
     from pgpage.analysis import kernels
     return kernels
+
+
+@lru_cache(maxsize=None)
+def _counter_index() -> dict[str, int]:
+    """Counter name -> its place in the scanner's counters (every report reads dozens of them)."""
+    return {name: i for i, name in enumerate(_kernels().TABLES.COUNTERS)}
 
 
 class HeapAnalysis:
@@ -97,7 +104,7 @@ class HeapAnalysis:
         return HeapStats(block_size=self.block_size, **{name: self._count(name) for name in HeapStats.counter_names()})
 
     def _count(self, name: str) -> int:
-        return int(self.counters[_kernels().TABLES.COUNTERS.index(name)])
+        return int(self.counters[_counter_index()[name]])
 
     # ------------------------------------------------------------------ findings
     def find(self, code: str, message: str, severity: str = ERROR, **kw) -> None:
@@ -176,7 +183,7 @@ class HeapAnalysis:
         frz = np.ascontiguousarray(vm_frozen, dtype=np.uint8) if has_vm else self._empty
         fsm = np.ascontiguousarray(fsm_category, dtype=np.uint8) if fsm_category is not None else self._empty
         pages = np.ascontiguousarray(pages, dtype=np.uint8)
-        missing_at = t.COUNTERS.index("missing_multis")
+        missing_at = _counter_index()["missing_multis"]
         while True:
             out = k.HeapChunkOutputs(n)
             k.heap_chunk(pages, first_blkno, self.clog, self._multi_keys, self._multi_values, vis, frz, fsm, params,
@@ -201,9 +208,10 @@ class HeapAnalysis:
         """Merge one chunk's results, which come after everything merged so far."""
         t = _kernels().TABLES
         counters, best = out.counters, dict(zip(t.BEST, out.best.tolist()))
-        trailing = int(counters[t.COUNTERS.index("trailing_empty")])
-        counters[t.COUNTERS.index("trailing_empty")] = 0
-        counters[t.COUNTERS.index("missing_multis")] = 0
+        at = _counter_index()
+        trailing = int(counters[at["trailing_empty"]])
+        counters[at["trailing_empty"]] = 0
+        counters[at["missing_multis"]] = 0
         self.counters += counters
         self._trailing_run = self._trailing_run + trailing if trailing == npages else trailing
         self.chain_lengths += out.chain_hist
@@ -220,7 +228,7 @@ class HeapAnalysis:
 
     @staticmethod
     def _count_in(counters: np.ndarray, name: str) -> int:
-        return int(counters[_kernels().TABLES.COUNTERS.index(name)])
+        return int(counters[_counter_index()[name]])
 
     def merge(self, other: "HeapAnalysis", npages: int) -> None:
         """Add the analysis of the ``npages`` blocks that follow everything merged so far (a worker's)."""

@@ -22,8 +22,8 @@ from functools import cached_property
 from pathlib import Path
 
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
-from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORKS, RelationFork, directory_listing,
-                                    parse_segment_name)
+from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork,
+                                    directory_listing, parse_segment_name)
 
 GLOBALTABLESPACE_OID = 1664
 DEFAULTTABLESPACE_OID = 1663
@@ -478,7 +478,9 @@ class Relation:
         if not self.has_storage:
             return {}
         cluster = self.database.cluster
-        forks = (cluster.fork(self.directory, self.file_stem, fork) for fork in FORKS)
+        present = cluster.listing(self.directory)  # a fork exists when its first segment does
+        forks = (cluster.fork(self.directory, self.file_stem, fork) for fork in FORKS
+                 if self.file_stem + FORK_SUFFIX[fork] in present)
         return {f.fork: f for f in forks if f.exists}
 
     @property
