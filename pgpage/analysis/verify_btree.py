@@ -85,19 +85,7 @@ def heap_tid_check(table_fork, table: str | None) -> HeapTidCheck | None:
     batch at a time)."""
     if table_fork is None or not table_fork.exists:
         return None
-    bs = table_fork.block_size
-
-    def read_blocks(blocks: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(blocks), bs), dtype=np.uint8)
-        for i, b in enumerate(blocks.tolist()):
-            try:
-                raw = table_fork.read_block(int(b))
-            except Exception:  # noqa: BLE001 - a block that cannot be read stays all zeros
-                continue
-            if len(raw) == bs:
-                out[i] = np.frombuffer(raw, dtype=np.uint8)
-        return out
-    return HeapTidCheck(table_fork.end_block, read_blocks, bs, table)
+    return HeapTidCheck(table_fork.end_block, table_fork.block_reader(), table_fork.block_size, table)
 
 
 class BtreeVerifier:

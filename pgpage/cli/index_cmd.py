@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
-
 from pgpage.cli.common import emit, exit_status
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 
@@ -51,7 +49,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
         else:
             tfork = table.forks["main"]
             findings.extend(f for f in tfork.findings if f.code.startswith("segment."))
-            heap = HeapTidCheck(tfork.end_block, _block_reader(tfork), tfork.block_size, table.qualified_name)
+            heap = HeapTidCheck(tfork.end_block, tfork.block_reader(), tfork.block_size, table.qualified_name)
     cp = ((cluster.control or {}).get("checkPointCopy") or {}) if cluster is not None else {}
     if relfork.first_block:
         findings.append(Finding("btree.meta.not_read", f"only blocks {relfork.first_block}..{nblocks - 1} were read"
@@ -74,8 +72,11 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
     doc["findings"] = [f.to_json() for f in findings]
     page_findings = doc["block"]["findings"] if doc["block"] else []
     doc = _no_nan(doc)
-    from pgpage.render.index import render_index
-    emit(doc, json_out, render_index)
+    def text(d):
+        from pgpage.render.index import render_index  # Rich loads only for people's output
+        render_index(d)
+
+    emit(doc, json_out, text)
     return exit_status(findings + page_findings)
 
 
@@ -129,37 +130,6 @@ def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:
     looks_like_meta = special == len(raw) - SIZE_OF_BT_OPAQUE and (magic == BTREE_MAGIC or flags & BTP_META)
     if not looks_like_meta and not named:  # a damaged metapage of a named index is a finding instead
         raise PgpageError(f"{label}: not a B-tree index (block 0 is not a B-tree metapage)", ExitCode.UNREADABLE)
-
-
-def _block_reader(fork):
-    """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call:
-    consecutive blocks come back as read, without a copy; others are read run by run and
-    gathered. A block that cannot be read comes back all zeros."""
-    bs = fork.block_size
-    buf = np.zeros((0, bs), dtype=np.uint8)
-
-    def read(blknos: np.ndarray) -> np.ndarray:
-        nonlocal buf
-        n = len(blknos)
-        if n and blknos[-1] - blknos[0] + 1 == n:  # one run: one read into iter_chunks' own buffer
-            for _, chunk in fork.iter_chunks(int(blknos[0]), int(blknos[-1]) + 1, chunk_blocks=n):
-                if chunk.shape[0] == n:
-                    return chunk
-                break  # two segments, or a file that shrank: as below
-        if len(buf) < n:
-            buf = np.zeros((n, bs), dtype=np.uint8)
-        out = buf[:n]
-        out[:] = 0
-        if not n:
-            return out
-        breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
-        for lo, hi in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [n]])):
-            start, stop = int(blknos[lo]), int(blknos[hi - 1]) + 1
-            for first, chunk in fork.iter_chunks(start, stop, chunk_blocks=min(stop - start, 1024)):
-                i = lo + first - start
-                out[i:i + chunk.shape[0]] = chunk
-        return out
-    return read
 
 
 # ------------------------------------------------------------------------- the catalog's view

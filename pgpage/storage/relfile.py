@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -193,6 +193,37 @@ class RelationFork:
                         break  # the file shrank under us (a live server truncating)
                     yield blk, np.frombuffer(buf, dtype=np.uint8, count=n * self.block_size).reshape(n, self.block_size)
                     blk += n
+
+    def block_reader(self) -> Callable[[np.ndarray], np.ndarray]:
+        """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call:
+        consecutive blocks come back as read, without a copy; others are read run by run and
+        gathered. A block that cannot be read comes back all zeros. (How the heap TID checks of
+        `index` and `verify` visit the table.)"""
+        bs = self.block_size
+        buf = np.zeros((0, bs), dtype=np.uint8)
+
+        def read(blknos: np.ndarray) -> np.ndarray:
+            nonlocal buf
+            n = len(blknos)
+            if n and blknos[-1] - blknos[0] + 1 == n:  # one run: one read into iter_chunks' own buffer
+                for _, chunk in self.iter_chunks(int(blknos[0]), int(blknos[-1]) + 1, chunk_blocks=n):
+                    if chunk.shape[0] == n:
+                        return chunk
+                    break  # two segments, or a file that shrank: as below
+            if len(buf) < n:
+                buf = np.zeros((n, bs), dtype=np.uint8)
+            out = buf[:n]
+            out[:] = 0
+            if not n:
+                return out
+            breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
+            for lo, hi in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [n]])):
+                start, stop = int(blknos[lo]), int(blknos[hi - 1]) + 1
+                for first, chunk in self.iter_chunks(start, stop, chunk_blocks=min(stop - start, CHUNK_BLOCKS)):
+                    i = lo + first - start
+                    out[i:i + chunk.shape[0]] = chunk
+            return out
+        return read
 
     def iter_blocks(self, start: int | None = None, stop: int | None = None) -> Iterator[tuple[int, bytes]]:
         for first, chunk in self.iter_chunks(start, stop, chunk_blocks=64):

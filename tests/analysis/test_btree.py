@@ -62,11 +62,10 @@ def index_fork(src: str, relname: str) -> RelationFork:
 
 
 def heap_check_for(src: str, relname: str) -> HeapTidCheck:
-    from pgpage.cli.index_cmd import _block_reader
     _, db = cluster(src)
     table = db.relation(relname).table
     tf = table.forks["main"]
-    return HeapTidCheck(tf.end_block, _block_reader(tf), BS, table.qualified_name)
+    return HeapTidCheck(tf.end_block, tf.block_reader(), BS, table.qualified_name)
 
 
 def info_for(src: str, relname: str) -> IndexInfo:
