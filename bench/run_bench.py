@@ -34,6 +34,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -57,26 +58,34 @@ def run(cmd, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in MB of the largest of the command's processes, exit code); output to /dev/null."""
+def timed(cmd: list[str], env: dict | None = None, timeout: float | None = None) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in MB of the largest of the command's processes, exit code); output to /dev/null.
+    Past ``timeout`` seconds the command and its workers are killed and TimeoutExpired raised."""
     with tempfile.NamedTemporaryFile("r") as tf:
         full = ["/usr/bin/time", "-f", "%e %M", "-o", tf.name, *cmd] if Path("/usr/bin/time").exists() else cmd
         t0 = time.perf_counter()
-        p = subprocess.run(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+        p = subprocess.Popen(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                             start_new_session=True)
+        try:
+            _, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
         wall = time.perf_counter() - t0
         rss = 0
         text = Path(tf.name).read_text().split()
         if len(text) >= 2:
             rss = int(text[-1]) // 1024
     if p.returncode not in (0, 1):
-        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr[-2000:]}")
+        raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {err[-2000:]}")
     return wall, rss, p.returncode
 
 
-def median_run(cmd: list[str], runs: int, env: dict | None = None) -> dict:
+def median_run(cmd: list[str], runs: int, env: dict | None = None, timeout: float | None = None) -> dict:
     walls, rsss = [], []
     for _ in range(runs):
-        wall, rss, _ = timed(cmd, env)
+        wall, rss, _ = timed(cmd, env, timeout)
         walls.append(wall)
         rsss.append(rss)
     return {"seconds": statistics.median(walls), "all_seconds": walls, "peak_rss_mb": max(rsss)}
@@ -193,6 +202,8 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the cluster afterwards (for --reuse)")
     ap.add_argument("--reuse", default=None, help="a work directory a previous --keep left: skip the build")
     ap.add_argument("--json", default=None, help="also write the results to this file")
+    ap.add_argument("--timeout", type=float, default=240, help="seconds a pgpage command may take (then: reported"
+                    " as not finished)")
     ap.add_argument("--build-only", action="store_true", help="build the cluster, keep it, measure nothing")
     args = ap.parse_args()
     # pgpage is measured as installed: byte-compiled once (pip does it; a checkout's first run writes
@@ -270,7 +281,6 @@ def main() -> int:
         results["cluster_bytes"] = sum(p.stat().st_size for p in (pgdata / "base").rglob("*") if p.is_file())
 
         pgpage = [sys.executable, "-m", "pgpage"]
-        env = dict(os.environ)
         # the compiled scanner: built once by `pip install .`; a source checkout builds it on first use
         print("pgpage: scanner build time ...", file=sys.stderr)
         built = run([sys.executable, "-c", "import sys, time; from pathlib import Path;"
@@ -302,12 +312,17 @@ def main() -> int:
                 continue
             for jobs in ((1, 2) if has_jobs else (None,)):
                 cmd = [*pgpage, *argv, *(["--jobs", str(jobs)] if jobs else [])]
-                if has_jobs:  # ours: warm-up, then the median of --runs; the others' commands: one run
-                    timed(cmd)
-                r = median_run(cmd, args.runs if has_jobs else 1)
+                key = f"{label} --jobs {jobs}" if jobs else label
+                try:
+                    if has_jobs:  # warm-up, then the median of --runs; the commands without --jobs: one run
+                        timed(cmd, timeout=args.timeout)
+                    r = median_run(cmd, args.runs if has_jobs else 1, timeout=args.timeout)
+                except subprocess.TimeoutExpired:
+                    results["pgpage"][key] = {"timed_out": args.timeout, "bytes": nbytes}
+                    continue
                 r["bytes"] = nbytes
                 r["mb_per_s"] = nbytes / MB / r["seconds"]
-                results["pgpage"][f"{label} --jobs {jobs}" if jobs else label] = r
+                results["pgpage"][key] = r
         # the heap analysis alone, in-process, after the relation was found through the catalogs: what --jobs
         # spreads over cores (the command adds interpreter start-up and the catalog read, ~0.3 s here)
         results["heap_analysis"] = {}
@@ -358,6 +373,9 @@ def report(r: dict) -> None:
     rows.append(("pg_checksums --check (cluster)", r["pg_checksums"]["seconds"],
                  rate(r["cluster_bytes"], r["pg_checksums"]["seconds"]), r["pg_checksums"]["peak_rss_mb"]))
     for k, v in r["pgpage"].items():
+        if "timed_out" in v:
+            print(f"pgpage {k}: did not finish in {v['timed_out']:.0f} s (killed)")
+            continue
         rows.append((f"pgpage {k}", v["seconds"], v["mb_per_s"], v["peak_rss_mb"]))
     for jobs, v in r["heap_analysis"].items():
         rows.append((f"heap analysis alone, in-process, --jobs {jobs}", v["seconds"], rate(hb, v["seconds"]), None))
@@ -380,7 +398,7 @@ def report(r: dict) -> None:
             print(f"  pgpage heap --jobs 2 vs pg_filedump: {heap2['mb_per_s'] / fd:.2f}x,"
                   f" vs pgstattuple: {heap2['mb_per_s'] / pst:.2f}x")
     print(f"  checksum verification per core: {rate(hb, r['checksum_pass']['seconds']):.0f} MB/s (target >= 1000)")
-    peak = max(v["peak_rss_mb"] for v in p.values()) if p else 0
+    peak = max((v["peak_rss_mb"] for v in p.values() if "peak_rss_mb" in v), default=0)
     print(f"  peak RSS of any pgpage command: {peak} MB (target < 300)")
     for k in sorted({k.rsplit(' --jobs', 1)[0] for k in p if "--jobs" in k}):
         a, b = p.get(f"{k} --jobs 1"), p.get(f"{k} --jobs 2")
