@@ -110,6 +110,7 @@ def _plan(target: str, db: str | None, rel: str | None, fork: str | None, Verifi
         start = _cluster_start(cluster)
         if rel:
             relation = cluster.database(db).relation(rel)
+            relation.database.relations()  # checks the files against pg_class: a missing file is a finding
             subject = v.subject_of(relation, fork)
             start.update(scope="relation", database=relation.database.name, relation=relation.qualified_name)
             start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())

@@ -102,6 +102,17 @@ def test_every_major_cluster_verifies_but_for_the_pruned_files(major):
     assert "relation.file_missing" in r.output
 
 
+def test_relation_whose_file_is_missing_fails(tmp_path):
+    d = tmp_path / "data"
+    shutil.copytree(data_dir(LATEST), d)
+    (d / filepath(LATEST, "heap_wide")).unlink()
+    r = run(d, "--rel", "heap_wide", "--json")
+    recs = records(r.output)
+    assert r.exit_code == 1
+    assert [(x["code"], x["relation"]) for x in recs if x["type"] == "finding"] == [("relation.file_missing",
+                                                                                   "public.heap_wide")]
+
+
 def test_file_target_inside_a_data_directory():
     f = data_dir(LATEST) / filepath(LATEST, "heap_hot")
     r = run(f, "--json")
