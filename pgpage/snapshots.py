@@ -33,7 +33,7 @@ def _heap_summary(cluster: DataDirectory | None, fork: RelationFork, vm, fsm, na
 def _index_summary(cluster: DataDirectory | None, fork: RelationFork, name: str) -> dict:
     from pgpage.analysis.btree import IndexInfo, scan_index
     major = cluster.major if cluster else None
-    report, _ = scan_index(fork.iter_chunks(), fork.end_block, fork.block_size, major, IndexInfo(relation=name))
+    report, _ = scan_index(fork.iter_chunks, fork.end_block, fork.block_size, major, IndexInfo(relation=name))
     d = report["deduplication"]
     return {"pgstatindex": report["pgstatindex"], "entries": d.get("tids"), "posting_tuples": d.get("posting_tuples"),
             "posting_tids": d.get("posting_tids"), "plain_tuples": d.get("plain_tuples"),

@@ -253,7 +253,7 @@ def run_everything(rig: Rig, chunk: np.ndarray, blkno: int) -> list:
         tfork = table.forks.get("main") if table is not None else None
         bv = BtreeVerifier(ctx, chunk.shape[0], shape_from_index_row(rig.rel.index_row),
                            heap_tid_check(tfork, table.qualified_name if table else None))
-        findings = bv.feed(chunk, 0) + bv.finish()
+        findings = bv.feed(chunk, 0) + bv.finish(lambda *pages: iter([(0, chunk)]))
     else:
         findings = verify_generic_chunk(chunk, 0, ctx)
     return findings

@@ -995,30 +995,30 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
 }
 
 /*
- * Verdicts of the heap TIDs whose block is in lo..hi (all cached: slot_of[block] >= 0), into out[i], counted in
- * counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The first TID that needs
- * a block since it was cached marks it (META_NEEDED); returns how many it marked, and lists those whose page is
- * bad in bad_blocks (*nbad of them). Each lookup is a cache miss, so the ones a few TIDs ahead are prefetched, and
- * counting is a second loop (in the first, each lookup would wait for the one before it, through the counters).
+ * Verdicts of the heap TIDs whose block is in the window lo..hi-1 (all cached, block b in slot b - lo), into
+ * out[i], counted in counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The
+ * first TID that needs a block since it was cached marks it (META_NEEDED); returns how many it marked, and lists
+ * those whose page is bad in bad_blocks (*nbad of them). Each lookup is a cache miss, so the ones a few TIDs ahead
+ * are prefetched, and counting is a second loop (in the first, each lookup would wait for the one before it,
+ * through the counters).
  */
 #define TID_PREFETCH 16
 int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo,
-                         int64_t hi, const int32_t *slot_of, const int8_t *states, int64_t stride, int32_t *meta,
-                         int8_t *out, int64_t *counts, int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
+                         int64_t hi, const int8_t *states, int64_t stride, int32_t *meta, int8_t *out,
+                         int64_t *counts, int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
 {
     int64_t marked = 0, nb = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i + TID_PREFETCH < n) {
             const int64_t ahead = blk[i + TID_PREFETCH];
-            if (ahead >= lo && ahead <= hi) {
-                const int64_t s = slot_of[ahead];
-                __builtin_prefetch(meta + s);
-                __builtin_prefetch(states + s * stride + off[i + TID_PREFETCH]);
+            if (ahead >= lo && ahead < hi) {
+                __builtin_prefetch(meta + (ahead - lo));
+                __builtin_prefetch(states + (ahead - lo) * stride + off[i + TID_PREFETCH]);
             }
         }
         const int64_t b = blk[i];
-        if (b < lo || b > hi) continue;
-        const int64_t s = slot_of[b], o = off[i];
+        if (b < lo || b >= hi) continue;
+        const int64_t s = b - lo, o = off[i];
         const int32_t m = meta[s];
         if (!(m & META_NEEDED)) {
             meta[s] = m | META_NEEDED;
@@ -1031,7 +1031,7 @@ int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *
     }
     int64_t c[H_BAD_PAGE + 1] = {0}, cd[H_BAD_PAGE + 1] = {0};
     for (int64_t i = 0; i < n; i++) {
-        if (blk[i] < lo || blk[i] > hi) continue;
+        if (blk[i] < lo || blk[i] >= hi) continue;
         c[out[i]]++;
         cd[out[i]] += dead[i];
     }
@@ -1040,24 +1040,24 @@ int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *
     return marked;
 }
 
-/* The distinct blocks below nblocks among blk[0..n), ascending, into out; returns how many. `bits` is a zeroed
-   bitmap of nblocks bits, left zeroed. Linear in n and in the span of the blocks / 64. */
-int64_t pgp_unique_blocks(const int64_t *blk, int64_t n, int64_t nblocks, uint64_t *bits, int64_t *out)
+/* The distinct blocks in lo..hi-1 among blk[0..n), ascending, into out; returns how many. `bits` is a zeroed
+   bitmap of hi - lo bits (block b: bit b - lo), left zeroed. Linear in n and in the span of the blocks / 64. */
+int64_t pgp_unique_blocks(const int64_t *blk, int64_t n, int64_t lo, int64_t hi, uint64_t *bits, int64_t *out)
 {
-    int64_t lo = nblocks, hi = -1;
+    int64_t first = hi - lo, last = -1;
     for (int64_t i = 0; i < n; i++) {
-        const int64_t b = blk[i];
-        if (b < 0 || b >= nblocks) continue;
+        const int64_t b = blk[i] - lo;
+        if (b < 0 || b >= hi - lo) continue;
         bits[b >> 6] |= (uint64_t)1 << (b & 63);
-        if (b < lo) lo = b;
-        if (b > hi) hi = b;
+        if (b < first) first = b;
+        if (b > last) last = b;
     }
     int64_t k = 0;
-    for (int64_t wi = lo >> 6; hi >= 0 && wi <= hi >> 6; wi++) {
+    for (int64_t wi = first >> 6; last >= 0 && wi <= last >> 6; wi++) {
         uint64_t word = bits[wi];
         bits[wi] = 0;
         while (word) {
-            out[k++] = (wi << 6) + __builtin_ctzll(word);
+            out[k++] = lo + (wi << 6) + __builtin_ctzll(word);
             word &= word - 1;
         }
     }

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -162,7 +162,19 @@ class FindingSink:
 # ---------------------------------------------------------------------------------------------
 
 READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
+RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all over it, gets the whole window read
 READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ascending (lo, hi) ranges with the adjacent ones joined."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in ranges:
+        if out and out[-1][1] == lo:
+            out[-1] = (out[-1][0], hi)
+        else:
+            out.append((lo, hi))
+    return out
 
 
 def _through_gaps(blocks: np.ndarray) -> np.ndarray:
@@ -182,16 +194,24 @@ class HeapTidCheck:
     (n, block_size) (a block it cannot read comes back all zeros). Each table block read is
     decoded once into one byte per line pointer (its verdict: unused, normal, heap-only,
     redirect, dead) and kept in a cache of at most ``cache_blocks`` blocks (about 300 bytes
-    each), so a table of up to that many blocks is read once however the index is ordered;
-    beyond it, the cache is emptied when full and blocks may be read again. Memory stays
-    bounded either way.
+    each, 75 MB in all). The table is cut into *windows* of that many consecutive blocks, and the
+    cache holds one window. A table that fits is one window: checked in the index's one pass,
+    each block read once however the index is ordered. With a bigger table, the index's pass
+    checks each chunk's TIDs against the window most of them point into (moving only forward,
+    as an index in table order does) and notes the chunk's pages with the other windows its
+    TIDs point into; ``BtreeScan.check_heap_windows`` then reads those pages again, window by
+    window, and checks the TIDs into each. An index in table order is checked in about one
+    pass; one in random order costs a pass over the index per window, never a table read per
+    index chunk; memory stays bounded either way.
 
-    When the whole table fits the cache and a chunk's TIDs point into at least one block in
-    ``READ_GAP`` of the range they span, a wanted block is read and cached with the rest of its
-    aligned extent of ``READ_GAP`` blocks (an index in random table order would otherwise read
-    the table one block at a time; a sparse one would read 16 times what it needs).
-    ``heap_blocks_read`` counts a block when a TID first needs it after it was cached: the table
-    blocks the index points into, each once per time it had to be (re)read."""
+    When a chunk's TIDs point into more than 1/``RANDOM_SHARE`` of the window's blocks spread
+    over more than half of it (an index in random table order), the rest of the window is read
+    in order; else when they point into at least one block in ``READ_GAP`` of the range they
+    span, a wanted block is read and cached with the rest of its aligned extent of ``READ_GAP``
+    blocks (such indexes would otherwise read the table a block at a time; a sparse one would
+    read 16 times what it needs). ``heap_blocks_read`` counts a block when a TID first needs it
+    after it was cached: the table blocks the index points into, each once per window visit
+    (once in all when the table is one window)."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
                  table: str | None = None, cache_blocks: int = 262_144):
@@ -201,43 +221,73 @@ class HeapTidCheck:
         self.table = table
         self.maxlp = max_heap_tuples_per_page(block_size)
         self.capacity = max(1, min(nblocks, cache_blocks))
-        self.slot_of = np.full(nblocks, -1, dtype=np.int32)     # table block -> cache slot
-        self.block_in = np.full(self.capacity, -1, dtype=np.int64)
+        self.windows = max(1, -(-nblocks // self.capacity))
+        self.window = 0  # the window in the cache: table blocks from window * capacity, block b in slot b % capacity
+        self.index_pass = True  # the index's own pass (not a second read for other windows)
+        self.deferred: list[tuple[int, int, tuple[int, ...]]] = []  # (index pages lo, hi: their TIDs into windows)
+        self.cached = np.zeros(self.capacity, dtype=bool)
         self.states = np.zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
         # per slot, kept by the C code: the page's line pointers, whether its header is sane (or it is new) or
         # bad, whether a TID needed the block since it was cached (_heapscan.c: META_*)
         self.meta = np.zeros(self.capacity, dtype=np.int32)
         self.c_args = (self.states.ctypes.data, self.states.shape[1], self.meta.ctypes.data)  # as kernels pass them
-        self.used = 0
         self.blocks_read = 0
         self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
         self.counts_dead_items = np.zeros(len(HEAP_STATES), dtype=np.int64)  # index items already LP_DEAD
         self.bad_pages: set[int] = set()
-        self._bits = np.zeros((nblocks + 63) // 64, dtype=np.uint64)  # scratch of kernels.unique_blocks
+        self._bits = np.zeros((self.capacity + 63) // 64, dtype=np.uint64)  # scratch of kernels.unique_blocks
+
+    def _move_to(self, window: int) -> None:
+        self.window = window
+        self.cached[:] = False
+
+    def windows_left(self) -> Iterator[list[tuple[int, int]]]:
+        """After the index's pass: for each window some TIDs still point into, the index page ranges
+        (lo, hi) to read again, with the cache moved to that window."""
+        self.index_pass = False
+        for window in sorted({w for _, _, ws in self.deferred for w in ws}):
+            self._move_to(window)
+            yield [(lo, hi) for lo, hi, ws in self.deferred if window in ws]
+
+    def release(self) -> None:
+        """Free the cache once every window is checked (the report needs only the counts)."""
+        self.states = self.meta = self.cached = self.c_args = None
 
     def check(self, hblk: np.ndarray, hoff: np.ndarray, iblk: np.ndarray, iitem: np.ndarray,
-              idead: np.ndarray, find: FindingSink) -> None:
-        """Verdicts of heap TIDs (int64 block and offset numbers; offsets in 1..MaxHeapTuplesPerPage),
-        counted, and a finding for each that is corruption (``iblk``, ``iitem``: the index item holding it)."""
+              idead: np.ndarray, find: FindingSink, pages: tuple[int, int] = (0, 0)) -> None:
+        """Verdicts of heap TIDs (int64 block and offset numbers; offsets in 1..MaxHeapTuplesPerPage) into the
+        window in the cache (and, in the index's pass, past the table's end), counted, and a finding for each
+        that is corruption (``iblk``, ``iitem``: the index item holding it; ``pages``: the index pages lo..hi-1
+        the TIDs come from, all of them)."""
         from pgpage.analysis import kernels
         if len(hblk) == 0:
             return
-        state = np.full(len(hblk), H_BEYOND_END, dtype=np.int8)
+        if self.index_pass and self.windows > 1:
+            per_window = np.bincount(hblk[hblk < self.nblocks] // self.capacity, minlength=self.windows)
+            busiest = int(per_window.argmax())
+            if busiest > self.window:
+                self._move_to(busiest)
+            others = tuple(w for w in np.flatnonzero(per_window).tolist() if w != self.window)
+            if others:
+                self.deferred.append((pages[0], pages[1], others))
+        lo = self.window * self.capacity
+        hi = min(lo + self.capacity, self.nblocks)
+        state = np.full(len(hblk), H_NORMAL, dtype=np.int8)  # TIDs outside the window: decided in another pass
         errors = int(self.counts[_STATE_IS_ERROR].sum())
-        decided = int(self.counts.sum())
-        blocks = kernels.unique_blocks(hblk, self.nblocks, self._bits)
-        for lo in range(0, len(blocks), self.capacity):
-            batch = blocks[lo:lo + self.capacity]
-            self._load(batch)
-            # the TIDs into this batch's blocks, counted; the first TID into a block since it was cached marks it
-            marked, bad = kernels.tid_verdicts(hblk, hoff, idead, int(batch[0]), int(batch[-1]), self, state,
-                                               self.counts, self.counts_dead_items)
+        blocks = kernels.unique_blocks(hblk, lo, hi, self._bits)
+        if len(blocks):
+            self._load(blocks)
+            # the first TID into a block since it was cached marks it
+            marked, bad = kernels.tid_verdicts(hblk, hoff, idead, lo, hi, self, state, self.counts,
+                                               self.counts_dead_items)
             self.blocks_read += marked
             self.bad_pages.update(bad.tolist())
-        beyond = len(hblk) - (int(self.counts.sum()) - decided)  # past the table's end
-        if beyond:
-            self.counts[H_BEYOND_END] += beyond
-            self.counts_dead_items[H_BEYOND_END] += int(idead[hblk >= self.nblocks].sum())
+        if self.index_pass:
+            past = hblk >= self.nblocks
+            if past.any():
+                state[past] = H_BEYOND_END
+                self.counts[H_BEYOND_END] += int(past.sum())
+                self.counts_dead_items[H_BEYOND_END] += int(idead[past].sum())
         if int(self.counts[_STATE_IS_ERROR].sum()) == errors:
             return
         for i in np.flatnonzero(_STATE_IS_ERROR[state]):
@@ -250,37 +300,36 @@ class HeapTidCheck:
                  + (f" of {self.table}" if self.table else ""), block=int(iblk[i]), item=int(iitem[i]), actual=tid)
 
     def _load(self, blocks: np.ndarray) -> None:
-        """Make sure every block of ``blocks`` (sorted, at most ``capacity``) is in the cache."""
-        missing = blocks[self.slot_of[blocks] < 0]
+        """Make sure every block of ``blocks`` (sorted, all in the window) is in the cache."""
+        lo = self.window * self.capacity
+        hi = min(lo + self.capacity, self.nblocks)
+        missing = blocks[~self.cached[blocks - lo]]
         if not len(missing):
             return
-        if self.used + len(missing) > self.capacity:  # full: start over (keeping what this batch needs)
-            keep = blocks[self.slot_of[blocks] >= 0]
-            self.slot_of[self.block_in[self.block_in >= 0]] = -1
-            self.block_in[:] = -1
-            self.used = 0
-            missing = np.union1d(missing, keep)
-        elif self.capacity == self.nblocks and len(blocks) * READ_GAP > blocks[-1] - blocks[0]:
-            # the table fits (the cache never fills) and the TIDs are dense: cache whole READ_GAP-block extents
+        span = blocks[-1] - blocks[0]
+        if len(blocks) * RANDOM_SHARE > hi - lo and 2 * span > hi - lo:
+            # TIDs all over the window (an index in random table order): the next chunks want the rest of it too,
+            # so it is read in order now
+            missing = np.arange(lo, hi)[~self.cached[:hi - lo]]
+        elif len(blocks) * READ_GAP > span:
+            # dense TIDs: cache whole READ_GAP-block extents (the window is never emptied, so none is read twice)
             extents = np.unique(missing // READ_GAP)
             missing = (extents[:, None] * READ_GAP + np.arange(READ_GAP)).reshape(-1)
-            missing = missing[missing < self.nblocks]
-            missing = missing[self.slot_of[missing] < 0]
+            missing = missing[(missing >= lo) & (missing < hi)]
+            missing = missing[~self.cached[missing - lo]]
         # read with the blocks in short gaps between them (a read call costs more than a few blocks more, and
         # consecutive blocks come back without a copy), decode the wanted ones
         asked = _through_gaps(missing)
         wanted = np.isin(asked, missing, assume_unique=True)
-        for lo in range(0, len(asked), READ_BLOCKS):
-            part, rows = asked[lo:lo + READ_BLOCKS], np.flatnonzero(wanted[lo:lo + READ_BLOCKS])
+        for first in range(0, len(asked), READ_BLOCKS):
+            part, rows = asked[first:first + READ_BLOCKS], np.flatnonzero(wanted[first:first + READ_BLOCKS])
             self._decode(part[rows], self.read_blocks(part), rows)
 
     def _decode(self, blocks: np.ndarray, pages: np.ndarray, rows: np.ndarray) -> None:
         """Cache ``blocks``, whose images are ``pages[rows]``."""
         from pgpage.analysis import kernels
-        slots = np.arange(self.used, self.used + len(blocks))
-        self.used += len(blocks)
-        self.slot_of[blocks] = slots
-        self.block_in[slots] = blocks
+        slots = blocks - self.window * self.capacity
+        self.cached[slots] = True
         kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self)
 
     def report(self) -> dict:
@@ -433,7 +482,7 @@ class BtreeScan:
         self.free[sl] = free
         self.max_avail[sl] = hdr.special.astype(np.int32) - SIZE_OF_PAGE_HEADER
         self._deleted(chunk, blk, kind, flags, level)
-        self._items(chunk, blk, hdr, kind, flags, level, nxt, free)
+        self._items(chunk, blk, hdr, kind, level, free)
 
     def _metapage(self, raw: bytes) -> None:
         from pgpage.decode.ksy.nbtree import Nbtree
@@ -491,7 +540,7 @@ class BtreeScan:
             acc = self.levels[lv] = _LevelAcc()
         return acc
 
-    def _items(self, chunk, blk, hdr, kind, flags, level, nxt, free) -> None:
+    def _items(self, chunk, blk, hdr, kind, level, free) -> None:
         """Every item of the tree's pages, in one compiled pass (``kernels.btree_items``, the rules
         are in ``_heapscan.c``: pgp_btree_items): per page and per level figures, totals, posting
         lists, pivots, downlinks, heap TIDs; findings come back as events and are worded here."""
@@ -499,20 +548,11 @@ class BtreeScan:
         n = chunk.shape[0]
         lo = int(blk[0])
         tree = _IS_TREE[kind]
-        leafpage = (kind == LEAF) | ((kind == HALF_DEAD) & ((flags & BTP_LEAF) != 0))
-        mode = (tree * _BT_IN_TREE) | (leafpage * _BT_LEAF_ITEMS) | ((nxt == P_NONE) * _BT_RIGHTMOST) \
-            | ((kind == INTERNAL) * _BT_INTERNAL)
         nlp = np.where(tree, hdr.nlp, 0)
-        page_in = np.stack([mode.astype(np.int64), nlp, hdr.special.astype(np.int64)], axis=1)
-        if self._kernel_out is None:
-            self._kernel_out = kernels.BtreeItemsOutputs(self.bs)
-        out = self._kernel_out
-        kernels.btree_items(np.ascontiguousarray(chunk), lo, page_in,
-                            self.major is None or self.major >= POSTING_LISTS_SINCE, max_heap_tuples_per_page(self.bs),
-                            out)
+        self.nitems[lo:lo + n] = nlp
+        out = self._run_items(chunk, lo, hdr.special)
         col = dict(zip(kernels.TABLES.BT_PAGE_COLUMNS, out.page_out[:n].T))
         total = out.total
-        self.nitems[lo:lo + n] = nlp
 
         # per level: pages and their space (pgstatindex measures leaf pages), items, dead items, high keys, pivots
         if tree.any():
@@ -552,7 +592,41 @@ class BtreeScan:
         self._events(out.events())
         # heap TIDs: where they land in the table
         if self.heap is not None:
-            self.heap.check(*out.tids(), self.find)
+            self.heap.check(*out.tids(), self.find, pages=(lo, lo + n))
+
+    def _run_items(self, chunk: np.ndarray, lo: int, special: np.ndarray):
+        """The compiled item pass over pages lo.. (``kind``, ``flags``, ``next`` and ``nitems`` of
+        them already kept): its outputs (``kernels.BtreeItemsOutputs``, reused from chunk to chunk)."""
+        from pgpage.analysis import kernels
+        sl = slice(lo, lo + chunk.shape[0])
+        kind, flags = self.kind[sl], self.flags[sl]
+        leafpage = (kind == LEAF) | ((kind == HALF_DEAD) & ((flags & BTP_LEAF) != 0))
+        mode = (_IS_TREE[kind] * _BT_IN_TREE) | (leafpage * _BT_LEAF_ITEMS) \
+            | ((self.next[sl] == P_NONE) * _BT_RIGHTMOST) | ((kind == INTERNAL) * _BT_INTERNAL)
+        page_in = np.stack([mode.astype(np.int64), self.nitems[sl].astype(np.int64), special.astype(np.int64)],
+                           axis=1)
+        if self._kernel_out is None:
+            self._kernel_out = kernels.BtreeItemsOutputs(self.bs)
+        kernels.btree_items(np.ascontiguousarray(chunk), lo, page_in,
+                            self.major is None or self.major >= POSTING_LISTS_SINCE, max_heap_tuples_per_page(self.bs),
+                            self._kernel_out)
+        return self._kernel_out
+
+    def check_heap_windows(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]]) -> None:
+        """After the pass: when the table is bigger than the heap check's cache (``HeapTidCheck``),
+        read the index pages whose TIDs point into other windows of table blocks again
+        (``chunks(lo, hi)``, as ``RelationFork.iter_chunks``), window by window, and check those
+        TIDs. Only the TIDs are taken from this pass; everything else was counted in the first."""
+        if self.heap is None:
+            return
+        for ranges in self.heap.windows_left():
+            for lo, hi in _merged(ranges):
+                for first, chunk in chunks(lo, hi):
+                    for start in range(max(first, lo), min(first + chunk.shape[0], hi), SUB_CHUNK):
+                        part = chunk[start - first:min(start + SUB_CHUNK, hi) - first]
+                        out = self._run_items(part, start, decode_headers(part).special)
+                        self.heap.check(*out.tids(), self.find)
+        self.heap.release()
 
     def _events(self, ev: np.ndarray) -> None:
         """Findings from the item pass's events (code, block, item, a..e), in its order: by code, then by item."""
@@ -966,16 +1040,19 @@ class BtreeScan:
                 "posting_share": np.round(share, 1).tolist(), "tids": self.tids.tolist()}
 
 
-def scan_index(chunks: Iterable[tuple[int, np.ndarray]], nblocks: int, block_size: int, major: int | None,
-               info: IndexInfo | None = None, heap: HeapTidCheck | None = None, checksums: bool | None = None,
-               next_xid: int | None = None, next_full_xid: int | None = None, on_chunk=None,
-               keep_rows: bool = False) -> tuple[dict, list[Finding]]:
-    """Analyse a whole index from its chunks of pages; returns (report, findings)."""
+def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks: int, block_size: int,
+               major: int | None, info: IndexInfo | None = None, heap: HeapTidCheck | None = None,
+               checksums: bool | None = None, next_xid: int | None = None, next_full_xid: int | None = None,
+               on_chunk=None, keep_rows: bool = False) -> tuple[dict, list[Finding]]:
+    """Analyse a whole index from its chunks of pages (``chunks()`` iterates them all, ``chunks(lo, hi)``
+    pages lo..hi-1, as ``RelationFork.iter_chunks``: the heap check of a table too big for its cache
+    reads some again); returns (report, findings)."""
     scan = BtreeScan(nblocks, block_size, major, info, heap, checksums, next_xid, next_full_xid)
-    for first, chunk in chunks:
+    for first, chunk in chunks():
         scan.add_chunk(first, chunk)
         if on_chunk:
             on_chunk(chunk.shape[0])
+    scan.check_heap_windows(chunks)
     report = scan.report()
     if keep_rows:
         report["map"] = scan.leaf_rows()

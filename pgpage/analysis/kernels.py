@@ -125,11 +125,11 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
                                      I64, P, I64]
     cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P]
     cdll.pgp_tid_verdicts.restype = I64
-    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, P, I64, P, P, P, P, P, P]
+    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, I64, P, P, P, P, P, P]
     cdll.pgp_walk_chain.restype = I64
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
     cdll.pgp_unique_blocks.restype = I64
-    cdll.pgp_unique_blocks.argtypes = [P, I64, I64, P, P]
+    cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
     return cdll
 
 
@@ -381,20 +381,20 @@ def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, cache
 
 def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi: int, cache, out: np.ndarray,
                  counts: np.ndarray, counts_dead: np.ndarray) -> tuple[int, np.ndarray]:
-    """``pgp_tid_verdicts`` over HeapTidCheck ``cache``'s arrays: (blocks it marked needed, those of them
-    whose page is bad)."""
-    bad_blocks = np.empty(hi - lo + 1, dtype=np.int64)
+    """``pgp_tid_verdicts`` over HeapTidCheck ``cache``'s arrays, for the TIDs into its window of table
+    blocks lo..hi-1: (blocks it marked needed, those of them whose page is bad)."""
+    bad_blocks = np.empty(hi - lo, dtype=np.int64)
     nbad = np.zeros(1, dtype=np.int64)
-    marked = lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, _p(cache.slot_of),
-                                    *cache.c_args, _p(out), _p(counts), _p(counts_dead), _p(bad_blocks), _p(nbad))
+    marked = lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, *cache.c_args, _p(out),
+                                    _p(counts), _p(counts_dead), _p(bad_blocks), _p(nbad))
     return marked, bad_blocks[:int(nbad[0])]
 
 
-def unique_blocks(blk: np.ndarray, nblocks: int, bits: np.ndarray) -> np.ndarray:
-    """The distinct values of ``blk`` below ``nblocks``, ascending (``bits``: a zeroed uint64 bitmap of
-    nblocks bits, left zeroed)."""
+def unique_blocks(blk: np.ndarray, lo: int, hi: int, bits: np.ndarray) -> np.ndarray:
+    """The distinct values of ``blk`` in lo..hi-1, ascending (``bits``: a zeroed uint64 bitmap of hi - lo
+    bits, left zeroed)."""
     out = np.empty(len(blk), dtype=np.int64)
-    k = lib().pgp_unique_blocks(_p(blk), len(blk), nblocks, _p(bits), _p(out))
+    k = lib().pgp_unique_blocks(_p(blk), len(blk), lo, hi, _p(bits), _p(out))
     return out[:k]
 
 

@@ -17,6 +17,7 @@ messages are amcheck's where amcheck has one.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -307,8 +308,11 @@ class BtreeVerifier:
                f" points to {'heap' if is_leaf[j] else 'index'} block {tid_blk[j]})",
                actual=lambda j: int(tupnatts[j]))
 
-    def finish(self) -> list[Finding]:
-        """The scan's cross-page rules (levels, links, downlinks, the root, the table)."""
+    def finish(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]]) -> list[Finding]:
+        """The scan's cross-page rules (levels, links, downlinks, the root, the table); ``chunks(lo, hi)``
+        reads index pages again (as ``RelationFork.iter_chunks``) when the table is too big for one
+        window of the heap check."""
+        self.scan.check_heap_windows(chunks)
         self.scan.report()
         out = self._drain()
         out.sort(key=lambda f: (f.block if f.block is not None else -1, f.item or 0))

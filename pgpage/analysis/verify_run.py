@@ -317,7 +317,7 @@ class Verification:
         for first, chunk in fork.iter_chunks():
             yield from v.feed(chunk, first)
             self._count(chunk)
-        yield from v.finish()
+        yield from v.finish(fork.iter_chunks)
 
 
 def _once(f):

@@ -56,7 +56,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
                                 " (one segment): the metapage and earlier pages are not part of the figures",
                                 WARNING, relation=info.relation))
     with progress("index", nblocks - relfork.first_block) as advance:
-        report, scan_findings = scan_index(relfork.iter_chunks(), nblocks, bs, major, info, heap,
+        report, scan_findings = scan_index(relfork.iter_chunks, nblocks, bs, major, info, heap,
                                            checksums=t.context.checksums, next_xid=cp.get("nextXid"),
                                            next_full_xid=cp.get("nextFullXid"), on_chunk=advance, keep_rows=show_map)
     findings.extend(scan_findings)

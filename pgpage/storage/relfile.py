@@ -195,21 +195,16 @@ class RelationFork:
                     blk += n
 
     def block_reader(self) -> Callable[[np.ndarray], np.ndarray]:
-        """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call:
-        consecutive blocks come back as read, without a copy; others are read run by run and
-        gathered. A block that cannot be read comes back all zeros. (How the heap TID checks of
-        `index` and `verify` visit the table.)"""
+        """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call. Each
+        run of consecutive blocks is one pread into the array, each segment file opened once per
+        call. A block that cannot be read comes back all zeros. (How the heap TID checks of `index`
+        and `verify` visit the table.)"""
         bs = self.block_size
         buf = np.zeros((0, bs), dtype=np.uint8)
 
         def read(blknos: np.ndarray) -> np.ndarray:
             nonlocal buf
             n = len(blknos)
-            if n and blknos[-1] - blknos[0] + 1 == n:  # one run: one read into iter_chunks' own buffer
-                for _, chunk in self.iter_chunks(int(blknos[0]), int(blknos[-1]) + 1, chunk_blocks=n):
-                    if chunk.shape[0] == n:
-                        return chunk
-                    break  # two segments, or a file that shrank: as below
             if len(buf) < n:
                 buf = np.zeros((n, bs), dtype=np.uint8)
             out = buf[:n]
@@ -217,11 +212,29 @@ class RelationFork:
             if not n:
                 return out
             breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
-            for lo, hi in zip(np.concatenate([[0], breaks]), np.concatenate([breaks, [n]])):
-                start, stop = int(blknos[lo]), int(blknos[hi - 1]) + 1
-                for first, chunk in self.iter_chunks(start, stop, chunk_blocks=min(stop - start, CHUNK_BLOCKS)):
-                    i = lo + first - start
-                    out[i:i + chunk.shape[0]] = chunk
+            run_lo = np.concatenate([[0], breaks])            # rows of out where each run starts
+            run_hi = np.concatenate([breaks, [n]])
+            for seg_first, path, seg_blocks in self.segment_blocks():
+                first_run = int(np.searchsorted(blknos[run_hi - 1], seg_first))
+                if first_run == len(run_lo) or blknos[run_lo[first_run]] >= seg_first + seg_blocks:
+                    continue
+                try:
+                    fd = os.open(path, os.O_RDONLY)
+                except OSError:
+                    continue
+                try:
+                    for lo, hi in zip(run_lo[first_run:].tolist(), run_hi[first_run:].tolist()):
+                        start = int(blknos[lo])
+                        if start >= seg_first + seg_blocks:
+                            break
+                        skip = max(0, seg_first - start)          # a run that began in the segment before
+                        stop = min(int(blknos[hi - 1]) + 1, seg_first + seg_blocks)
+                        os.preadv(fd, [out[lo + skip:lo + skip + stop - start - skip]],
+                                  (start + skip - seg_first) * bs)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
             return out
         return read
 

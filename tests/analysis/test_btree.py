@@ -61,11 +61,11 @@ def index_fork(src: str, relname: str) -> RelationFork:
     return RelationFork(path.parent, path.name, "main")
 
 
-def heap_check_for(src: str, relname: str) -> HeapTidCheck:
+def heap_check_for(src: str, relname: str, cache_blocks: int = 262_144) -> HeapTidCheck:
     _, db = cluster(src)
     table = db.relation(relname).table
     tf = table.forks["main"]
-    return HeapTidCheck(tf.end_block, tf.block_reader(), BS, table.qualified_name)
+    return HeapTidCheck(tf.end_block, tf.block_reader(), BS, table.qualified_name, cache_blocks)
 
 
 def info_for(src: str, relname: str) -> IndexInfo:
@@ -78,6 +78,7 @@ def run_scan(fork: RelationFork, major: int, info=None, heap=None) -> tuple[Btre
     scan = BtreeScan(fork.end_block, BS, major, info, heap, checksums=True)
     for first, chunk in fork.iter_chunks():
         scan.add_chunk(first, chunk)
+    scan.check_heap_windows(fork.iter_chunks)
     report = scan.report()
     return scan, report, scan.find.close()
 
@@ -92,7 +93,7 @@ def analysed(src: str, relname: str):
 def test_pgstatindex_equals_the_servers(src, relname):
     want = load_oracle(src, relname)["pgstatindex"]
     fork = index_fork(src, relname)
-    report, _ = scan_index(fork.iter_chunks(), fork.end_block, BS, major_of(src))
+    report, _ = scan_index(fork.iter_chunks, fork.end_block, BS, major_of(src))
     got = report["pgstatindex"]
     assert set(got) == set(want)
     for k, w in want.items():
@@ -276,6 +277,13 @@ def test_heap_check_equals_heap_page_items(src, relname):
     assert {k: h[k] for k in want} == want
     assert h["beyond_end"] == 0 and h["bad_page"] == 0
     assert not findings
+    # a table bigger than the cache is checked window by window (here windows of 2 blocks): the same verdicts
+    windows = heap_check_for(src, relname, cache_blocks=2)
+    _, small, small_findings = run_scan(index_fork(src, relname), major_of(src), info_for(src, relname), windows)
+    assert {k: v for k, v in small["heap_check"].items() if k != "heap_blocks_read"} \
+        == {k: v for k, v in h.items() if k != "heap_blocks_read"}
+    assert small["heap_check"]["heap_blocks_read"] >= h["heap_blocks_read"]
+    assert not small_findings
 
 
 # ------------------------------------------------------------------------------- no false alarms
@@ -519,7 +527,8 @@ def test_zeroed_page_and_bad_root(tmp_path):
     assert report["pgstatindex"]["leaf_pages"] == want["leaf_pages"] - 1
 
 
-def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path):
+@pytest.mark.parametrize("cache_blocks", [262_144, 1])
+def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path, cache_blocks):
     major = 17
     src = f"pg{major}"
     fork = copy_index(tmp_path, major, "idx_killed")
@@ -534,7 +543,7 @@ def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path):
             page[off + 2:off + 4] = (hb & 0xFFFF).to_bytes(2, "little")
             page[off + 4:off + 6] = ho.to_bytes(2, "little")
     mutate(fork, blkno, retarget)
-    _, report, findings = run_scan(fork, major, heap=heap_check_for(src, "idx_killed"))
+    _, report, findings = run_scan(fork, major, heap=heap_check_for(src, "idx_killed", cache_blocks))
     got = codes(findings)
     assert got["btree.heap.tid_beyond_end"] == [(blkno, first["itemoffset"])]
     assert got["btree.heap.tid_beyond_page"] == [(blkno, second["itemoffset"])]
