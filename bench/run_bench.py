@@ -10,7 +10,7 @@ What it does:
 2. builds a table of (int, md5 text, timestamptz) rows, by default about 6 GB (six 1 GiB segments), with two
    btree indexes, VACUUMs it, then HOT-updates 2% of the rows and deletes 1% (so there are HOT chains, dead
    tuples and pages that are not all-visible), runs pgstattuple once (hint bits) and CHECKPOINTs;
-3. measures, warm (files in the page cache), each command ``--runs`` times (median):
+3. measures, warm (files in the page cache), each command ``--runs`` times (median; --jobs 1 and 2 in turns):
    pgstattuple and pgstatindex in the server; then with the server stopped cleanly (so nothing changes the
    files and pg_checksums can run): pg_filedump default and ``-i`` over the heap's segments (output to
    /dev/null), pg_filedump over the indexes, pg_checksums --check of the cluster, and ``pgpage heap``,
@@ -83,12 +83,21 @@ def timed(cmd: list[str], env: dict | None = None, timeout: float | None = None)
 
 
 def median_run(cmd: list[str], runs: int, env: dict | None = None, timeout: float | None = None) -> dict:
-    walls, rsss = [], []
+    return interleaved_runs({"": cmd}, runs, env, timeout)[""]
+
+
+def interleaved_runs(cmds: dict[str, list[str]], runs: int, env: dict | None = None,
+                     timeout: float | None = None) -> dict[str, dict]:
+    """Each command ``runs`` times, taking turns; per command the median wall time, every run's, and the peak RSS."""
+    walls: dict[str, list[float]] = {k: [] for k in cmds}
+    rsss: dict[str, list[int]] = {k: [] for k in cmds}
     for _ in range(runs):
-        wall, rss, _ = timed(cmd, env, timeout)
-        walls.append(wall)
-        rsss.append(rss)
-    return {"seconds": statistics.median(walls), "all_seconds": walls, "peak_rss_mb": max(rsss)}
+        for key, cmd in cmds.items():
+            wall, rss, _ = timed(cmd, env, timeout)
+            walls[key].append(wall)
+            rsss[key].append(rss)
+    return {k: {"seconds": statistics.median(walls[k]), "all_seconds": walls[k], "peak_rss_mb": max(rsss[k])}
+            for k in cmds}
 
 
 class Server:
@@ -310,16 +319,21 @@ def main() -> int:
             exists, has_jobs = pgpage_has(argv[0])
             if not exists:
                 continue
-            for jobs in ((1, 2) if has_jobs else (None,)):
-                cmd = [*pgpage, *argv, *(["--jobs", str(jobs)] if jobs else [])]
-                key = f"{label} --jobs {jobs}" if jobs else label
-                try:
-                    if has_jobs:  # warm-up, then the median of --runs; the commands without --jobs: one run
-                        timed(cmd, timeout=args.timeout)
-                    r = median_run(cmd, args.runs if has_jobs else 1, timeout=args.timeout)
-                except subprocess.TimeoutExpired:
+            if has_jobs:  # a warm-up of each, then --jobs 1 and 2 in turns (a slow spell of this shared VM hits
+                # both alike), the median of --runs each
+                cmds = {f"{label} --jobs {jobs}": [*pgpage, *argv, "--jobs", str(jobs)] for jobs in (1, 2)}
+                runs = args.runs
+            else:  # one run
+                cmds, runs = {label: [*pgpage, *argv]}, 1
+            try:
+                for cmd in cmds.values() if has_jobs else ():
+                    timed(cmd, timeout=args.timeout)
+                measured = interleaved_runs(cmds, runs, timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                for key in cmds:
                     results["pgpage"][key] = {"timed_out": args.timeout, "bytes": nbytes}
-                    continue
+                continue
+            for key, r in measured.items():
                 r["bytes"] = nbytes
                 r["mb_per_s"] = nbytes / MB / r["seconds"]
                 results["pgpage"][key] = r

