@@ -50,7 +50,7 @@ are built only for pages a person looks at (``page_view``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -125,20 +125,37 @@ def xid_precedes(a: int, b: int) -> bool:
 class FindingSink:
     """Findings of one index, at most ``FINDINGS_PER_CODE`` per code (a torn index must not
     bury the report under ten thousand identical lines); ``close`` adds one summary finding
-    per code that overflowed, with the same severity and the number left out."""
+    per code that overflowed, with the same severity and the number left out. Most codes keep
+    their first findings in the order they came (block order, as the pass reads); the heap TID
+    codes keep those of the lowest index blocks and items (``HeapTidCheck`` finds them window
+    by window of the table), listed after the others, so that no code's list depends on how
+    the table or the index was cut. ``merge`` adds another sink's findings of later blocks."""
+
+    BY_PLACE = "btree.heap.tid_"  # codes whose kept findings are the lowest (block, item)
 
     def __init__(self, relation: str | None):
         self.relation = relation
         self.items: list[Finding] = []
         self._count: dict[str, int] = {}
+        self._kept: dict[str, int] = {}
+        self._by_place: dict[str, list[Finding]] = {}
         self._severity: dict[str, str] = {}
 
     def __call__(self, code: str, message: str, severity: str = ERROR, **kw) -> None:
-        n = self._count.get(code, 0)
-        self._count[code] = n + 1
+        self._count[code] = self._count.get(code, 0) + 1
         self._severity[code] = severity
-        if n < FINDINGS_PER_CODE:
-            self.items.append(Finding(code, message, severity, relation=self.relation, fork="main", **kw))
+        self._keep(Finding(code, message, severity, relation=self.relation, fork="main", **kw))
+
+    def _keep(self, f: Finding) -> None:
+        if f.code.startswith(self.BY_PLACE):
+            kept = self._by_place.setdefault(f.code, [])
+            kept.append(f)
+            if len(kept) >= 2 * FINDINGS_PER_CODE:
+                kept.sort(key=_place)
+                del kept[FINDINGS_PER_CODE:]
+        elif self._kept.get(f.code, 0) < FINDINGS_PER_CODE:
+            self._kept[f.code] = self._kept.get(f.code, 0) + 1
+            self.items.append(f)
 
     def count(self, code: str) -> int:
         return self._count.get(code, 0)
@@ -148,13 +165,26 @@ class FindingSink:
         self._count[code] = self._count.get(code, 0) + n
         self._severity[code] = severity
 
+    def merge(self, other: "FindingSink") -> None:
+        for f in other.items + [f for kept in other._by_place.values() for f in kept]:
+            self._keep(f)
+        for code, n in other._count.items():
+            self.add_count(code, n, other._severity[code])
+
     def close(self) -> list[Finding]:
+        for code in sorted(self._by_place):
+            self.items += sorted(self._by_place[code], key=_place)[:FINDINGS_PER_CODE]
+        self._by_place.clear()
         for code, n in self._count.items():
             if n > FINDINGS_PER_CODE:
                 self.items.append(Finding(code, f"{n - FINDINGS_PER_CODE} more {code} findings not listed"
                                           f" ({n} in all)", self._severity[code], relation=self.relation,
                                           fork="main", actual=n))
         return self.items
+
+
+def _place(f: Finding) -> tuple[int, int]:
+    return (f.block if f.block is not None else -1, f.item or 0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -164,6 +194,9 @@ class FindingSink:
 READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
 RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all over it, gets the whole window read
 READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
+
+
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 
 
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -209,9 +242,8 @@ class HeapTidCheck:
     in order; else when they point into at least one block in ``READ_GAP`` of the range they
     span, a wanted block is read and cached with the rest of its aligned extent of ``READ_GAP``
     blocks (such indexes would otherwise read the table a block at a time; a sparse one would
-    read 16 times what it needs). ``heap_blocks_read`` counts a block when a TID first needs it
-    after it was cached: the table blocks the index points into, each once per window visit
-    (once in all when the table is one window)."""
+    read 16 times what it needs). ``heap_blocks_read`` counts the table blocks the index points
+    into (each once, however often it was read)."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
                  table: str | None = None, cache_blocks: int = 262_144):
@@ -231,7 +263,7 @@ class HeapTidCheck:
         # bad, whether a TID needed the block since it was cached (_heapscan.c: META_*)
         self.meta = np.zeros(self.capacity, dtype=np.int32)
         self.c_args = (self.states.ctypes.data, self.states.shape[1], self.meta.ctypes.data)  # as kernels pass them
-        self.blocks_read = 0
+        self.needed = np.zeros((nblocks + 7) // 8, dtype=np.uint8)  # a bit per table block a TID points into
         self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
         self.counts_dead_items = np.zeros(len(HEAP_STATES), dtype=np.int64)  # index items already LP_DEAD
         self.bad_pages: set[int] = set()
@@ -262,7 +294,9 @@ class HeapTidCheck:
         from pgpage.analysis import kernels
         if len(hblk) == 0:
             return
-        if self.index_pass and self.windows > 1:
+        if self.index_pass and self.windows > 1 and not (
+                int(hblk.min()) // self.capacity == min(int(hblk.max()), self.nblocks - 1) // self.capacity
+                == self.window):  # (not all in the window already: an index in table order, mostly)
             per_window = np.bincount(hblk[hblk < self.nblocks] // self.capacity, minlength=self.windows)
             busiest = int(per_window.argmax())
             if busiest > self.window:
@@ -277,10 +311,8 @@ class HeapTidCheck:
         blocks = kernels.unique_blocks(hblk, lo, hi, self._bits)
         if len(blocks):
             self._load(blocks)
-            # the first TID into a block since it was cached marks it
-            marked, bad = kernels.tid_verdicts(hblk, hoff, idead, lo, hi, self, state, self.counts,
-                                               self.counts_dead_items)
-            self.blocks_read += marked
+            np.bitwise_or.at(self.needed, blocks >> 3, (1 << (blocks & 7)).astype(np.uint8))
+            bad = kernels.tid_verdicts(hblk, hoff, idead, lo, hi, self, state, self.counts, self.counts_dead_items)
             self.bad_pages.update(bad.tolist())
         if self.index_pass:
             past = hblk >= self.nblocks
@@ -332,12 +364,23 @@ class HeapTidCheck:
         self.cached[slots] = True
         kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self)
 
+    def part(self) -> dict:
+        """The counts, to ``merge`` into the check of the whole index in another process."""
+        return {"counts": self.counts, "counts_dead_items": self.counts_dead_items, "bad_pages": self.bad_pages,
+                "needed": self.needed}
+
+    def merge(self, part: dict) -> None:
+        self.counts += part["counts"]
+        self.counts_dead_items += part["counts_dead_items"]
+        self.bad_pages |= part["bad_pages"]
+        self.needed |= part["needed"]
+
     def report(self) -> dict:
         out = {"table": self.table, "heap_blocks": self.nblocks, "tids_checked": int(self.counts.sum())}
         out.update({name: int(n) for name, n in zip(HEAP_STATES, self.counts)})
         out["from_dead_items"] = {name: int(n) for name, n in zip(HEAP_STATES, self.counts_dead_items) if n}
         out["bad_heap_pages"] = sorted(self.bad_pages)[:LIST_LIMIT]
-        out["heap_blocks_read"] = self.blocks_read
+        out["heap_blocks_read"] = int(_POPCOUNT[self.needed].sum(dtype=np.int64))
         return out
 
 
@@ -375,6 +418,14 @@ class _LevelAcc:
     leaf_used: int = 0
     free: int = 0         # pgstatindex's free space measure
     max_avail: int = 0
+
+
+# what a pass over a range of blocks learns (BtreeScan.part, .merge): per page, and summed
+_PAGE_ARRAYS = ("seen", "kind", "flags", "level", "prev", "next", "nitems", "free", "max_avail", "dead_items",
+                "posting_tids", "tids")
+_SUMS = ("posting_tuples", "posting_tid_count", "plain_tuples", "posting_bytes", "posting_plain_bytes",
+         "leaf_key_tuples", "leaf_key_bytes", "dead_posting_tuples", "dead_tids", "minus_infinity",
+         "pivots_with_heap_tid", "checksum_failures", "posting_hist", "pivot_natts_hist", "pivot_size_hist")
 
 
 class BtreeScan:
@@ -431,6 +482,36 @@ class BtreeScan:
         self.minus_infinity = 0
         self.checksum_failures = 0
         self._kernel_out = None  # kernels.BtreeItemsOutputs, made on the first chunk
+
+    # ------------------------------------------------------------------ a pass cut into ranges
+    def part(self, start: int, stop: int) -> dict:
+        """What the pass over blocks start..stop-1 learnt (after ``check_heap_windows``), to ``merge``
+        into the scan of the whole index in another process."""
+        out = {name: getattr(self, name)[start:stop] for name in _PAGE_ARRAYS}
+        out.update({name: getattr(self, name) for name in _SUMS})
+        out.update(start=start, stop=stop, safexid=self.safexid, metapage=self.metapage, meta_raw=self.meta_raw,
+                   downlinks=self._downlinks, levels=self.levels, find=self.find,
+                   heap=self.heap.part() if self.heap is not None else None)
+        return out
+
+    def merge(self, part: dict) -> None:
+        """Add a ``part`` of the blocks after those merged so far (parts come in block order)."""
+        sl = slice(part["start"], part["stop"])
+        for name in _PAGE_ARRAYS:
+            getattr(self, name)[sl] = part[name]
+        for name in _SUMS:
+            setattr(self, name, getattr(self, name) + part[name])
+        self.safexid.update(part["safexid"])
+        if part["meta_raw"] is not None:
+            self.metapage, self.meta_raw = part["metapage"], part["meta_raw"]
+        self._downlinks += part["downlinks"]
+        for lv, acc in part["levels"].items():
+            mine = self._level(lv)
+            for f in fields(acc):
+                setattr(mine, f.name, getattr(mine, f.name) + getattr(acc, f.name))
+        self.find.merge(part["find"])
+        if self.heap is not None and part["heap"] is not None:
+            self.heap.merge(part["heap"])
 
     # ------------------------------------------------------------------ per chunk
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
@@ -1041,18 +1122,38 @@ class BtreeScan:
 
 
 def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks: int, block_size: int,
-               major: int | None, info: IndexInfo | None = None, heap: HeapTidCheck | None = None,
-               checksums: bool | None = None, next_xid: int | None = None, next_full_xid: int | None = None,
-               on_chunk=None, keep_rows: bool = False) -> tuple[dict, list[Finding]]:
+               major: int | None, info: IndexInfo | None = None,
+               make_heap: Callable[..., HeapTidCheck] | None = None, checksums: bool | None = None,
+               next_xid: int | None = None, next_full_xid: int | None = None, on_chunk=None,
+               keep_rows: bool = False, ranges: list[tuple[int, int]] | None = None,
+               jobs: int = 1) -> tuple[dict, list[Finding]]:
     """Analyse a whole index from its chunks of pages (``chunks()`` iterates them all, ``chunks(lo, hi)``
-    pages lo..hi-1, as ``RelationFork.iter_chunks``: the heap check of a table too big for its cache
-    reads some again); returns (report, findings)."""
-    scan = BtreeScan(nblocks, block_size, major, info, heap, checksums, next_xid, next_full_xid)
-    for first, chunk in chunks():
-        scan.add_chunk(first, chunk)
-        if on_chunk:
-            on_chunk(chunk.shape[0])
-    scan.check_heap_windows(chunks)
+    pages lo..hi-1, as ``RelationFork.iter_chunks``); ``make_heap(**kw)`` makes the check of the index against
+    its table. With ``ranges`` of blocks (``parallel.block_ranges``) and ``jobs`` > 1, each range is scanned
+    by a worker process, table included, and the parts merged in block order: the same report and findings.
+    Returns (report, findings)."""
+    def new_scan(**heap_kw) -> BtreeScan:
+        return BtreeScan(nblocks, block_size, major, info, make_heap(**heap_kw) if make_heap else None, checksums,
+                         next_xid, next_full_xid)
+
+    def scan_range(start: int | None, stop: int | None, progress=None) -> BtreeScan:
+        scan = new_scan()
+        for first, chunk in chunks(start, stop):
+            scan.add_chunk(first, chunk)
+            if progress:
+                progress(chunk.shape[0])
+        scan.check_heap_windows(chunks)
+        return scan
+
+    if jobs > 1 and ranges and len(ranges) > 1:
+        from pgpage.parallel import run_tasks
+        scan = new_scan(cache_blocks=1)  # the parts are merged into it: it reads no table block
+        for (start, stop), part in zip(ranges, run_tasks(lambda r: scan_range(*r).part(*r), ranges, jobs)):
+            scan.merge(part)
+            if on_chunk:
+                on_chunk(stop - start)
+    else:
+        scan = scan_range(None, None, on_chunk)
     report = scan.report()
     if keep_rows:
         report["map"] = scan.leaf_rows()

@@ -380,14 +380,14 @@ def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, cache
 
 
 def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi: int, cache, out: np.ndarray,
-                 counts: np.ndarray, counts_dead: np.ndarray) -> tuple[int, np.ndarray]:
+                 counts: np.ndarray, counts_dead: np.ndarray) -> np.ndarray:
     """``pgp_tid_verdicts`` over HeapTidCheck ``cache``'s arrays, for the TIDs into its window of table
-    blocks lo..hi-1: (blocks it marked needed, those of them whose page is bad)."""
+    blocks lo..hi-1: the blocks whose page is bad, each once per time it was cached."""
     bad_blocks = np.empty(hi - lo, dtype=np.int64)
     nbad = np.zeros(1, dtype=np.int64)
-    marked = lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, *cache.c_args, _p(out),
-                                    _p(counts), _p(counts_dead), _p(bad_blocks), _p(nbad))
-    return marked, bad_blocks[:int(nbad[0])]
+    lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, *cache.c_args, _p(out), _p(counts),
+                           _p(counts_dead), _p(bad_blocks), _p(nbad))
+    return bad_blocks[:int(nbad[0])]
 
 
 def unique_blocks(blk: np.ndarray, lo: int, hi: int, bits: np.ndarray) -> np.ndarray:

@@ -81,12 +81,12 @@ class _EveryFinding(FindingSink):
         return self.items
 
 
-def heap_tid_check(table_fork, table: str | None) -> HeapTidCheck | None:
+def heap_tid_check(table_fork, table: str | None, **kw) -> HeapTidCheck | None:
     """``HeapTidCheck`` over the table's main fork, reading the blocks it asks for (read-only, one
-    batch at a time)."""
+    batch at a time); ``kw``: HeapTidCheck's own (cache_blocks)."""
     if table_fork is None or not table_fork.exists:
         return None
-    return HeapTidCheck(table_fork.end_block, table_fork.block_reader(), table_fork.block_size, table)
+    return HeapTidCheck(table_fork.end_block, table_fork.block_reader(), table_fork.block_size, table, **kw)
 
 
 class BtreeVerifier:

@@ -3,6 +3,7 @@ structure checks, the index against its table)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 
 from pgpage.cli.common import emit, exit_status
@@ -12,8 +13,10 @@ ROOT_ITEMS_SHOWN = 24  # separator keys of the root page shown in the report
 
 
 def index_command(target: str, db: str | None, rel: str | None, json_out: bool, show_map: bool,
-                  block: int | None) -> int:
-    from pgpage.analysis.btree import HeapTidCheck, IndexInfo, scan_index
+                  block: int | None, jobs: int = 1) -> int:
+    from pgpage.analysis.btree import IndexInfo, scan_index
+    from pgpage.analysis.verify_btree import heap_tid_check
+    from pgpage.parallel import block_ranges, default_jobs
     from pgpage.render.progress import progress
 
     t, cluster, relation, database = _resolve(target, db, rel)
@@ -36,7 +39,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
                           ExitCode.USAGE)
 
     info = IndexInfo(relation=t.context.relation)
-    heap = None
+    make_heap = None
     if relation is not None:
         info = _index_info(relation, database)
         table = relation.table
@@ -49,16 +52,18 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
         else:
             tfork = table.forks["main"]
             findings.extend(f for f in tfork.findings if f.code.startswith("segment."))
-            heap = HeapTidCheck(tfork.end_block, tfork.block_reader(), tfork.block_size, table.qualified_name)
+            make_heap = partial(heap_tid_check, tfork, table.qualified_name)
     cp = ((cluster.control or {}).get("checkPointCopy") or {}) if cluster is not None else {}
     if relfork.first_block:
         findings.append(Finding("btree.meta.not_read", f"only blocks {relfork.first_block}..{nblocks - 1} were read"
                                 " (one segment): the metapage and earlier pages are not part of the figures",
                                 WARNING, relation=info.relation))
     with progress("index", nblocks - relfork.first_block) as advance:
-        report, scan_findings = scan_index(relfork.iter_chunks, nblocks, bs, major, info, heap,
+        jobs = jobs or default_jobs()
+        report, scan_findings = scan_index(relfork.iter_chunks, nblocks, bs, major, info, make_heap,
                                            checksums=t.context.checksums, next_xid=cp.get("nextXid"),
-                                           next_full_xid=cp.get("nextFullXid"), on_chunk=advance, keep_rows=show_map)
+                                           next_full_xid=cp.get("nextFullXid"), on_chunk=advance, keep_rows=show_map,
+                                           ranges=block_ranges(relfork, jobs), jobs=jobs)
     findings.extend(scan_findings)
 
     doc = {

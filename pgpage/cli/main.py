@@ -95,10 +95,11 @@ def index(
     show_map: bool = typer.Option(False, "--map", help="Draw leaf page maps: density, dead items, posting share."),
     block: Optional[int] = typer.Option(None, "--block", "-b", help="Also show one page's items with keys decoded."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
     """B-tree forensics: pgstatindex's figures, deduplication, dead items, structure and heap-TID checks."""
     from pgpage.cli.index_cmd import index_command
-    raise typer.Exit(index_command(target, db, rel, json_out, show_map, block))
+    raise typer.Exit(index_command(target, db, rel, json_out, show_map, block, jobs))
 
 
 @app.command()

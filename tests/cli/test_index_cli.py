@@ -186,3 +186,13 @@ def test_refuses_what_is_not_a_btree(tmp_path):
     assert r.returncode == 3 and "Traceback" not in r.stderr
     r = index(data_dir(17))
     assert r.returncode == 2 and "--rel" in r.stderr
+
+
+def test_jobs_do_not_change_the_report():
+    """--jobs reaches the scan (a fixture index is too small to be cut: tests/analysis/test_btree.py cuts them)."""
+    major = MAJORS[-1]
+    one = index_subprocess(data_dir(major), "--rel", "idx_multilevel", "--json", "--jobs", "1")
+    two = index_subprocess(data_dir(major), "--rel", "idx_multilevel", "--json", "--jobs", "2")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert json.loads(one.stdout)["heap_check"]["tids_checked"] > 0
