@@ -3,10 +3,11 @@
 Layouts: ``formats/pg_xact.ksy`` and ``formats/pg_multixact.ksy``. The per-page constants
 (CLOG_XACTS_PER_PAGE, MULTIXACT_MEMBERS_PER_PAGE, ...) are read from the generated parsers' value
 instances and the bit and byte positions from ``layouts.LAYOUTS``, so nothing here keeps a second
-copy of the layout; lookups then read one byte (or a few words) straight from the segment bytes
-instead of building a Kaitai object per byte. ``xact_page_statuses`` and ``multixact_page`` decode
-a whole page through the generated parser, for display and for the tests that prove both paths
-agree.
+copy of the layout; multixact lookups then read a few words straight from the segment bytes
+instead of building a Kaitai object per member. Transaction status is looked up many xids at once
+by ``analysis.heapstats.ClogArray`` (in the compiled scanner). ``xact_page_statuses`` and
+``multixact_page`` decode a whole page through the generated parser, for display and for the
+tests that prove the fast paths agree.
 
 The caller reads the files and passes ``{segment file name: bytes}``; names are hex segment numbers
 (``"0000"``, ``"1A3"``, ``"14078"``, or 15-digit long names; a leading directory is ignored).
@@ -16,10 +17,8 @@ number passes FFFF: only pg_multixact/members gets there, up to ``14078``). 17 i
 ``%04X`` for pg_xact, pg_subtrans, pg_commit_ts and both pg_multixact directories (seen on disk;
 18.4 also wrote members/14078 and offsets/FFFF after pg_resetwal -O/-m near the wraparound).
 
-Special xids (``transam.h``): 0 InvalidTransactionId has no status (None); 1 BootstrapTransactionId
-and 2 FrozenTransactionId count as committed without a pg_xact lookup, as TransactionIdDidCommit()
-does. An xid given with its epoch (``txid_current()``, xid8) is looked up by its low 32 bits, which
-is all pg_xact is indexed by.
+A multixact given with its epoch is looked up by its low 32 bits, which is all pg_multixact is
+indexed by.
 """
 from __future__ import annotations
 
@@ -48,17 +47,9 @@ XACT_PAGE_SIZE, CLOG_BITS_PER_XACT, CLOG_XACTS_PER_BYTE, SLRU_PAGES_PER_SEGMENT 
  MULTIXACT_MEMBERGROUPS_PER_PAGE) = _instances(
     PgMultixact, "offsets_per_page", "members_per_group", "group_size", "groups_per_page")
 
-_XACT_BITS = layouts.LAYOUTS["pg_xact::xact_byte"]["fields"]
-# bit offset of the status of the xid with xid % 4 == i
-_XACT_SHIFT = tuple(_XACT_BITS[f"status{i}"][1][1] for i in range(CLOG_XACTS_PER_BYTE))
-_XACT_MASK = (1 << CLOG_BITS_PER_XACT) - 1
 _GROUP = layouts.LAYOUTS["pg_multixact::member_group"]["fields"]
 _FLAGS_AT = _GROUP["flags"][0]
 _XIDS_AT = _GROUP["xids"][0]
-
-TRANSACTION_STATUS: dict[int, str] = {
-    v: n.removeprefix("TRANSACTION_STATUS_") for v, n in layouts.ENUMS["pg_xact::transaction_status"].items()}
-"""0 IN_PROGRESS, 1 COMMITTED, 2 ABORTED, 3 SUB_COMMITTED (TRANSACTION_STATUS_* in clog.h)."""
 
 MULTIXACT_STATUS: dict[int, str] = dict(layouts.ENUMS["pg_multixact::multi_xact_status"])
 """MultiXactStatus values under PostgreSQL's names (MultiXactStatusForKeyShare ...)."""
@@ -66,8 +57,6 @@ MULTIXACT_STATUS: dict[int, str] = dict(layouts.ENUMS["pg_multixact::multi_xact_
 MULTIXACT_MODE: dict[int, str] = {0: "keysh", 1: "sh", 2: "fornokeyupd", 3: "forupd", 4: "nokeyupd", 5: "upd"}
 """The ``mode`` column pg_get_multixact_members() shows for each status (mxstatus_to_string())."""
 
-BOOTSTRAP_XID = 1
-FROZEN_XID = 2
 FIRST_MULTIXACT_ID = 1
 UINT32 = 0xFFFFFFFF
 MAX_MEMBERS = 1 << 20
@@ -119,56 +108,6 @@ class _Slru:
 
 
 # ---------------------------------------------------------------------------- pg_xact
-
-
-class XactStatus:
-    """Commit status of transactions from pg_xact segments.
-
-    ``XactStatus({"0000": bytes_of_pg_xact_0000, ...}).status(xid)`` gives ``"IN_PROGRESS"``,
-    ``"COMMITTED"``, ``"ABORTED"`` or ``"SUB_COMMITTED"``, or None when the page holding the xid
-    is not in the segments given (or the xid is 0). IN_PROGRESS is also what an xid reads as that
-    was never assigned, or whose transaction was cut off by a crash."""
-
-    def __init__(self, segments: Mapping[str, bytes], block_size: int = XACT_PAGE_SIZE):
-        self.block_size = block_size
-        self.xacts_per_page = block_size * CLOG_XACTS_PER_BYTE
-        self._slru = _Slru(segments, block_size)
-
-    def location(self, xid: int) -> tuple[str, int, int, int]:
-        """(segment file name, byte offset in that file, bit shift, page number) of an xid."""
-        xid &= UINT32
-        pageno = xid // self.xacts_per_page
-        byte = (xid % self.xacts_per_page) // CLOG_XACTS_PER_BYTE
-        offset = (pageno % SLRU_PAGES_PER_SEGMENT) * self.block_size + byte
-        return (segment_name(pageno // SLRU_PAGES_PER_SEGMENT), offset,
-                _XACT_SHIFT[xid % CLOG_XACTS_PER_BYTE], pageno)
-
-    def status_code(self, xid: int) -> int | None:
-        """The raw 2-bit status (TRANSACTION_STATUS_*), or None as for status()."""
-        xid &= UINT32
-        if xid == 0:
-            return None
-        if xid in (BOOTSTRAP_XID, FROZEN_XID):
-            return 1
-        pageno = xid // self.xacts_per_page
-        found = self._slru.page(pageno)
-        if found is None:
-            return None
-        seg, off = found
-        b = seg[off + (xid % self.xacts_per_page) // CLOG_XACTS_PER_BYTE]
-        return (b >> _XACT_SHIFT[xid % CLOG_XACTS_PER_BYTE]) & _XACT_MASK
-
-    def status(self, xid: int) -> str | None:
-        code = self.status_code(xid)
-        return None if code is None else TRANSACTION_STATUS[code]
-
-    def pages(self) -> list[int]:
-        """Page numbers present in the segments given."""
-        out = []
-        for segno, data in sorted(self._slru.segments.items()):
-            for i in range(min(len(data) // self.block_size, SLRU_PAGES_PER_SEGMENT)):
-                out.append(segno * SLRU_PAGES_PER_SEGMENT + i)
-        return out
 
 
 def xact_page_statuses(page: bytes) -> list[int]:

@@ -13,7 +13,8 @@ Oracles (all from the server that made the fixture, ``fixtures/pg<MAJOR>/oracle/
   HEAP_KEYS_UPDATED in t_infomask2 for a FOR UPDATE or key-changing member; and for an updating
   multixact, the update member is the xmin of the new tuple version its t_ctid points to.
 
-Both lookup paths are held to the generated Kaitai parsers on every fixture SLRU page.
+pgpage's lookups (``ClogArray``, ``MultiXactMembers``) are held to the generated Kaitai parsers on every fixture
+SLRU page.
 """
 from __future__ import annotations
 
@@ -23,11 +24,14 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from pgpage.analysis.heapstats import ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID, ST_UNKNOWN, \
+    ClogArray
 from pgpage.decode.control import decode_control
-from pgpage.decode.xact import (MULTIXACT_MODE, MultiXactMembers, XactStatus, multixact_page,
-                                parse_segment_name, segment_name, xact_page_statuses)
+from pgpage.decode.xact import (MULTIXACT_MODE, MultiXactMembers, multixact_page, parse_segment_name, segment_name,
+                                xact_page_statuses)
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(os.environ.get("PGPAGE_FIXTURES", REPO / "fixtures"))
@@ -76,8 +80,20 @@ def oracle(major: int) -> dict:
     return json.loads((FIXTURES / f"pg{major}" / "oracle" / "catalog.json").read_text())
 
 
-def xact(major: int) -> XactStatus:
-    return XactStatus(segments(major, "pg_xact"))
+def clog_of(named: dict[str, bytes]) -> ClogArray:
+    return ClogArray({parse_segment_name(name): data for name, data in named.items()})
+
+
+def xact(major: int) -> ClogArray:
+    return clog_of(segments(major, "pg_xact"))
+
+
+def state(clog: ClogArray, xid: int) -> int:
+    return int(clog.states(np.array([xid], dtype=np.int64))[0])
+
+
+# what pgpage makes of each 2-bit pg_xact status (a sub-committed xid's fate is its parent's: unknown from pg_xact)
+BY_RAW_STATUS = np.array([ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_UNKNOWN])
 
 
 def multis(major: int) -> tuple[MultiXactMembers, dict]:
@@ -109,54 +125,50 @@ def ctid(text: str) -> tuple[int, int]:
 
 @pytest.mark.parametrize("major", MAJORS)
 def test_txid_current_committed(major):
-    assert xact(major).status(int(oracle(major)["txid_current"])) == "COMMITTED"
+    assert state(xact(major), int(oracle(major)["txid_current"]) & 0xFFFFFFFF) == ST_COMMITTED
 
 
 @pytest.mark.parametrize("major", MAJORS)
 def test_hint_bits_agree_with_pg_xact(major):
     xs = xact(major)
-    checked = {"COMMITTED": 0, "ABORTED": 0}
+    checked = {ST_COMMITTED: 0, ST_ABORTED: 0}
     for rel, blk, _, it in heap_items(major):
         mask = it["t_infomask"]
         xmin, xmax = int(it["t_xmin"]), int(it["t_xmax"])
         where = (rel, blk, it["lp"])
         frozen = mask & (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID) == HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID
         if not frozen and mask & HEAP_XMIN_COMMITTED:
-            assert xs.status(xmin) == "COMMITTED", where
-            checked["COMMITTED"] += 1
+            assert state(xs, xmin) == (ST_FROZEN if xmin in (1, 2) else ST_COMMITTED), where
+            checked[ST_COMMITTED] += 1
         if not frozen and mask & HEAP_XMIN_INVALID:
-            assert xs.status(xmin) == "ABORTED", where
-            checked["ABORTED"] += 1
+            assert state(xs, xmin) == ST_ABORTED, where
+            checked[ST_ABORTED] += 1
         if mask & HEAP_XMAX_IS_MULTI or xmax == 0:
             continue
         if mask & HEAP_XMAX_COMMITTED:
-            assert xs.status(xmax) == "COMMITTED", where
-            checked["COMMITTED"] += 1
+            assert state(xs, xmax) == ST_COMMITTED, where
+            checked[ST_COMMITTED] += 1
         locked_only = mask & HEAP_XMAX_LOCK_ONLY or \
             mask & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_SHR_LOCK) == HEAP_XMAX_EXCL_LOCK
         if mask & HEAP_XMAX_INVALID and not locked_only:
-            assert xs.status(xmax) == "ABORTED", where
-            checked["ABORTED"] += 1
+            assert state(xs, xmax) == ST_ABORTED, where
+            checked[ST_ABORTED] += 1
     assert any(True for _ in heap_items(major)), "no page-level oracle for this fixture"
-    assert checked["COMMITTED"] > 0
+    assert checked[ST_COMMITTED] > 0
 
 
 @pytest.mark.parametrize("major", MAJORS)
 def test_fast_path_equals_generated_parser_xact(major):
     xs = xact(major)
-    pages = xs.pages()
+    pages = 0
+    for name, seg in segments(major, "pg_xact").items():
+        for p in range(len(seg) // PAGE):
+            expected = BY_RAW_STATUS[xact_page_statuses(seg[p * PAGE:(p + 1) * PAGE])]
+            xids = (parse_segment_name(name) * 32 + p) * PAGE * 4 + np.arange(len(expected))
+            normal = xids >= 3                             # special xids never read pg_xact
+            assert np.array_equal(xs.states(xids)[normal], expected[normal]), (name, p)
+            pages += 1
     assert pages
-    for pageno in pages:
-        segname, _, _, _ = xs.location(pageno * xs.xacts_per_page)
-        seg = segments(major, "pg_xact")[segname]
-        start = (pageno % 32) * PAGE
-        expected = xact_page_statuses(seg[start:start + PAGE])
-        base = pageno * xs.xacts_per_page
-        for i, code in enumerate(expected):
-            xid = base + i
-            if xid < 3:
-                continue                                   # special xids never read pg_xact
-            assert xs.status_code(xid) == code, xid
 
 
 # --------------------------------------------------------------------------------- multixact
@@ -191,7 +203,7 @@ def test_multixact_members_agree_with_tuple_hint_bits(major):
         assert len(updates) <= 1
         for m in members:
             assert m["mode"] in MULTIXACT_MODE.values()
-            assert xs.status(m["xid"]) is not None
+            assert state(xs, m["xid"]) != ST_UNKNOWN
         if updates and it.get("t_ctid") and ctid(it["t_ctid"]) != (blk, it["lp"]):
             nblk, nlp = ctid(it["t_ctid"])
             newer = [x for x in (pages.get((rel, nblk)) or {}).get("heap_page_items") or [] if x["lp"] == nlp]
@@ -240,26 +252,15 @@ def test_segment_names():
 
 def test_special_and_missing_xids():
     segs = some_xact_segments()
-    xs = XactStatus(segs)
-    assert xs.status(0) is None
-    assert xs.status(1) == xs.status(2) == "COMMITTED"
-    assert xs.status(1 << 31) is None                      # segment 0800 is not there
+    xs = clog_of(segs)
+    assert state(xs, 0) == ST_INVALID
+    assert state(xs, 1) == state(xs, 2) == ST_FROZEN      # bootstrap and frozen xids never read pg_xact
+    assert state(xs, 1 << 31) == ST_UNKNOWN               # segment 0800 is not there
     first = sorted(segs)[0]
-    truncated = XactStatus({first: segs[first][:PAGE]})
-    base = parse_segment_name(first) * 32 * xs.xacts_per_page
-    assert truncated.status(base + xs.xacts_per_page) is None       # page 1 is not in 8 KB
-    assert truncated.status(base + 3) == xs.status(base + 3)
-
-
-def test_epoch_qualified_xid_uses_low_bits():
-    xs = XactStatus(some_xact_segments())
-    assert xs.status((7 << 32) | 3) == xs.status(3)
-
-
-def test_location():
-    xs = XactStatus({})
-    assert xs.location(3) == ("0000", 0, 6, 0)
-    assert xs.location(32768 * 32 + 5) == ("0001", 1, 2, 32)
+    truncated = clog_of({first: segs[first][:PAGE]})
+    base = parse_segment_name(first) * 32 * PAGE * 4
+    assert state(truncated, base + PAGE * 4) == ST_UNKNOWN  # page 1 is not in 8 KB
+    assert state(truncated, base + 3) == state(xs, base + 3)
 
 
 def test_multixact_without_pages():
