@@ -24,9 +24,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def block_ranges(fork, jobs: int) -> list[tuple[int, int]]:
+def block_ranges(fork, jobs: int, per_job: int = TASKS_PER_JOB) -> list[tuple[int, int]]:
     """[start, stop) ranges covering the fork's whole blocks: one with ``jobs`` <= 1, else about
-    ``TASKS_PER_JOB * jobs`` of nearly equal size (equal work: a worker left alone with the last big range
+    ``per_job * jobs`` of nearly equal size (equal work: a worker left alone with the last big range
     costs more than the split gains). Ranges are cut only where a single pass starts a chunk (every
     CHUNK_BLOCKS from each segment's start); they may span whole segments, never the gap a short segment
     leaves, so ``stop - start`` is the blocks a range holds."""
@@ -39,7 +39,7 @@ def block_ranges(fork, jobs: int) -> list[tuple[int, int]]:
     chunks = [(s, min(s + CHUNK_BLOCKS, first + n))
               for first, n in segments for s in range(first, first + n, CHUNK_BLOCKS)]
     total = sum(n for _, n in segments)
-    parts = min(TASKS_PER_JOB * jobs, len(chunks))
+    parts = min(per_job * jobs, len(chunks))
     out, start, done = [], chunks[0][0], 0
     for k, (s, e) in enumerate(chunks):
         done += e - s

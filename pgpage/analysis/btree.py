@@ -191,6 +191,7 @@ def _place(f: Finding) -> tuple[int, int]:
 # the index against its table
 # ---------------------------------------------------------------------------------------------
 
+HEAP_CACHE_BLOCKS = 262_144  # table blocks whose line pointers HeapTidCheck keeps (2 GiB of table, 75 MB)
 READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
 RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all over it, gets the whole window read
 READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
@@ -246,7 +247,7 @@ class HeapTidCheck:
     into (each once, however often it was read)."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
-                 table: str | None = None, cache_blocks: int = 262_144):
+                 table: str | None = None, cache_blocks: int = HEAP_CACHE_BLOCKS):
         self.nblocks = nblocks
         self.read_blocks = read_blocks
         self.block_size = block_size
