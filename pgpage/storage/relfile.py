@@ -229,8 +229,7 @@ class RelationFork:
                             break
                         skip = max(0, seg_first - start)          # a run that began in the segment before
                         stop = min(int(blknos[hi - 1]) + 1, seg_first + seg_blocks)
-                        os.preadv(fd, [out[lo + skip:lo + skip + stop - start - skip]],
-                                  (start + skip - seg_first) * bs)
+                        os.preadv(fd, [out[lo + skip:lo + stop - start]], (start + skip - seg_first) * bs)
                 except OSError:
                     pass
                 finally:
