@@ -997,17 +997,17 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
 /*
  * Verdicts of the heap TIDs whose block is in the window lo..hi-1 (all cached, block b in slot b - lo), into
  * out[i], counted in counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The
- * first TID that needs a block since it was cached marks it (META_NEEDED); returns how many it marked, and lists
- * those whose page is bad in bad_blocks (*nbad of them). Each lookup is a cache miss, so the ones a few TIDs ahead
+ * first TID that needs a block since it was cached marks it (META_NEEDED), and a block whose page is bad is then
+ * listed in bad_blocks (*nbad of them), once per time it was cached. Each lookup is a cache miss, so the ones a few TIDs ahead
  * are prefetched, and counting is a second loop (in the first, each lookup would wait for the one before it,
  * through the counters).
  */
 #define TID_PREFETCH 16
-int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo,
-                         int64_t hi, const int8_t *states, int64_t stride, int32_t *meta, int8_t *out,
-                         int64_t *counts, int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
+void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo, int64_t hi,
+                      const int8_t *states, int64_t stride, int32_t *meta, int8_t *out, int64_t *counts,
+                      int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
 {
-    int64_t marked = 0, nb = 0;
+    int64_t nb = 0;
     for (int64_t i = 0; i < n; i++) {
         if (i + TID_PREFETCH < n) {
             const int64_t ahead = blk[i + TID_PREFETCH];
@@ -1022,7 +1022,6 @@ int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *
         const int32_t m = meta[s];
         if (!(m & META_NEEDED)) {
             meta[s] = m | META_NEEDED;
-            marked++;
             if (m & META_BAD) bad_blocks[nb++] = b;
         }
         if (!(m & META_SANE)) out[i] = H_BAD_PAGE;
@@ -1037,7 +1036,6 @@ int64_t pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *
     }
     for (int k = 0; k <= H_BAD_PAGE; k++) { counts[k] += c[k]; counts_dead[k] += cd[k]; }
     *nbad = nb;
-    return marked;
 }
 
 /* The distinct blocks in lo..hi-1 among blk[0..n), ascending, into out; returns how many. `bits` is a zeroed

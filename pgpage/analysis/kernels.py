@@ -124,7 +124,6 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_items.argtypes = [P, I64, I64, I64, P, P, I64, I64, P, P, P, P, P, P, I64, P, P, P, P, P, I64, P,
                                      I64, P, I64]
     cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P]
-    cdll.pgp_tid_verdicts.restype = I64
     cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, I64, P, P, P, P, P, P]
     cdll.pgp_walk_chain.restype = I64
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]

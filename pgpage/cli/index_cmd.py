@@ -40,6 +40,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
 
     info = IndexInfo(relation=t.context.relation)
     make_heap = None
+    table_blocks = 0
     if relation is not None:
         info = _index_info(relation, database)
         table = relation.table
@@ -53,6 +54,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
             tfork = table.forks["main"]
             findings.extend(f for f in tfork.findings if f.code.startswith("segment."))
             make_heap = partial(heap_tid_check, tfork, table.qualified_name)
+            table_blocks = tfork.end_block
     cp = ((cluster.control or {}).get("checkPointCopy") or {}) if cluster is not None else {}
     if relfork.first_block:
         findings.append(Finding("btree.meta.not_read", f"only blocks {relfork.first_block}..{nblocks - 1} were read"
@@ -62,8 +64,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
         jobs = jobs or default_jobs()
         # a table checked in windows: each range of the index reads every window its TIDs point into, so one
         # range per worker (fewer reads of the table) rather than several (better balance)
-        windowed = make_heap is not None and tfork.end_block > HEAP_CACHE_BLOCKS
-        ranges = block_ranges(relfork, jobs, per_job=1 if windowed else TASKS_PER_JOB)
+        ranges = block_ranges(relfork, jobs, per_job=1 if table_blocks > HEAP_CACHE_BLOCKS else TASKS_PER_JOB)
         report, scan_findings = scan_index(relfork.iter_chunks, nblocks, bs, major, info, make_heap,
                                            checksums=t.context.checksums, next_xid=cp.get("nextXid"),
                                            next_full_xid=cp.get("nextFullXid"), on_chunk=advance, keep_rows=show_map,
