@@ -66,8 +66,8 @@ def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | No
     """(all_visible, all_frozen) heap blocks according to the visibility map fork."""
     if vm is None:
         return None
+    from pgpage.decode.vector import count_set_bits
     from pgpage.decode.vmfsm import VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE
-    bits_set = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
     visible_bits, frozen_bits = (sum(flag << (2 * i) for i in range(4))
                                  for flag in (VISIBILITYMAP_ALL_VISIBLE, VISIBILITYMAP_ALL_FROZEN))
     visible = frozen = 0
@@ -80,8 +80,8 @@ def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | No
         maps = chunk[:, 24:].reshape(-1)[:-(-n // 4)].copy()  # the bytes of heap blocks start..start+n-1
         if n % 4:
             maps[-1] &= (1 << (2 * (n % 4))) - 1               # a last byte past the heap's end
-        visible += int(bits_set[maps & visible_bits].sum())
-        frozen += int(bits_set[maps & frozen_bits].sum())
+        visible += count_set_bits(maps & visible_bits)
+        frozen += count_set_bits(maps & frozen_bits)
     return visible, frozen
 
 

@@ -58,7 +58,7 @@ import numpy as np
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.page import PageContext, format_tid, maxalign
-from pgpage.decode.vector import decode_headers
+from pgpage.decode.vector import count_set_bits, decode_headers
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.findings import ERROR, WARNING, Finding
 
@@ -195,9 +195,6 @@ HEAP_CACHE_BLOCKS = 262_144  # table blocks whose line pointers HeapTidCheck kee
 READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
 RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all over it, gets the whole window read
 READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
-
-
-_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 
 
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -381,7 +378,7 @@ class HeapTidCheck:
         out.update({name: int(n) for name, n in zip(HEAP_STATES, self.counts)})
         out["from_dead_items"] = {name: int(n) for name, n in zip(HEAP_STATES, self.counts_dead_items) if n}
         out["bad_heap_pages"] = sorted(self.bad_pages)[:LIST_LIMIT]
-        out["heap_blocks_read"] = int(_POPCOUNT[self.needed].sum(dtype=np.int64))
+        out["heap_blocks_read"] = count_set_bits(self.needed)
         return out
 
 

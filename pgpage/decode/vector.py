@@ -93,6 +93,14 @@ class HeapChunk:
         return len(self.headers.lower)
 
 
+_BITS_SET = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+
+
+def count_set_bits(a: np.ndarray) -> int:
+    """The bits set in a uint8 array (a bitmap: VM bits, blocks seen)."""
+    return int(_BITS_SET[a].sum(dtype=np.int64))
+
+
 def decode_headers(chunk: np.ndarray) -> PageHeaders:
     t = "pg_page::page_header"
     col = lambda f: _column(chunk, t, f)  # noqa: E731
