@@ -58,7 +58,7 @@ import numpy as np
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.page import PageContext, format_tid, maxalign
-from pgpage.decode.vector import count_set_bits, decode_headers
+from pgpage.decode.vector import count_set_bits, decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.findings import ERROR, WARNING, Finding
 
@@ -343,7 +343,7 @@ class HeapTidCheck:
             missing = np.arange(lo, hi)[~self.cached[:hi - lo]]
         elif len(blocks) * READ_GAP > span:
             # dense TIDs: cache whole READ_GAP-block extents (the window is never emptied, so none is read twice)
-            extents = np.unique(missing // READ_GAP)
+            extents = sorted_unique(missing // READ_GAP)
             missing = (extents[:, None] * READ_GAP + np.arange(READ_GAP)).reshape(-1)
             missing = missing[(missing >= lo) & (missing < hi)]
             missing = missing[~self.cached[missing - lo]]
@@ -642,7 +642,7 @@ class BtreeScan:
             per_page = np.stack([np.ones(n, dtype=np.int64), used, cap, isleaf, used * isleaf, cap * isleaf,
                                  free * isleaf] + [col[f] for f in _LEVEL_ITEM_FIELDS], axis=1)[tree]
             lv = level[tree]
-            levels = np.unique(lv).tolist()
+            levels = sorted_unique(lv).tolist()
             for v in levels:  # mostly one per chunk
                 sums = (per_page if len(levels) == 1 else per_page[lv == v]).sum(axis=0).tolist()
                 acc = self._level(v)
@@ -1082,7 +1082,7 @@ class BtreeScan:
         n = self.nblocks
         blocks = np.arange(n)
         visited = np.zeros(n, dtype=bool)
-        for lv in np.unique(self.level[live]):
+        for lv in sorted_unique(self.level[live]):
             lv = int(lv)
             members = blocks[live & (self.level == lv)]
             leftmost = members[self.prev[members] == P_NONE]

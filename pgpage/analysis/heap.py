@@ -23,6 +23,7 @@ import numpy as np
 
 from pgpage.analysis.heapstats import ClogArray, HeapStats
 from pgpage.findings import ERROR, WARNING, Finding
+from pgpage.decode.vector import sorted_unique
 
 MAX_LISTED = 50          # findings of one code kept in full; the rest are only counted
 CHAIN_HISTOGRAM = 16     # chain lengths 1..15, and 16+ together
@@ -197,7 +198,7 @@ class HeapAnalysis:
         return out.page_out
 
     def _resolve_multis(self, multis: np.ndarray) -> None:
-        multis = np.unique(multis)
+        multis = sorted_unique(multis)
         xids = np.asarray(self.multi_update_xid(multis.astype(np.uint32)), dtype=np.int64)
         self._multi.update(zip(multis.tolist(), xids.tolist()))
         keys = np.array(sorted(self._multi), dtype=np.int64)
