@@ -567,3 +567,18 @@ def test_verify_refuses_a_file_that_is_not_a_relation(tmp_path):
     with pytest.raises(PgpageError) as e:
         verify_command(str(p), None, None, None, True, None, False)
     assert e.value.exit_code == 3
+
+
+@pytest.mark.parametrize("command", ["heap", "index", "page", "verify", "scan", "diff"])
+def test_a_path_that_does_not_exist_is_named(tmp_path, command):
+    """A mistyped path gets one line naming it and exit 3, whatever options come with it (not a complaint
+    about --db and --rel)."""
+    import subprocess
+    import sys
+    missing = tmp_path / "no" / "such"
+    args = {"diff": [str(missing), str(tmp_path)], "scan": [str(missing)],
+            "page": [str(missing), "--db", "postgres", "--rel", "pg_class", "--block", "0"]}.get(
+        command, [str(missing), "--db", "postgres", "--rel", "pg_class"])
+    p = subprocess.run([sys.executable, "-m", "pgpage", command, *args], capture_output=True, text=True)
+    assert p.returncode == 3, p.stderr
+    assert p.stderr.strip().splitlines() == [f"pgpage: {missing}: no such file or directory"]

@@ -11,6 +11,9 @@ def diff_command(before: str, after: str, db, rel, details: bool, show_all: bool
     from pgpage import snapshots
 
     b, a = Path(before), Path(after)
+    for p in (b, a):
+        if not p.exists():
+            raise PgpageError(f"{p}: no such file or directory", ExitCode.UNREADABLE)
     if b.is_dir() != a.is_dir():
         raise PgpageError("give two data directories or two relation files", ExitCode.USAGE)
     if b.is_dir():

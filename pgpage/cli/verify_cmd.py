@@ -129,6 +129,8 @@ def _plan(target: str, db: str | None, rel: str | None, fork: str | None, Verifi
                               ExitCode.USAGE)
         start.update(scope="database" if db else "cluster", database=db)
         return v, v.cluster_records(db), start
+    if not path.exists():
+        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
     if db or rel:
         raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
     return _plan_file(path, fork, Verification)

@@ -506,7 +506,8 @@ def open_data_directory(path: str | Path) -> DataDirectory:
     """Open a data directory, or refuse with one line if it is not one."""
     p = Path(path)
     if not p.is_dir():
-        raise PgpageError(f"{p}: not a directory", ExitCode.UNREADABLE)
+        raise PgpageError(f"{p}: {'not a directory' if p.exists() else 'no such file or directory'}",
+                          ExitCode.UNREADABLE)
     if not (p / "PG_VERSION").is_file() or not (p / "global").is_dir():
         raise PgpageError(f"{p}: not a PostgreSQL data directory (no PG_VERSION and global/)", ExitCode.UNREADABLE)
     return DataDirectory(p)

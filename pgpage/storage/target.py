@@ -54,9 +54,11 @@ def resolve_fork(target: str, db: str | None, rel: str | None, fork: str) -> For
         if not rel:
             raise PgpageError(f"{target} is a directory: name a relation with --rel (and --db)", ExitCode.USAGE)
         return open_data_directory(path).fork_target(db, rel, fork)
+    if not path.exists():
+        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
     if db or rel:
         raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
-    datadir = find_data_directory(path) if path.exists() else None
+    datadir = find_data_directory(path)
     checksums = relseg = block_size = cluster = None
     if datadir is not None:
         from pgpage.storage.datadir import DataDirectory
