@@ -339,13 +339,13 @@ def main() -> int:
                 results["pgpage"][key] = r
         # the heap analysis alone, in-process, after the relation was found through the catalogs: what --jobs
         # spreads over cores (the command adds interpreter start-up and the catalog read, ~0.3 s here)
-        results["heap_analysis"] = {}
-        for jobs in (1, 2):
-            walls = []
-            for _ in range(args.runs):
+        walls: dict[int, list[float]] = {1: [], 2: []}
+        for _ in range(args.runs):
+            for jobs in (1, 2):  # in turns, as the commands
                 out = run([sys.executable, "-c", ANALYSIS_SNIPPET, str(pgdata), str(jobs)]).stdout.split()
-                walls.append(float(out[0]))
-            results["heap_analysis"][jobs] = {"seconds": statistics.median(walls), "all_seconds": walls}
+                walls[jobs].append(float(out[0]))
+        results["heap_analysis"] = {jobs: {"seconds": statistics.median(w), "all_seconds": w}
+                                    for jobs, w in walls.items()}
         # the checksum kernel alone, in-process (no interpreter start-up): MB/s per core
         ck = []
         for _ in range(args.runs):
