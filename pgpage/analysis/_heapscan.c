@@ -1081,3 +1081,87 @@ int64_t pgp_walk_chain(const uint32_t *next, const uint8_t *live, const uint32_t
     }
     return len;
 }
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * Catalog rows (decode/catalog.py): where each attribute of each tuple lies, found as heap_deform_tuple
+ * (access/common/heaptuple.c) and decode/deform.py find it: a null bitmap bit clear is NULL; a varlena whose
+ * first byte is non-zero is not aligned (a 1-byte header); fixed widths add attlen, varlenas their VARSIZE_ANY,
+ * cstrings strlen + 1. A tuple in which deform.py would find anything to report (t_hoff outside the tuple, a
+ * short null bitmap, a datum running past the end, a length no server writes, attributes not ending where the
+ * tuple does), or that needs more than offsets (attributes past its natts, a TOAST pointer), gets ok = 0 and is
+ * left to deform.py. For the others: pos (tuple-relative; -1 for NULL) and len of every attribute.
+ */
+void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const int64_t *tlen, const int64_t *t_hoff,
+                const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen, const int64_t *attalign,
+                int64_t ncols, uint8_t *ok, int64_t *pos_out, int64_t *len_out)
+{
+    for (int64_t t = 0; t < ntup; t++) {
+        const uint8_t *d = base + start[t];
+        int64_t n = tlen[t], h = t_hoff[t], off = h;
+        int64_t *P = pos_out + t * ncols, *L = len_out + t * ncols;
+        int good = h >= 23 && h <= n && natts[t] == ncols;
+        for (int64_t i = 0; good && i < ncols; i++) {
+            int64_t a = attalign[i], pos, len;
+            if (hasnull[t]) {
+                if (23 + (i >> 3) >= h) {
+                    good = 0;
+                    break;
+                }
+                if (!(d[23 + (i >> 3)] & (1 << (i & 7)))) {
+                    P[i] = -1;
+                    L[i] = 0;
+                    continue;
+                }
+            }
+            if (attlen[i] == -1 && off < n && d[off] != 0)
+                pos = off;
+            else
+                pos = h + (((off - h) + a - 1) & ~(a - 1));
+            if (pos >= n) {
+                good = 0;
+                break;
+            }
+            if (attlen[i] > 0)
+                len = attlen[i];
+            else if (attlen[i] == -1) {
+                uint8_t b0 = d[pos];
+                if (b0 == 0x01) { /* VARATT_IS_1B_E: a TOAST pointer */
+                    good = 0;
+                    break;
+                }
+                if (b0 & 0x01)
+                    len = b0 >> 1;
+                else {
+                    if (n - pos < 4) {
+                        good = 0;
+                        break;
+                    }
+                    len = (int64_t)((d[pos] | (uint32_t)d[pos + 1] << 8 | (uint32_t)d[pos + 2] << 16 |
+                                     (uint32_t)d[pos + 3] << 24) >> 2);
+                    if (len < ((b0 & 0x03) == 0x02 ? 8 : 4)) {
+                        good = 0;
+                        break;
+                    }
+                }
+            } else if (attlen[i] == -2) {
+                const uint8_t *nul = memchr(d + pos, 0, (size_t)(n - pos));
+                if (nul == NULL) {
+                    good = 0;
+                    break;
+                }
+                len = nul - (d + pos) + 1;
+            } else {
+                good = 0;
+                break;
+            }
+            if (pos + len > n) {
+                good = 0;
+                break;
+            }
+            P[i] = pos;
+            L[i] = len;
+            off = pos + len;
+        }
+        ok[t] = good && off == n;
+    }
+}

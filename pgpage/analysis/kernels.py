@@ -129,6 +129,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
     cdll.pgp_unique_blocks.restype = I64
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
+    cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
     return cdll
 
 
@@ -252,6 +253,21 @@ def checksum_pages(words: np.ndarray, blknos: np.ndarray, checksum_word: int, ch
 
 def _i64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def deform_offsets(chunk: np.ndarray, start, length, t_hoff, natts, hasnull, attlen: np.ndarray,
+                   attalign: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``pgp_deform`` over tuples of ``chunk`` (uint8, C-contiguous; each tuple ``length`` bytes from byte
+    ``start`` of the flat chunk): (ok, pos, len), the last two of shape (tuples, columns); where ok is False,
+    deform.py must walk the tuple."""
+    start, length, t_hoff, natts = _i64(start), _i64(length), _i64(t_hoff), _i64(natts)
+    hasnull = np.ascontiguousarray(hasnull, dtype=np.uint8)
+    n, ncols = len(start), len(attlen)
+    ok = np.zeros(n, dtype=np.uint8)
+    pos, lens = np.empty((n, ncols), dtype=np.int64), np.empty((n, ncols), dtype=np.int64)
+    lib().pgp_deform(_p(chunk), n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull), _p(attlen),
+                     _p(attalign), ncols, _p(ok), _p(pos), _p(lens))
+    return ok.astype(bool), pos, lens
 
 
 def clog_states(xids, clog) -> np.ndarray:

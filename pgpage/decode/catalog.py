@@ -14,6 +14,7 @@ import numpy as np
 
 from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN,
                                        ClogArray, xmax_states, xmin_states)
+from pgpage.decode.datum import ATTALIGN_BYTES, decode_datum
 from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
 from pgpage.decode.flags import HEAP_HASNULL, HEAP_NATTS_MASK, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
@@ -44,8 +45,10 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
     (pg_attribute's attrelid: one relation's rows out of thousands). Rows are dicts of decoded column
     values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and ``_tid``.
     """
+    from pgpage.analysis import kernels
     scan = CatalogScan(catalog)
     cols = list(columns) if columns is not None else [Attribute.from_column(c) for c in catalog_columns(catalog, major)]
+    shape = _Shape(cols, wanted)
     oid_in_header = catalog_has_oid_system_column(catalog, major)
     candidates: dict[object, list[tuple[int, dict]]] = {}
     for first, chunk in chunks:
@@ -67,13 +70,19 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
         infomask = tups.t_infomask[sel].astype(np.int64)
         xmin_st, _ = xmin_states(infomask, tups.t_xmin[sel].astype(np.int64), clog)
         xmax_st, _ = xmax_states(infomask, tups.t_xmax[sel].astype(np.int64), clog)
-        for k, smin, smax in zip(sel.tolist(), xmin_st.tolist(), xmax_st.tolist()):
+        its = tups.item[sel]
+        fast, pos, lens = kernels.deform_offsets(
+            np.ascontiguousarray(chunk), items.page[its].astype(np.int64) * chunk.shape[1] + items.off[its],
+            items.len[its], tups.t_hoff[sel], tups.t_infomask2[sel] & HEAP_NATTS_MASK,
+            (infomask & HEAP_HASNULL) != 0, shape.attlen, shape.attalign)
+        for j, (k, smin, smax) in enumerate(zip(sel.tolist(), xmin_st.tolist(), xmax_st.tolist())):
             it = int(tups.item[k])
             page, off, length = int(items.page[it]), int(items.off[it]), int(items.len[it])
             blkno, n = first + page, int(items.lp[it])
             data = chunk[page, off:off + length].tobytes()
             row, rank = _visible_row(data, int(tups.t_hoff[k]), int(tups.t_infomask[k]), int(tups.t_infomask2[k]),
-                                     smin, smax, cols, major, oid_in_header, scan, relation, blkno, n, wanted)
+                                     smin, smax, shape, major, oid_in_header, scan, relation, blkno, n,
+                                     (pos[j], lens[j]) if fast[j] else None)
             if row is not None:
                 row["_tid"] = f"({blkno},{n})"
                 candidates.setdefault(row.get(key, row["_tid"]), []).append((rank, row))
@@ -100,9 +109,23 @@ def _first_oid(chunk: np.ndarray, items, tups) -> np.ndarray:
     return np.where(inside, word.sum(axis=1), -1)
 
 
-def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_st: int, xmax_st: int, cols, major,
-                 oid_in_header, scan, relation, blkno, n, wanted):
-    """(row, rank) of a tuple a new snapshot would see, else (None, None).
+class _Shape:
+    """A catalog's columns as ``kernels.deform_offsets`` takes them, and the ones a row keeps."""
+
+    def __init__(self, cols: list[Attribute], wanted: set[str] | None):
+        self.cols = cols
+        self.wanted = wanted
+        self.attlen = np.array([c.attlen for c in cols], dtype=np.int64)
+        self.attalign = np.array([ATTALIGN_BYTES.get(c.attalign, 1) for c in cols], dtype=np.int64)
+        self.kept = [(i, c) for i, c in enumerate(cols)
+                     if not c.attisdropped and (wanted is None or c.name in wanted)]
+
+
+def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_st: int, xmax_st: int,
+                 shape: _Shape, major, oid_in_header, scan, relation, blkno, n, offsets):
+    """(row, rank) of a tuple a new snapshot would see, else (None, None). ``offsets``: (pos, len) of its
+    attributes from ``kernels.deform_offsets`` when that found nothing to report, else None (``deform_tuple``
+    walks it, with its findings).
 
     Rank orders versions of one key when pg_xact cannot decide: a hinted, settled version
     outranks one whose fate is unknown.
@@ -114,15 +137,21 @@ def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_s
         rank -= 1
     if xmin_st == ST_UNKNOWN:
         scan.undecided += 1
-    null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
-    deformed = deform_tuple(data, t_hoff, infomask2 & HEAP_NATTS_MASK, cols, null_bitmap=null_bitmap)
-    for f in deformed.findings:
-        scan.findings.append(Finding(f.code, f"{scan.catalog} {f.message}", f.severity, relation=relation,
-                                     block=blkno, item=n))
-    if not deformed.ok:
-        return None, None
-    row = {a.name: decode_attr(a, major=major) for a in deformed.attrs
-           if not a.dropped and (wanted is None or a.name in wanted)}
+    if offsets is not None:
+        pos, lens = offsets
+        row = {c.name: None if pos[i] < 0 else decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major,
+                                                             attlen=c.attlen)
+               for i, c in shape.kept}
+    else:
+        null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
+        deformed = deform_tuple(data, t_hoff, infomask2 & HEAP_NATTS_MASK, shape.cols, null_bitmap=null_bitmap)
+        for f in deformed.findings:
+            scan.findings.append(Finding(f.code, f"{scan.catalog} {f.message}", f.severity, relation=relation,
+                                         block=blkno, item=n))
+        if not deformed.ok:
+            return None, None
+        row = {a.name: decode_attr(a, major=major) for a in deformed.attrs
+               if not a.dropped and (shape.wanted is None or a.name in shape.wanted)}
     if oid_in_header:
         row = {"oid": heap_oid_old(data, t_hoff, infomask), **row}
     return row, rank

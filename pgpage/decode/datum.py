@@ -938,7 +938,7 @@ def _maxalign(n: int) -> int:
     return (n + 7) & ~7
 
 
-_ALIGN = {"c": 1, "s": 2, "i": 4, "d": 8}
+ATTALIGN_BYTES = {"c": 1, "s": 2, "i": 4, "d": 8}  # pg_type.typalign / attalign
 
 
 def split_array(payload: bytes, elem_len: int | None = None, elem_align: str | None = None):
@@ -995,7 +995,7 @@ def split_array(payload: bytes, elem_len: int | None = None, elem_align: str | N
         off = dataoffset
     else:
         off = _maxalign(hdr)
-    align = _ALIGN.get(elem_align, 1)
+    align = ATTALIGN_BYTES.get(elem_align, 1)
     items: list = []
     for i in range(nitems):
         if bitmap is not None and not (bitmap[i >> 3] & (1 << (i & 7))):

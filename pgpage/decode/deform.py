@@ -31,14 +31,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from pgpage.decode import datum as _datum
-from pgpage.decode.datum import DatumError, Varlena, parse_varlena, split_array, varlena_payload
+from pgpage.decode.datum import ATTALIGN_BYTES, DatumError, Varlena, parse_varlena, split_array, varlena_payload
 from pgpage.decode.flags import HEAP_HASOID_OLD
 from pgpage.findings import ERROR, WARNING, Finding
 
 MAX_TUPLE_ATTRIBUTE_NUMBER = 1664          # MaxTupleAttributeNumber (htup_details.h)
 SIZEOF_HEAP_TUPLE_HEADER = 23              # offsetof(HeapTupleHeaderData, t_bits)
-
-_ALIGN = {"c": 1, "s": 2, "i": 4, "d": 8}
 
 # Attribute statuses.
 VALUE = "value"        # stored in the tuple: ``raw`` holds its bytes
@@ -250,7 +248,7 @@ def deform_tuple(tuple_data: bytes, t_hoff: int, natts: int, attrs: Sequence[Any
                 continue
 
         attlen = att.attlen
-        align = _ALIGN.get(att.attalign, 1)
+        align = ATTALIGN_BYTES.get(att.attalign, 1)
         rel = off - t_hoff                          # PostgreSQL aligns the data-relative offset
         if attlen == -1 and off < n and data[off] != 0:
             pos = off                               # 1-byte header or TOAST pointer: unaligned

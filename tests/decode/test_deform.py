@@ -483,6 +483,52 @@ def test_mutated_tuples_never_escape(tables):
     assert errors > 100
 
 
+def _compiled(data: bytes, hoff: int, natts: int, hasnull: bool, attrs):
+    """kernels.deform_offsets on one tuple: (ok, pos, len)."""
+    import numpy as np
+    from pgpage.analysis import kernels
+    from pgpage.decode.datum import ATTALIGN_BYTES
+    ok, pos, lens = kernels.deform_offsets(
+        np.frombuffer(data, dtype=np.uint8).copy() if data else np.zeros(1, dtype=np.uint8), [0], [len(data)],
+        [hoff], [natts], [hasnull], np.array([a.attlen for a in attrs], dtype=np.int64),
+        np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in attrs], dtype=np.int64))
+    return bool(ok[0]), pos[0].tolist(), lens[0].tolist()
+
+
+def test_compiled_offsets_agree_with_deform(tables):
+    """The compiled walk the catalog reader takes (kernels.deform_offsets) puts every attribute where
+    deform_tuple does, on every tuple of the user tables and the catalogs (every alignment, NULLs, short,
+    long, compressed and TOAST-pointer varlenas, dropped and missing columns) and on each of them cut short
+    or given a wrong t_hoff; it refuses a tuple only where deform_tuple reports something or a column needs
+    more than an offset (a TOAST pointer, a missing value), and never accepts one deform_tuple reports on."""
+    from pgpage.decode.datum import EXTERNAL
+    conn = tables.conn
+    cases = []
+    for rel in ("t_align", "t_storage", "t_drop", "t_wide", "pg_class", "pg_attribute", "pg_type"):
+        relid = conn.execute("SELECT %s::regclass::oid", (rel,)).fetchone()[0]
+        attrs = catalog_attributes(tables, relid)
+        for k, t in enumerate(rel_tuples(conn, rel)):
+            hasnull = bool(t.infomask & HEAP_HASNULL)
+            cases.append((t.data, t.hoff, t.natts, hasnull, attrs))
+            if k < 150:
+                cases += [(t.data[:cut], t.hoff, t.natts, hasnull, attrs) for cut in range(t.hoff, len(t.data), 5)]
+                cases.append((t.data, t.hoff + 8, t.natts, hasnull, attrs))
+    accepted = refused_clean = 0
+    for data, hoff, natts, hasnull, attrs in cases:
+        ok, pos, lens = _compiled(data, hoff, natts, hasnull, attrs)
+        d = deform_tuple(data, hoff, natts, attrs, null_bitmap=data[23:hoff] if hasnull else None)
+        if ok:
+            accepted += 1
+            assert not d.findings and all(a.status in (VALUE, NULL) for a in d.attrs)
+            assert pos == [a.offset if a.status == VALUE else -1 for a in d.attrs]
+            assert [n for n, p in zip(lens, pos) if p >= 0] == [len(a.raw) for a in d.attrs if a.status == VALUE]
+        elif not d.findings:
+            refused_clean += 1
+            assert any(a.status == MISSING or (a.varlena is not None and a.varlena.kind == EXTERNAL)
+                       for a in d.attrs)
+    assert accepted > 2000 and refused_clean > 10 and len(cases) - accepted > 2000
+
+
 def test_random_bytes_hypothesis(tables):
     import hypothesis
     from hypothesis import given, settings, strategies as st

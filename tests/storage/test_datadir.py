@@ -145,3 +145,45 @@ def test_catalog_page_with_a_bad_header_is_a_finding_and_the_other_pages_still_r
     on_block = {oid for oid, row in before.items() if row["_tid"].startswith(f"({block},")}
     assert victim.oid in on_block and after.keys() == before.keys() - on_block
     assert all(after[oid]["relfilenode"] == before[oid]["relfilenode"] for oid in after)
+
+
+def _catalog_reads(major: int) -> tuple:
+    """Everything the catalogs give a data directory: databases, tablespaces, each database's rows of pg_class,
+    pg_namespace, pg_am, pg_index, the pg_attribute rows of its relations, and every finding on the way."""
+    cluster = open_data_directory(data_dir(major))
+    out = [[d.row for d in cluster.databases()], cluster.tablespaces]
+    for db in cluster.databases():
+        if not db.path.is_dir():
+            continue
+        rows = db.catalog_rows
+        out.append(rows)
+        out.append([db.attributes(r["oid"]) for r in rows["pg_class"]])
+        out.append([f.to_json() for f in db.findings])
+    out.append([f.to_json() for f in cluster.findings])
+    return out
+
+
+def test_catalog_rows_are_the_same_without_the_compiled_offsets(major, monkeypatch):
+    """decode/catalog.py takes the attributes of most rows from kernels.deform_offsets and walks the others with
+    deform_tuple: the rows, in order, and the findings are exactly those deform_tuple alone gives, and the
+    compiled path did carry most rows."""
+    from pgpage.analysis import kernels
+    real = kernels.deform_offsets
+    carried = [0, 0]
+
+    def counted(*a):
+        ok, pos, lens = real(*a)
+        carried[0] += int(ok.sum())
+        carried[1] += len(ok)
+        return ok, pos, lens
+
+    monkeypatch.setattr(kernels, "deform_offsets", counted)
+    fast = _catalog_reads(major)
+    assert carried[1] > 1000 and carried[0] > 0.95 * carried[1], carried
+
+    def refused(*a):
+        ok, pos, lens = real(*a)
+        return ok & False, pos, lens
+
+    monkeypatch.setattr(kernels, "deform_offsets", refused)
+    assert _catalog_reads(major) == fast
