@@ -14,7 +14,7 @@ import numpy as np
 
 from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN,
                                        ClogArray, xmax_states, xmin_states)
-from pgpage.decode.datum import ATTALIGN_BYTES, decode_datum
+from pgpage.decode.datum import ATTALIGN_BYTES, decode_datum, decode_fixed_column
 from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
 from pgpage.decode.flags import HEAP_HASNULL, HEAP_NATTS_MASK, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
@@ -71,10 +71,13 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
         xmin_st, _ = xmin_states(infomask, tups.t_xmin[sel].astype(np.int64), clog)
         xmax_st, _ = xmax_states(infomask, tups.t_xmax[sel].astype(np.int64), clog)
         its = tups.item[sel]
-        fast, pos, lens = kernels.deform_offsets(
-            np.ascontiguousarray(chunk), items.page[its].astype(np.int64) * chunk.shape[1] + items.off[its],
-            items.len[its], tups.t_hoff[sel], tups.t_infomask2[sel] & HEAP_NATTS_MASK,
-            (infomask & HEAP_HASNULL) != 0, shape.attlen, shape.attalign)
+        chunk = np.ascontiguousarray(chunk)
+        starts = items.page[its].astype(np.int64) * chunk.shape[1] + items.off[its]
+        fast, pos, lens = kernels.deform_offsets(chunk, starts, items.len[its], tups.t_hoff[sel],
+                                                 tups.t_infomask2[sel] & HEAP_NATTS_MASK,
+                                                 (infomask & HEAP_HASNULL) != 0, shape.attlen, shape.attalign)
+        fast &= ~np.isin(xmin_st, (ST_ABORTED, ST_IN_PROGRESS)) & (xmax_st != ST_COMMITTED)  # versions kept
+        columns = shape.fixed_columns(chunk.reshape(-1), starts, fast, pos, major)
         for j, (k, smin, smax) in enumerate(zip(sel.tolist(), xmin_st.tolist(), xmax_st.tolist())):
             it = int(tups.item[k])
             page, off, length = int(items.page[it]), int(items.off[it]), int(items.len[it])
@@ -82,7 +85,7 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
             data = chunk[page, off:off + length].tobytes()
             row, rank = _visible_row(data, int(tups.t_hoff[k]), int(tups.t_infomask[k]), int(tups.t_infomask2[k]),
                                      smin, smax, shape, major, oid_in_header, scan, relation, blkno, n,
-                                     (pos[j], lens[j]) if fast[j] else None)
+                                     (j, pos[j], lens[j], columns) if fast[j] else None)
             if row is not None:
                 row["_tid"] = f"({blkno},{n})"
                 candidates.setdefault(row.get(key, row["_tid"]), []).append((rank, row))
@@ -120,12 +123,32 @@ class _Shape:
         self.kept = [(i, c) for i, c in enumerate(cols)
                      if not c.attisdropped and (wanted is None or c.name in wanted)]
 
+    def fixed_columns(self, flat: np.ndarray, starts: np.ndarray, fast: np.ndarray, pos: np.ndarray,
+                      major) -> dict[int, list]:
+        """{column index: value per tuple} for the kept fixed-width columns ``datum.decode_fixed_column``
+        decodes, over the ``fast`` tuples (tuple j starts at ``flat[starts[j]]``; ``pos`` as deform_offsets
+        gives it); an entry for a NULL or another tuple is None."""
+        out = {}
+        for i, c in self.kept:
+            if c.attlen <= 0:
+                continue
+            rows = np.flatnonzero(fast & (pos[:, i] >= 0))
+            at = starts[rows] + pos[rows, i]
+            values = decode_fixed_column(c.typid, flat[at[:, None] + np.arange(c.attlen)], major=major)
+            if values is None:
+                continue
+            column = [None] * len(fast)
+            for r, v in zip(rows.tolist(), values):
+                column[r] = v
+            out[i] = column
+        return out
+
 
 def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_st: int, xmax_st: int,
                  shape: _Shape, major, oid_in_header, scan, relation, blkno, n, offsets):
-    """(row, rank) of a tuple a new snapshot would see, else (None, None). ``offsets``: (pos, len) of its
-    attributes from ``kernels.deform_offsets`` when that found nothing to report, else None (``deform_tuple``
-    walks it, with its findings).
+    """(row, rank) of a tuple a new snapshot would see, else (None, None). ``offsets``: when
+    ``kernels.deform_offsets`` found nothing to report in it, (its index j in the chunk's tuples, the pos and
+    len of its attributes, ``_Shape.fixed_columns``), else None (``deform_tuple`` walks it, with its findings).
 
     Rank orders versions of one key when pg_xact cannot decide: a hinted, settled version
     outranks one whose fate is unknown.
@@ -138,9 +161,9 @@ def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_s
     if xmin_st == ST_UNKNOWN:
         scan.undecided += 1
     if offsets is not None:
-        pos, lens = offsets
-        row = {c.name: None if pos[i] < 0 else decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major,
-                                                             attlen=c.attlen)
+        j, pos, lens, columns = offsets
+        row = {c.name: columns[i][j] if i in columns else None if pos[i] < 0 else
+               decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major, attlen=c.attlen)
                for i, c in shape.kept}
     else:
         null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None

@@ -588,6 +588,29 @@ def _decode_fixed(typid: int, raw: bytes, *, major, encoding):
     return Undecoded(typid, raw.hex(), "type not decoded")
 
 
+def decode_fixed_column(typid: int, raw, *, major: int | None = None, encoding: str = "utf-8") -> list | None:
+    """``decode_datum`` of every row of ``raw`` (uint8 array, shape (n, typlen)), each one value of the
+    fixed-width type ``typid``: the same values, decoded a column at a time, for the integer, oid, bool, char
+    and name types catalogs are made of (how the catalog reader keeps up with tens of thousands of rows);
+    None for any other type."""
+    import numpy as np
+    info = TYPES.get(typid)
+    if info is None or raw.ndim != 2 or raw.shape[1] != info.typlen:
+        return None
+    fmt = _FIXED_FORMATS.get(typid)
+    if fmt is not None and typid not in (700, 701):
+        return np.ascontiguousarray(raw).view(np.dtype(fmt)).reshape(-1).tolist()
+    if typid == 16:
+        return [b == 1 if b <= 1 else _decode_fixed(16, bytes([b]), major=major, encoding=encoding)
+                for b in raw[:, 0].tolist()]
+    if typid == 18:
+        return [_char_value(b, major) for b in raw[:, 0].tolist()]
+    if typid == 19:
+        flat, width = raw.tobytes(), info.typlen
+        return [_decode_text(flat[i:i + width].split(b"\0", 1)[0], encoding) for i in range(0, len(flat), width)]
+    return None
+
+
 def _char_value(b: int, major) -> str:
     # charout: NUL is the empty string. A byte >= 0x80 is written \ooo (octal), as charout does
     # from 15 on; before 15 the server wrote the raw byte, which is no character by itself.
