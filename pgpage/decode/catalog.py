@@ -78,14 +78,15 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
                                                  (infomask & HEAP_HASNULL) != 0, shape.attlen, shape.attalign)
         fast &= ~np.isin(xmin_st, (ST_ABORTED, ST_IN_PROGRESS)) & (xmax_st != ST_COMMITTED)  # versions kept
         columns = shape.fixed_columns(chunk.reshape(-1), starts, fast, pos, major)
-        for j, (k, smin, smax) in enumerate(zip(sel.tolist(), xmin_st.tolist(), xmax_st.tolist())):
-            it = int(tups.item[k])
-            page, off, length = int(items.page[it]), int(items.off[it]), int(items.len[it])
-            blkno, n = first + page, int(items.lp[it])
-            data = chunk[page, off:off + length].tobytes()
-            row, rank = _visible_row(data, int(tups.t_hoff[k]), int(tups.t_infomask[k]), int(tups.t_infomask2[k]),
-                                     smin, smax, shape, major, oid_in_header, scan, relation, blkno, n,
-                                     (j, pos[j], lens[j], columns) if fast[j] else None)
+        flat = chunk.reshape(-1)
+        per_tuple = zip(starts.tolist(), items.len[its].tolist(), items.page[its].tolist(), items.lp[its].tolist(),
+                        tups.t_hoff[sel].tolist(), tups.t_infomask[sel].tolist(), tups.t_infomask2[sel].tolist(),
+                        xmin_st.tolist(), xmax_st.tolist(), fast.tolist())
+        for j, (start, length, page, n, t_hoff, t_infomask, t_infomask2, smin, smax, is_fast) in enumerate(per_tuple):
+            blkno = first + page
+            row, rank = _visible_row(flat[start:start + length].tobytes(), t_hoff, t_infomask, t_infomask2, smin,
+                                     smax, shape, major, oid_in_header, scan, relation, blkno, n,
+                                     (j, pos[j].tolist(), lens[j].tolist(), columns) if is_fast else None)
             if row is not None:
                 row["_tid"] = f"({blkno},{n})"
                 candidates.setdefault(row.get(key, row["_tid"]), []).append((rank, row))
