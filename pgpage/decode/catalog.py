@@ -76,13 +76,18 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
         fast, pos, lens = kernels.deform_offsets(chunk, starts, items.len[its], tups.t_hoff[sel],
                                                  tups.t_infomask2[sel] & HEAP_NATTS_MASK,
                                                  (infomask & HEAP_HASNULL) != 0, shape.attlen, shape.attalign)
-        fast &= ~np.isin(xmin_st, (ST_ABORTED, ST_IN_PROGRESS)) & (xmax_st != ST_COMMITTED)  # versions kept
-        columns = shape.fixed_columns(chunk.reshape(-1), starts, fast, pos, major)
+        # a version a new snapshot sees: its inserter did not abort and is not running, its deleter did not commit
+        seen = ~np.isin(xmin_st, (ST_ABORTED, ST_IN_PROGRESS)) & (xmax_st != ST_COMMITTED)
+        fast &= seen
         flat = chunk.reshape(-1)
+        columns = shape.fixed_columns(flat, starts, fast, pos, major)
         per_tuple = zip(starts.tolist(), items.len[its].tolist(), items.page[its].tolist(), items.lp[its].tolist(),
                         tups.t_hoff[sel].tolist(), tups.t_infomask[sel].tolist(), tups.t_infomask2[sel].tolist(),
-                        xmin_st.tolist(), xmax_st.tolist(), fast.tolist())
-        for j, (start, length, page, n, t_hoff, t_infomask, t_infomask2, smin, smax, is_fast) in enumerate(per_tuple):
+                        xmin_st.tolist(), xmax_st.tolist(), seen.tolist(), fast.tolist())
+        for j, (start, length, page, n, t_hoff, t_infomask, t_infomask2, smin, smax, is_seen, is_fast) in \
+                enumerate(per_tuple):
+            if not is_seen:
+                continue
             blkno = first + page
             row, rank = _visible_row(flat[start:start + length].tobytes(), t_hoff, t_infomask, t_infomask2, smin,
                                      smax, shape, major, oid_in_header, scan, relation, blkno, n,
@@ -147,15 +152,13 @@ class _Shape:
 
 def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_st: int, xmax_st: int,
                  shape: _Shape, major, oid_in_header, scan, relation, blkno, n, offsets):
-    """(row, rank) of a tuple a new snapshot would see, else (None, None). ``offsets``: when
+    """(row, rank) of a tuple a new snapshot sees, or (None, None) if it cannot be read. ``offsets``: when
     ``kernels.deform_offsets`` found nothing to report in it, (its index j in the chunk's tuples, the pos and
     len of its attributes, ``_Shape.fixed_columns``), else None (``deform_tuple`` walks it, with its findings).
 
     Rank orders versions of one key when pg_xact cannot decide: a hinted, settled version
     outranks one whose fate is unknown.
     """
-    if xmin_st in (ST_ABORTED, ST_IN_PROGRESS) or xmax_st == ST_COMMITTED:
-        return None, None
     rank = (xmin_st != ST_UNKNOWN) + (xmax_st in (ST_INVALID, ST_LOCK_ONLY, ST_ABORTED))
     if xmax_st in (ST_UNKNOWN, ST_IN_PROGRESS):
         rank -= 1
@@ -163,8 +166,9 @@ def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_s
         scan.undecided += 1
     if offsets is not None:
         j, pos, lens, columns = offsets
-        row = {c.name: columns[i][j] if i in columns else None if pos[i] < 0 else
-               decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major, attlen=c.attlen)
+        row = {c.name: columns[i][j] if i in columns else (
+                   None if pos[i] < 0 else decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major,
+                                                        attlen=c.attlen))
                for i, c in shape.kept}
     else:
         null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
