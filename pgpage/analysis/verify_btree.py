@@ -130,8 +130,7 @@ class BtreeVerifier:
         valid = pc.valid & (h.special.astype(np.int64) == size - BT_OPAQUE_SIZE)
         col = lambda off, dt: np.ascontiguousarray(chunk[:, size - BT_OPAQUE_SIZE + off:  # noqa: E731
                                                          size - BT_OPAQUE_SIZE + off + np.dtype(dt).itemsize]).view(dt).reshape(-1)
-        prev, nxt, level = col(0, "<u4"), col(4, "<u4"), col(8, "<u4")
-        flags, cycle = col(12, "<u2"), col(14, "<u2")
+        nxt, flags, cycle = col(4, "<u4"), col(12, "<u2"), col(14, "<u2")  # btpo_next, btpo_flags, btpo_cycleid
         fl = flags.astype(np.int64)
         if first == 0 and n:
             out += self._metapage(chunk[0], bool(valid[0]), int(fl[0]))
