@@ -152,7 +152,7 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
         "toast": rel.toast.qualified_name if rel.toast else None,
         "toast_of": rel.toast_parent.qualified_name if rel.toast_parent else None,
     }
-    findings: list[Finding] = [f for fork in forks.values() for f in fork.findings]
+    findings: list[Finding] = [f for fork in forks.values() for f in (*fork.findings, *fork.size_changes())]
     checksums = bool(cluster.checksums)
     health: dict = {"checksum_failures": 0 if checksums else None}  # None: checksums off, nothing to compare
     for name in forks:
@@ -379,7 +379,8 @@ def heap_report(cluster: DataDirectory | None, main: RelationFork, vm: RelationF
 
 def _heap_result(analysis, main: RelationFork, vm: RelationFork | None, fsm: RelationFork | None, relation: str,
                  fillfactor: int, cluster: DataDirectory | None) -> dict:
-    findings: list[Finding] = list(main.findings)
+    findings: list[Finding] = [*main.findings, *(f for fork in (main, vm, fsm) if fork is not None
+                                                 for f in fork.size_changes())]
     if cluster is None:
         findings.append(Finding("heap.xact.unavailable", "no data directory around this file, so no pg_xact:"
                                 " commit status comes from hint bits alone; unhinted tuples are counted live"

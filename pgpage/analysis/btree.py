@@ -309,7 +309,9 @@ class HeapTidCheck:
         blocks = kernels.unique_blocks(hblk, lo, hi, self._bits)
         if len(blocks):
             self._load(blocks)
-            np.bitwise_or.at(self.needed, blocks >> 3, (1 << (blocks & 7)).astype(np.uint8))
+            byte = blocks >> 3  # sorted: each byte's bits OR-ed together, then set at once (ufunc.at is slow)
+            starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
+            self.needed[byte[starts]] |= np.bitwise_or.reduceat((1 << (blocks & 7)).astype(np.uint8), starts)
             bad = kernels.tid_verdicts(hblk, hoff, idead, lo, hi, self, state, self.counts, self.counts_dead_items)
             self.bad_pages.update(bad.tolist())
         if self.index_pass:

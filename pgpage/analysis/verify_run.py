@@ -316,6 +316,8 @@ class Verification:
             for first, chunk in fork.iter_chunks():
                 yield from verify_generic_chunk(chunk, first, ctx)
                 self._count(chunk)
+        for f in fork.size_changes():  # a live server truncating or extending the fork while it was read
+            yield dataclasses.replace(f, relation=s.label)
 
     def _count(self, chunk) -> None:
         self.totals.blocks += chunk.shape[0]

@@ -41,6 +41,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
     info = IndexInfo(relation=t.context.relation)
     make_heap = None
     table_blocks = 0
+    tfork = None  # the table's main fork, when its TIDs are checked
     if relation is not None:
         info = _index_info(relation, database)
         table = relation.table
@@ -70,6 +71,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
                                            next_full_xid=cp.get("nextFullXid"), on_chunk=advance, keep_rows=show_map,
                                            ranges=ranges, jobs=jobs)
     findings.extend(scan_findings)
+    findings.extend(f for fork in (relfork, tfork) if fork is not None for f in fork.size_changes())
 
     doc = {
         "schema": "pgpage.index/1", "file": t.label, "relation": info.relation, "table": info.table,

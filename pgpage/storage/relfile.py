@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
+from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
 
 DEFAULT_BLCKSZ = 8192
 DEFAULT_RELSEG_SIZE = 131072  # blocks per segment at 8 KiB: 1 GiB
@@ -185,14 +185,46 @@ class RelationFork:
                 f.seek((lo - seg_first) * self.block_size)
                 blk = lo
                 while blk < hi:
-                    n = min(chunk_blocks, hi - blk)
-                    view = memoryview(buf)[: n * self.block_size]
-                    got = f.readinto(view)
+                    want = min(chunk_blocks, hi - blk) * self.block_size
+                    got = f.readinto(memoryview(buf)[:want])
                     n = got // self.block_size
-                    if n == 0:
-                        break  # the file shrank under us (a live server truncating)
-                    yield blk, np.frombuffer(buf, dtype=np.uint8, count=n * self.block_size).reshape(n, self.block_size)
+                    if n:
+                        yield blk, np.frombuffer(buf, dtype=np.uint8, count=n * self.block_size).reshape(
+                            n, self.block_size)
+                    if got < want:
+                        break  # the file shrank under us (a live server truncating): see size_changes
                     blk += n
+
+    def size_changes(self) -> list[Finding]:
+        """Segments whose size differs from the one listed when the fork was opened: a live server truncated
+        (VACUUM) or extended the relation while it was read. Blocks past a shrunk end may be missing from what
+        was read; blocks added are not in it. (Called after a pass; a file that shrank and grew back between
+        two looks goes unseen.)"""
+        out = []
+        segments = list(self.segments)
+        if self.only_segno is None and segments and segments[-1][2] == self.relseg_size * self.block_size:
+            nxt = segments[-1][0] + 1
+            segments.append((nxt, self.segment_path(nxt), 0))  # a full last segment may have been followed
+        for segno, path, size in segments:
+            try:
+                now = path.stat().st_size
+            except OSError:
+                now = 0
+            first = segno * self.relseg_size
+            if now < size:
+                out.append(Finding(
+                    "segment.shrank", f"{path.name} shrank from {size} to {now} bytes while it was read (a server"
+                    f" truncating the relation): blocks {first + now // self.block_size}.."
+                    f"{first + size // self.block_size - 1} may be missing from the figures",
+                    severity=WARNING, relation=self.name, fork=self.fork, block=first + now // self.block_size,
+                    expected=size, actual=now))
+            elif now > size:
+                out.append(Finding(
+                    "segment.grew", f"{path.name} grew from {size} to {now} bytes while it was read (a server"
+                    f" extending the relation): blocks from {first + size // self.block_size} on are not in the"
+                    " figures", severity=INFO, relation=self.name, fork=self.fork,
+                    block=first + size // self.block_size, expected=size, actual=now))
+        return out
 
     def block_reader(self) -> Callable[[np.ndarray], np.ndarray]:
         """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call. Each

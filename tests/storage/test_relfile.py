@@ -49,3 +49,66 @@ def test_blocks_missing_from_a_short_segment_come_back_zeroed(tmp_path):
     assert got[:4].tobytes() == data[:4 * BS]
     assert not got[4:6].any()
     assert got[6:].tobytes() == data[6 * BS:8 * BS]
+
+
+def test_a_segment_cut_while_it_is_read_yields_whole_pages_up_to_the_cut(tmp_path):
+    """A server truncating the table (VACUUM) under a reader: the chunks stop at the cut, a torn block is not
+    handed out (nor anything read from a shifted offset), the next segment is still read, and size_changes
+    names the segment and the blocks that may be missing."""
+    data, fork = segmented_copy(tmp_path, 4)
+    seg1 = fork.segment_path(1)  # blocks 4..7
+    got = {}
+    for first, chunk in fork.iter_chunks(chunk_blocks=2):
+        for i in range(chunk.shape[0]):
+            got[first + i] = chunk[i].tobytes()
+        if first == 4:  # blocks 4 and 5 read; the server cuts segment 1 to a block and a half
+            seg1.write_bytes(seg1.read_bytes()[:BS + BS // 2])
+    nblocks = len(data) // BS
+    assert sorted(got) == [b for b in range(nblocks) if b not in (6, 7)]
+    assert all(page == data[b * BS:(b + 1) * BS] for b, page in got.items())
+    changes = fork.size_changes()
+    assert [(f.code, f.block, f.expected, f.actual, f.severity) for f in changes] == [
+        ("segment.shrank", 5, 4 * BS, BS + BS // 2, "warning")]
+    assert "blocks 5..7 may be missing" in changes[0].message
+
+
+def test_a_segment_that_grew_while_read_is_reported(tmp_path):
+    data, fork = segmented_copy(tmp_path, 4)
+    last = fork.segments[-1]
+    with open(last[1], "ab") as f:
+        f.write(data[:BS])  # the server extended the relation by a block
+    end = last[0] * 4 + last[2] // BS
+    assert [(f.code, f.block, f.severity) for f in fork.size_changes()] == [("segment.grew", end, "info")]
+    assert fork.end_block == end  # what was listed is what is read
+
+
+def test_scan_and_heap_report_a_table_truncated_after_it_was_listed(tmp_path):
+    """The figures of a table cut after pgpage listed it are those of the blocks still there, with a warning
+    naming the cut, in `scan` (each relation's health) and in the heap report."""
+    import shutil
+
+    from pgpage import survey
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(17), copy)
+    db = open_data_directory(copy).database(None)
+    rel = max((r for r in db.relations() if r.kind == "r" and r.forks.get("main") is not None
+               and r.forks["main"].exists), key=lambda r: r.forks["main"].nblocks)
+    main = rel.forks["main"]
+    keep = main.nblocks // 2
+    assert keep >= 2
+    path = main.segments[0][1]
+    path.write_bytes(path.read_bytes()[:keep * BS])
+    short = RelationFork(main.directory, main.stem, "main", BS)  # the same file, listed after the cut
+    cluster = db.cluster
+    report = survey.heap_report(cluster, main, None, None, rel.qualified_name)
+    expected = survey.heap_report(cluster, short, None, None, rel.qualified_name)
+    shrank = [f for f in report["findings"] if f["code"] == "segment.shrank"]
+    assert [(f["block"], f["severity"]) for f in shrank] == [(keep, "warning")]
+    assert [f for f in report["findings"] if f["code"] != "segment.shrank"] == expected["findings"]
+    assert report["pgstattuple"] == expected["pgstattuple"]
+    assert 0 < expected["pgstattuple"]["tuple_count"] < survey.heap_report(
+        cluster, open_data_directory(data_dir(17)).database(None).relation(rel.qualified_name).forks["main"], None,
+        None, rel.qualified_name)["pgstattuple"]["tuple_count"]
+    health = survey.scan_relations(cluster, [rel])[0]
+    assert [f["block"] for f in health["findings"] if f["code"] == "segment.shrank"] == [keep]
+    assert health["health"]["live_tuples"] == expected["pgstattuple"]["tuple_count"]
