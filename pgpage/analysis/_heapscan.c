@@ -998,14 +998,15 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
  * Verdicts of the heap TIDs whose block is in the window lo..hi-1 (all cached, block b in slot b - lo), into
  * out[i], counted in counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The
  * first TID that needs a block since it was cached marks it (META_NEEDED), and a block whose page is bad is then
- * listed in bad_blocks (*nbad of them), once per time it was cached. Each lookup is a cache miss, so the ones a few TIDs ahead
+ * listed in bad_blocks (*nbad of them), once per time it was cached; each block is marked in the bitmap `needed`
+ * (bit b of the whole table). Each lookup is a cache miss, so the ones a few TIDs ahead
  * are prefetched, and counting is a second loop (in the first, each lookup would wait for the one before it,
  * through the counters).
  */
 #define TID_PREFETCH 16
 void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo, int64_t hi,
                       const int8_t *states, int64_t stride, int32_t *meta, int8_t *out, int64_t *counts,
-                      int64_t *counts_dead, int64_t *bad_blocks, int64_t *nbad)
+                      int64_t *counts_dead, uint8_t *needed, int64_t *bad_blocks, int64_t *nbad)
 {
     int64_t nb = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -1020,6 +1021,7 @@ void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dea
         if (b < lo || b >= hi) continue;
         const int64_t s = b - lo, o = off[i];
         const int32_t m = meta[s];
+        needed[b >> 3] |= (uint8_t)(1u << (b & 7));
         if (!(m & META_NEEDED)) {
             meta[s] = m | META_NEEDED;
             if (m & META_BAD) bad_blocks[nb++] = b;

@@ -61,6 +61,7 @@ from pgpage.decode.page import PageContext, format_tid, maxalign
 from pgpage.decode.vector import count_set_bits, decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.findings import ERROR, WARNING, Finding
+from pgpage.parallel import shared_zeros
 
 # nbtree.h
 BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
@@ -241,10 +242,17 @@ class HeapTidCheck:
     span, a wanted block is read and cached with the rest of its aligned extent of ``READ_GAP``
     blocks (such indexes would otherwise read the table a block at a time; a sparse one would
     read 16 times what it needs). ``heap_blocks_read`` counts the table blocks the index points
-    into (each once, however often it was read)."""
+    into (each once, however often it was read).
+
+    ``shared``: the cache lives in memory shared with the worker processes forked after it (``scan_index``
+    with --jobs): workers ``fill`` a window together, each decoding part of it, then check their parts
+    of the index against it (``worker``); the window moves only when ``fill_window`` moves it, so the
+    TIDs into other windows are always deferred. Every table block is decoded then, even those no TID
+    points into (``index`` keeps an index with fewer entries than a quarter of the table's blocks in
+    one process)."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
-                 table: str | None = None, cache_blocks: int = HEAP_CACHE_BLOCKS):
+                 table: str | None = None, cache_blocks: int = HEAP_CACHE_BLOCKS, shared: bool = False):
         self.nblocks = nblocks
         self.read_blocks = read_blocks
         self.block_size = block_size
@@ -253,13 +261,17 @@ class HeapTidCheck:
         self.capacity = max(1, min(nblocks, cache_blocks))
         self.windows = max(1, -(-nblocks // self.capacity))
         self.window = 0  # the window in the cache: table blocks from window * capacity, block b in slot b % capacity
+        self.filled = False  # every block of the window is in the cache
         self.index_pass = True  # the index's own pass (not a second read for other windows)
         self.deferred: list[tuple[int, int, tuple[int, ...]]] = []  # (index pages lo, hi: their TIDs into windows)
-        self.cached = np.zeros(self.capacity, dtype=bool)
-        self.states = np.zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
+        self.shared = shared
+        zeros = shared_zeros if shared else np.zeros
+        self.cached = zeros(self.capacity, dtype=bool)
+        self.states = zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
         # per slot, kept by the C code: the page's line pointers, whether its header is sane (or it is new) or
-        # bad, whether a TID needed the block since it was cached (_heapscan.c: META_*)
-        self.meta = np.zeros(self.capacity, dtype=np.int32)
+        # bad, whether a TID needed the block since it was cached (_heapscan.c: META_*; in a shared cache two
+        # workers may both report a bad page: bad_pages is a set)
+        self.meta = zeros(self.capacity, dtype=np.int32)
         self.c_args = (self.states.ctypes.data, self.states.shape[1], self.meta.ctypes.data)  # as kernels pass them
         self.needed = np.zeros((nblocks + 7) // 8, dtype=np.uint8)  # a bit per table block a TID points into
         self.counts = np.zeros(len(HEAP_STATES), dtype=np.int64)
@@ -270,6 +282,42 @@ class HeapTidCheck:
     def _move_to(self, window: int) -> None:
         self.window = window
         self.cached[:] = False
+        self.filled = False
+
+    def fill_window(self, window: int, jobs: int) -> None:
+        """A shared cache: move it to ``window`` and decode all of the window's blocks, ``jobs`` workers each
+        a part (then every TID into the window is checked without a read)."""
+        from pgpage.parallel import TASKS_PER_JOB, run_tasks
+        self._move_to(window)
+        lo = window * self.capacity
+        hi = min(lo + self.capacity, self.nblocks)
+        cuts = np.linspace(lo, hi, jobs * TASKS_PER_JOB + 1).astype(np.int64).tolist()
+        parts = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
+        for _ in run_tasks(self.fill, parts, jobs):
+            pass
+        self.filled = True
+
+    def fill(self, blocks: tuple[int, int]) -> None:
+        """Decode table blocks lo..hi-1, all in the window, into the cache."""
+        for first in range(blocks[0], blocks[1], READ_BLOCKS):
+            part = np.arange(first, min(first + READ_BLOCKS, blocks[1]))
+            self._decode(part, self.read_blocks(part), np.arange(len(part)))
+
+    def worker(self, index_pass: bool) -> "HeapTidCheck":
+        """A worker's check of the filled window: counts of its own, to ``merge`` back, and a private copy of the
+        cache (shared memory gets no huge pages here, and random lookups in it took ~10% more CPU)."""
+        from copy import copy
+        out = copy(self)
+        out.index_pass = index_pass
+        out.deferred = []
+        out.needed = np.zeros_like(self.needed)
+        out.counts = np.zeros_like(self.counts)
+        out.counts_dead_items = np.zeros_like(self.counts_dead_items)
+        out.bad_pages = set()
+        out._bits = np.zeros_like(self._bits)
+        out.states, out.meta = self.states.copy(), self.meta.copy()
+        out.c_args = (out.states.ctypes.data, out.states.shape[1], out.meta.ctypes.data)
+        return out
 
     def windows_left(self) -> Iterator[list[tuple[int, int]]]:
         """After the index's pass: for each window some TIDs still point into, the index page ranges
@@ -297,7 +345,7 @@ class HeapTidCheck:
                 == self.window):  # (not all in the window already: an index in table order, mostly)
             per_window = np.bincount(hblk[hblk < self.nblocks] // self.capacity, minlength=self.windows)
             busiest = int(per_window.argmax())
-            if busiest > self.window:
+            if busiest > self.window and not self.shared:
                 self._move_to(busiest)
             others = tuple(w for w in np.flatnonzero(per_window).tolist() if w != self.window)
             if others:
@@ -306,12 +354,11 @@ class HeapTidCheck:
         hi = min(lo + self.capacity, self.nblocks)
         state = np.full(len(hblk), H_NORMAL, dtype=np.int8)  # TIDs outside the window: decided in another pass
         errors = int(self.counts[_STATE_IS_ERROR].sum())
-        blocks = kernels.unique_blocks(hblk, lo, hi, self._bits)
-        if len(blocks):
-            self._load(blocks)
-            byte = blocks >> 3  # sorted: each byte's bits OR-ed together, then set at once (ufunc.at is slow)
-            starts = np.flatnonzero(np.concatenate(([True], byte[1:] != byte[:-1])))
-            self.needed[byte[starts]] |= np.bitwise_or.reduceat((1 << (blocks & 7)).astype(np.uint8), starts)
+        # a window filled whole (fill_window) needs no read: no list of the blocks wanted either
+        blocks = None if self.filled else kernels.unique_blocks(hblk, lo, hi, self._bits)
+        if blocks is None or len(blocks):
+            if blocks is not None:
+                self._load(blocks)
             bad = kernels.tid_verdicts(hblk, hoff, idead, lo, hi, self, state, self.counts, self.counts_dead_items)
             self.bad_pages.update(bad.tolist())
         if self.index_pass:
@@ -361,19 +408,20 @@ class HeapTidCheck:
         """Cache ``blocks``, whose images are ``pages[rows]``."""
         from pgpage.analysis import kernels
         slots = blocks - self.window * self.capacity
-        self.cached[slots] = True
         kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self)
+        self.cached[slots] = True
 
     def part(self) -> dict:
         """The counts, to ``merge`` into the check of the whole index in another process."""
         return {"counts": self.counts, "counts_dead_items": self.counts_dead_items, "bad_pages": self.bad_pages,
-                "needed": self.needed}
+                "needed": self.needed, "deferred": self.deferred}
 
     def merge(self, part: dict) -> None:
         self.counts += part["counts"]
         self.counts_dead_items += part["counts_dead_items"]
         self.bad_pages |= part["bad_pages"]
         self.needed |= part["needed"]
+        self.deferred += part["deferred"]
 
     def report(self) -> dict:
         out = {"table": self.table, "heap_blocks": self.nblocks, "tids_checked": int(self.counts.sum())}
@@ -701,13 +749,18 @@ class BtreeScan:
         if self.heap is None:
             return
         for ranges in self.heap.windows_left():
-            for lo, hi in _merged(ranges):
-                for first, chunk in chunks(lo, hi):
-                    for start in range(max(first, lo), min(first + chunk.shape[0], hi), SUB_CHUNK):
-                        part = chunk[start - first:min(start + SUB_CHUNK, hi) - first]
-                        out = self._run_items(part, start, decode_headers(part).special)
-                        self.heap.check(*out.tids(), self.find)
+            self.check_pages(chunks, ranges)
         self.heap.release()
+
+    def check_pages(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]],
+                    ranges: list[tuple[int, int]]) -> None:
+        """Read index pages lo..hi-1 of each range again and check their TIDs into the heap check's window."""
+        for lo, hi in _merged(ranges):
+            for first, chunk in chunks(lo, hi):
+                for start in range(max(first, lo), min(first + chunk.shape[0], hi), SUB_CHUNK):
+                    part = chunk[start - first:min(start + SUB_CHUNK, hi) - first]
+                    out = self._run_items(part, start, decode_headers(part).special)
+                    self.heap.check(*out.tids(), self.find)
 
     def _events(self, ev: np.ndarray) -> None:
         """Findings from the item pass's events (code, block, item, a..e), in its order: by code, then by item."""
@@ -1129,35 +1182,68 @@ def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks:
                jobs: int = 1) -> tuple[dict, list[Finding]]:
     """Analyse a whole index from its chunks of pages (``chunks()`` iterates them all, ``chunks(lo, hi)``
     pages lo..hi-1, as ``RelationFork.iter_chunks``); ``make_heap(**kw)`` makes the check of the index against
-    its table. With ``ranges`` of blocks (``parallel.block_ranges``) and ``jobs`` > 1, each range is scanned
-    by a worker process, table included, and the parts merged in block order: the same report and findings.
+    its table. With ``ranges`` of blocks (``parallel.block_ranges``) and ``jobs`` > 1, the ranges are scanned
+    by worker processes and merged in block order: the same report and findings (``_scan_in_workers``).
     Returns (report, findings)."""
-    def new_scan(**heap_kw) -> BtreeScan:
-        return BtreeScan(nblocks, block_size, major, info, make_heap(**heap_kw) if make_heap else None, checksums,
-                         next_xid, next_full_xid)
-
-    def scan_range(start: int | None, stop: int | None, progress=None) -> BtreeScan:
-        scan = new_scan()
-        for first, chunk in chunks(start, stop):
-            scan.add_chunk(first, chunk)
-            if progress:
-                progress(chunk.shape[0])
-        scan.check_heap_windows(chunks)
-        return scan
+    def new_scan(heap: HeapTidCheck | None) -> BtreeScan:
+        return BtreeScan(nblocks, block_size, major, info, heap, checksums, next_xid, next_full_xid)
 
     if jobs > 1 and ranges and len(ranges) > 1:
-        from pgpage.parallel import run_tasks
-        scan = new_scan(cache_blocks=1)  # the parts are merged into it: it reads no table block
-        for (start, stop), part in zip(ranges, run_tasks(lambda r: scan_range(*r).part(*r), ranges, jobs)):
-            scan.merge(part)
-            if on_chunk:
-                on_chunk(stop - start)
+        scan = _scan_in_workers(new_scan, chunks, make_heap, ranges, jobs, on_chunk)
     else:
-        scan = scan_range(None, None, on_chunk)
+        scan = new_scan(make_heap() if make_heap else None)
+        for first, chunk in chunks():
+            scan.add_chunk(first, chunk)
+            if on_chunk:
+                on_chunk(chunk.shape[0])
+        scan.check_heap_windows(chunks)
     report = scan.report()
     if keep_rows:
         report["map"] = scan.leaf_rows()
     return report, scan.find.close()
+
+
+def _scan_in_workers(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, make_heap, ranges, jobs: int,
+                     on_chunk) -> BtreeScan:
+    """The index's ranges scanned by ``jobs`` workers, merged here in block order. The table is checked
+    through one cache shared by all workers, a window of it at a time: the workers decode the window's
+    blocks together, then scan their ranges of the index against it (window 0) or read again the index
+    pages whose TIDs point into it (the windows after): each table block is decoded once, each index
+    page read once per window its TIDs point into, whatever the number of workers."""
+    from pgpage.parallel import TASKS_PER_JOB, run_tasks, split_ranges
+    heap = make_heap(shared=True) if make_heap else None
+    scan = new_scan(heap)
+
+    def scan_range(r: tuple[int, int]) -> dict:
+        part = new_scan(heap.worker(index_pass=True) if heap is not None else None)
+        for first, chunk in chunks(*r):
+            part.add_chunk(first, chunk)
+        return part.part(*r)
+
+    def recheck(pages: list[tuple[int, int]]) -> tuple[dict, FindingSink]:
+        from copy import copy
+        part = copy(scan)  # the merged scan knows every page's kind, flags, next and item count; counts apart
+        part.heap, part.find, part._kernel_out = heap.worker(index_pass=False), FindingSink(scan.find.relation), None
+        part.check_pages(chunks, pages)
+        return part.heap.part(), part.find
+
+    for window in range(heap.windows if heap is not None else 1):
+        if heap is not None:
+            heap.fill_window(window, jobs)
+        if window == 0:
+            for (start, stop), part in zip(ranges, run_tasks(scan_range, ranges, jobs)):
+                scan.merge(part)
+                if on_chunk:
+                    on_chunk(stop - start)
+            continue
+        groups = split_ranges(_merged(sorted((lo, hi) for lo, hi, ws in heap.deferred if window in ws)),
+                              jobs * TASKS_PER_JOB)
+        for heap_part, find in run_tasks(recheck, groups, jobs):
+            heap.merge({**heap_part, "deferred": []})
+            scan.find.merge(find)
+    if heap is not None:
+        heap.release()
+    return scan
 
 
 # ---------------------------------------------------------------------------------------------

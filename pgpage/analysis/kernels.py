@@ -124,7 +124,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_items.argtypes = [P, I64, I64, I64, P, P, I64, I64, P, P, P, P, P, P, I64, P, P, P, P, P, I64, P,
                                      I64, P, I64]
     cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P]
-    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, I64, P, P, P, P, P, P]
+    cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, I64, P, P, P, P, P, P, P]
     cdll.pgp_walk_chain.restype = I64
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
     cdll.pgp_unique_blocks.restype = I64
@@ -397,11 +397,12 @@ def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, cache
 def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi: int, cache, out: np.ndarray,
                  counts: np.ndarray, counts_dead: np.ndarray) -> np.ndarray:
     """``pgp_tid_verdicts`` over HeapTidCheck ``cache``'s arrays, for the TIDs into its window of table
-    blocks lo..hi-1: the blocks whose page is bad, each once per time it was cached."""
+    blocks lo..hi-1 (marked in ``cache.needed``): the blocks whose page is bad, each once per time it was
+    cached."""
     bad_blocks = np.empty(hi - lo, dtype=np.int64)
     nbad = np.zeros(1, dtype=np.int64)
     lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, *cache.c_args, _p(out), _p(counts),
-                           _p(counts_dead), _p(bad_blocks), _p(nbad))
+                           _p(counts_dead), _p(cache.needed), _p(bad_blocks), _p(nbad))
     return bad_blocks[:int(nbad[0])]
 
 

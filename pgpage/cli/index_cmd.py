@@ -14,9 +14,9 @@ ROOT_ITEMS_SHOWN = 24  # separator keys of the root page shown in the report
 
 def index_command(target: str, db: str | None, rel: str | None, json_out: bool, show_map: bool,
                   block: int | None, jobs: int = 1) -> int:
-    from pgpage.analysis.btree import HEAP_CACHE_BLOCKS, IndexInfo, scan_index
+    from pgpage.analysis.btree import IndexInfo, scan_index
     from pgpage.analysis.verify_btree import heap_tid_check
-    from pgpage.parallel import TASKS_PER_JOB, block_ranges, default_jobs
+    from pgpage.parallel import block_ranges, default_jobs
     from pgpage.render.progress import progress
 
     t, cluster, relation, database = _resolve(target, db, rel)
@@ -63,9 +63,12 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
                                 WARNING, relation=info.relation))
     with progress("index", nblocks - relfork.first_block) as advance:
         jobs = jobs or default_jobs()
-        # a table checked in windows: each range of the index reads every window its TIDs point into, so one
-        # range per worker (fewer reads of the table) rather than several (better balance)
-        ranges = block_ranges(relfork, jobs, per_job=1 if table_blocks > HEAP_CACHE_BLOCKS else TASKS_PER_JOB)
+        # workers decode the whole table for the TID check; an index with fewer entries than a quarter of the
+        # table's blocks (a partial index, say) is checked in one process, which reads only the blocks it needs
+        reltuples = (relation.row.get("reltuples") or 0) if relation is not None else 0
+        if make_heap is not None and 0 < reltuples < table_blocks / 4:
+            jobs = 1
+        ranges = block_ranges(relfork, jobs)
         report, scan_findings = scan_index(relfork.iter_chunks, nblocks, bs, major, info, make_heap,
                                            checksums=t.context.checksums, next_xid=cp.get("nextXid"),
                                            next_full_xid=cp.get("nextFullXid"), on_chunk=advance, keep_rows=show_map,

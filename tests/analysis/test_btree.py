@@ -61,11 +61,11 @@ def index_fork(src: str, relname: str) -> RelationFork:
     return RelationFork(path.parent, path.name, "main")
 
 
-def heap_check_for(src: str, relname: str, cache_blocks: int = 262_144) -> HeapTidCheck:
+def heap_check_for(src: str, relname: str, cache_blocks: int = 262_144, shared: bool = False) -> HeapTidCheck:
     _, db = cluster(src)
     table = db.relation(relname).table
     tf = table.forks["main"]
-    return HeapTidCheck(tf.end_block, tf.block_reader(), BS, table.qualified_name, cache_blocks)
+    return HeapTidCheck(tf.end_block, tf.block_reader(), BS, table.qualified_name, cache_blocks, shared)
 
 
 def info_for(src: str, relname: str) -> IndexInfo:
@@ -552,9 +552,10 @@ def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path, cache_blocks):
 
 @pytest.mark.parametrize("cache_blocks", [262_144, 2])
 def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, cache_blocks):
-    """`pgpage index --jobs`: each range of blocks scanned by a worker (table check included), the parts merged:
-    the same report and findings as one pass, here with ranges of 2 blocks, on the real indexes of several blocks
-    and on one with damaged heap TIDs, and with the table checked in windows of 2 blocks too."""
+    """`pgpage index --jobs`: each range of blocks scanned by a worker against the table's cache the workers
+    share and fill together, window by window, the parts merged: the same report and findings as one pass, here
+    with ranges of 2 blocks, on the real indexes of several blocks and on one with damaged heap TIDs, and with
+    the table checked in windows of 2 blocks too."""
     from pgpage import parallel
     from pgpage.storage import relfile
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 2)
@@ -567,7 +568,7 @@ def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, ca
     several_blocks = [(s, r, f) for s, r in CASES for f in [index_fork(s, r)] if f.end_block > 2]
     for src, relname, fork in several_blocks + [("pg17", "idx_multilevel", damaged)]:
         def make_heap(**kw):
-            return heap_check_for(src, relname, kw.get("cache_blocks", cache_blocks))
+            return heap_check_for(src, relname, cache_blocks, **kw)
         args = (fork.iter_chunks, fork.end_block, BS, major_of(src), info_for(src, relname), make_heap, True)
         one = scan_index(*args)
         ranges = parallel.block_ranges(fork, 2)
