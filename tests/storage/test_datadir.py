@@ -33,7 +33,7 @@ def test_databases_equal_pg_database(major):
 
 
 def test_relations_equal_pg_class(major):
-    """Every relation the server listed: name, schema, kind, AM, persistence, file and TOAST link."""
+    """Every relation the server listed: name, schema, kind, AM, persistence, file, TOAST link, reltuples."""
     cluster = open_data_directory(data_dir(major))
     oracle = catalog_oracle(major)
     db = cluster.database(oracle["datname"])
@@ -46,6 +46,7 @@ def test_relations_equal_pg_class(major):
         path = r.directory / r.file_stem
         assert str(path.relative_to(cluster.path)) == row["filepath"], row
         assert (r.toast.oid if r.toast else 0) == row["reltoastrelid"], row
+        assert r.row["reltuples"] == row["reltuples"], row  # (index --jobs: whether an index is sparse)
         assert r.forks.get("main") is not None, row
 
 
