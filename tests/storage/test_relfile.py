@@ -3,12 +3,22 @@ table's pages cut into segments of 3 blocks, as a server built with a tiny RELSE
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from conftest import data_dir
 from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.relfile import RelationFork
 
 BS = 8192
+
+
+@pytest.fixture(autouse=True, params=[None, 3 * BS + 100], ids=["stage-default", "stage-odd"])
+def stage_size(request, monkeypatch):
+    """Every test also with reads staged through a buffer of 3 blocks and 100 bytes: a page split between two
+    stage reads, chunks of several stage reads, short reads at a file's end in the middle of one."""
+    if request.param:
+        from pgpage.storage import relfile
+        monkeypatch.setattr(relfile, "STAGE_BYTES", request.param)
 
 
 def segmented_copy(tmp_path, relseg: int) -> tuple[bytes, RelationFork]:
