@@ -314,7 +314,6 @@ class HeapTidCheck:
         out.counts = np.zeros_like(self.counts)
         out.counts_dead_items = np.zeros_like(self.counts_dead_items)
         out.bad_pages = set()
-        out._bits = np.zeros_like(self._bits)
         out.states, out.meta = self.states.copy(), self.meta.copy()
         out.c_args = (out.states.ctypes.data, out.states.shape[1], out.meta.ctypes.data)
         return out

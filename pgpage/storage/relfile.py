@@ -34,15 +34,15 @@ class StagedReader:
     """pread through a small buffer (``STAGE_BYTES``), into any part of a bigger one."""
 
     def __init__(self):
-        self.stage = bytearray(STAGE_BYTES)
+        self.stage = memoryview(bytearray(STAGE_BYTES))
 
     def pread(self, fd: int, dest: memoryview, offset: int) -> int:
         """Fill ``dest`` (a writable byte view) from the file at ``offset``; the bytes read (fewer at its end)."""
         stage, done, n = self.stage, 0, len(dest)
         while done < n:
             want = min(len(stage), n - done)
-            got = os.preadv(fd, [memoryview(stage)[:want]], offset + done)
-            dest[done:done + got] = memoryview(stage)[:got]
+            got = os.preadv(fd, [stage[:want]], offset + done)
+            dest[done:done + got] = stage[:got]
             done += got
             if got < want:
                 break
