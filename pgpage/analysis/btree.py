@@ -1238,7 +1238,7 @@ def _scan_in_workers(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunk
         groups = split_ranges(_merged(sorted((lo, hi) for lo, hi, ws in heap.deferred if window in ws)),
                               jobs * TASKS_PER_JOB)
         for heap_part, find in run_tasks(recheck, groups, jobs):
-            heap.merge({**heap_part, "deferred": []})
+            heap.merge(heap_part)  # (a recheck defers nothing)
             scan.find.merge(find)
     if heap is not None:
         heap.release()

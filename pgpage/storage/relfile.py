@@ -251,9 +251,9 @@ class RelationFork:
 
     def block_reader(self) -> Callable[[np.ndarray], np.ndarray]:
         """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call. Each
-        run of consecutive blocks is one pread into the array, each segment file opened once per
-        call. A block that cannot be read comes back all zeros. (How the heap TID checks of `index`
-        and `verify` visit the table.)"""
+        run of consecutive blocks is read in order into the array (through ``StagedReader``), each segment
+        file opened once per call. A block that cannot be read comes back all zeros. (How the heap TID
+        checks of `index` and `verify` visit the table.)"""
         bs = self.block_size
         buf = np.zeros((0, bs), dtype=np.uint8)
         reader = StagedReader()
