@@ -1178,17 +1178,22 @@ def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks:
                make_heap: Callable[..., HeapTidCheck] | None = None, checksums: bool | None = None,
                next_xid: int | None = None, next_full_xid: int | None = None, on_chunk=None,
                keep_rows: bool = False, ranges: list[tuple[int, int]] | None = None,
-               jobs: int = 1) -> tuple[dict, list[Finding]]:
+               jobs: int = 1, heap_per_worker: bool | None = None) -> tuple[dict, list[Finding]]:
     """Analyse a whole index from its chunks of pages (``chunks()`` iterates them all, ``chunks(lo, hi)``
     pages lo..hi-1, as ``RelationFork.iter_chunks``); ``make_heap(**kw)`` makes the check of the index against
     its table. With ``ranges`` of blocks (``parallel.block_ranges``) and ``jobs`` > 1, the ranges are scanned
-    by worker processes and merged in block order: the same report and findings (``_scan_in_workers``).
+    by worker processes and merged in block order: the same report and findings, the table checked by each
+    worker on its own (``heap_per_worker``, ``_scan_per_worker``) or through a cache they share
+    (``_scan_in_workers``); by default the first when the index is in table order (``_in_table_order``).
     Returns (report, findings)."""
     def new_scan(heap: HeapTidCheck | None) -> BtreeScan:
         return BtreeScan(nblocks, block_size, major, info, heap, checksums, next_xid, next_full_xid)
 
     if jobs > 1 and ranges and len(ranges) > 1:
-        scan = _scan_in_workers(new_scan, chunks, make_heap, ranges, jobs, on_chunk)
+        if heap_per_worker is None:
+            heap_per_worker = make_heap is None or _in_table_order(new_scan, chunks, nblocks, make_heap())
+        scan = (_scan_per_worker if heap_per_worker else _scan_in_workers)(new_scan, chunks, make_heap, ranges,
+                                                                            jobs, on_chunk)
     else:
         scan = new_scan(make_heap() if make_heap else None)
         for first, chunk in chunks():
@@ -1200,6 +1205,58 @@ def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks:
     if keep_rows:
         report["map"] = scan.leaf_rows()
     return report, scan.find.close()
+
+
+ORDER_SAMPLES = 32  # index blocks read to tell whether an index is in table order
+
+
+def _in_table_order(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, nblocks: int,
+                    heap: HeapTidCheck | None) -> bool:
+    """Whether the index is best checked by workers with a table cache each (``_scan_per_worker``): the table
+    is bigger than one window of the cache and the index's leaf pages, read in block order, point into the
+    table in order (nine in ten sampled leaves have all their TIDs in one window, and the windows go forward).
+    Then each worker reads about its share of the table and few index pages twice; an index in random order
+    would have each worker read all of the table, and is checked through a cache the workers share instead,
+    as is any index of a table that fits one window (decoded once, by all workers, whatever the order)."""
+    if heap is None:
+        return True
+    if heap.windows == 1:
+        return False
+    probe = new_scan(None)
+    windows = []  # per sampled leaf with TIDs: (first, last) window they point into
+    for blkno in sorted(set(np.linspace(1, nblocks - 1, ORDER_SAMPLES).astype(np.int64).tolist())):
+        for first, chunk in chunks(blkno, blkno + 1):
+            probe.add_chunk(first, chunk)
+            hblk = probe._kernel_out.tids()[0] if probe._kernel_out is not None else ()
+            if len(hblk):
+                windows.append((int(hblk.min()) // heap.capacity, int(hblk.max()) // heap.capacity))
+    if len(windows) < 2:
+        return False
+    in_one = sum(lo == hi for lo, hi in windows)
+    forward = sum(b[0] >= a[1] for a, b in zip(windows, windows[1:]))
+    return 10 * in_one >= 9 * len(windows) and 10 * forward >= 9 * (len(windows) - 1)
+
+
+def _scan_per_worker(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, make_heap, ranges, jobs: int,
+                     on_chunk) -> BtreeScan:
+    """The index's ranges scanned by ``jobs`` workers, merged here in block order, each worker checking its
+    range's TIDs against a table cache of its own (then reading again its pages with TIDs into other windows,
+    ``check_heap_windows``)."""
+    from pgpage.parallel import run_tasks
+
+    def scan_range(r: tuple[int, int]) -> dict:
+        part = new_scan(make_heap() if make_heap else None)
+        for first, chunk in chunks(*r):
+            part.add_chunk(first, chunk)
+        part.check_heap_windows(chunks)
+        return part.part(*r)
+
+    scan = new_scan(make_heap(cache_blocks=1) if make_heap else None)  # the parts are merged into it
+    for (start, stop), part in zip(ranges, run_tasks(scan_range, ranges, jobs)):
+        scan.merge(part)
+        if on_chunk:
+            on_chunk(stop - start)
+    return scan
 
 
 def _scan_in_workers(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, make_heap, ranges, jobs: int,

@@ -63,8 +63,9 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
                                 WARNING, relation=info.relation))
     with progress("index", nblocks - relfork.first_block) as advance:
         jobs = jobs or default_jobs()
-        # workers decode the whole table for the TID check; an index with fewer entries than a quarter of the
-        # table's blocks (a partial index, say) is checked in one process, which reads only the blocks it needs
+        # workers sharing the table's cache (an index not in table order) decode the whole table for the TID
+        # check; an index with fewer entries than a quarter of the table's blocks (a partial index, say) is
+        # checked in one process, which reads only the blocks it needs
         reltuples = (relation.row.get("reltuples") or 0) if relation is not None else 0
         if make_heap is not None and 0 < reltuples < table_blocks / 4:
             jobs = 1

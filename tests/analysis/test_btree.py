@@ -550,12 +550,13 @@ def test_heap_tids_past_the_table_and_at_unused_slots(tmp_path, cache_blocks):
     assert report["heap_check"]["beyond_end"] == 1
 
 
+@pytest.mark.parametrize("per_worker", [False, True])
 @pytest.mark.parametrize("cache_blocks", [262_144, 2])
-def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, cache_blocks):
-    """`pgpage index --jobs`: each range of blocks scanned by a worker against the table's cache the workers
-    share and fill together, window by window, the parts merged: the same report and findings as one pass, here
-    with ranges of 2 blocks, on the real indexes of several blocks and on one with damaged heap TIDs, and with
-    the table checked in windows of 2 blocks too."""
+def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, cache_blocks, per_worker):
+    """`pgpage index --jobs`: each range of blocks scanned by a worker, the table checked by each worker with a
+    cache of its own or through one cache the workers share and fill together, window by window, the parts
+    merged: the same report and findings as one pass, here with ranges of 2 blocks, on the real indexes of
+    several blocks and on one with damaged heap TIDs, and with the table checked in windows of 2 blocks too."""
     from pgpage import parallel
     from pgpage.storage import relfile
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 2)
@@ -568,17 +569,59 @@ def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, ca
     several_blocks = [(s, r, f) for s, r in CASES for f in [index_fork(s, r)] if f.end_block > 2]
     for src, relname, fork in several_blocks + [("pg17", "idx_multilevel", damaged)]:
         def make_heap(**kw):
-            return heap_check_for(src, relname, cache_blocks, **kw)
+            return heap_check_for(src, relname, **{"cache_blocks": cache_blocks, **kw})
         args = (fork.iter_chunks, fork.end_block, BS, major_of(src), info_for(src, relname), make_heap, True)
         one = scan_index(*args)
         ranges = parallel.block_ranges(fork, 2)
         cut += len(ranges) > 1
-        two = scan_index(*args, ranges=ranges, jobs=2)
+        two = scan_index(*args, ranges=ranges, jobs=2, heap_per_worker=per_worker)
         assert json.dumps(one[0], sort_keys=True) == json.dumps(two[0], sort_keys=True), relname
         assert [f.to_json() for f in one[1]] == [f.to_json() for f in two[1]], relname
     assert cut == len(several_blocks) + 1 > 30
     assert [f.code for f in one[1]] == ["btree.heap.tid_beyond_end"] * 2 + ["btree.heap.tid_beyond_page"] * 2
 
+
+
+def test_index_in_table_order_is_checked_per_worker(monkeypatch):
+    """`index --jobs` on a table bigger than the TID check's cache: an index in table order (the primary key of
+    rows inserted in id order) is told apart from one in random order (a column scrambled against id), and both
+    ways of checking the table with workers give what one pass gives: every TID of the table's rows normal."""
+    from livepg import running_server
+    from pgpage import parallel
+    from pgpage.analysis.btree import _in_table_order
+    from pgpage.storage import relfile
+    from pgpage.storage.datadir import open_data_directory
+    monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 8)
+    with running_server() as srv:
+        with srv.connect() as conn:
+            conn.execute("CREATE TABLE t (id int PRIMARY KEY, r int)")
+            conn.execute("INSERT INTO t SELECT i, (i * 7919) % 40009 FROM generate_series(1, 40000) i")
+            conn.execute("CREATE INDEX t_r ON t (r)")
+            conn.execute("CHECKPOINT")
+            rows = conn.execute("SELECT count(*) FROM t").fetchone()[0]
+        cluster = open_data_directory(srv.data)
+        db, major = cluster.database("postgres"), cluster.major
+        for name, ordered in (("t_pkey", True), ("t_r", False)):
+            index = db.relation(name)
+            fork, table = index.forks["main"], index.table.forks["main"]
+
+            def make_heap(**kw):
+                return HeapTidCheck(table.end_block, table.block_reader(), BS, "public.t",
+                                    **{"cache_blocks": 64, **kw})
+
+            def new_scan(heap):
+                return BtreeScan(fork.end_block, BS, major, None, heap)
+            assert make_heap().windows > 2
+            assert _in_table_order(new_scan, fork.iter_chunks, fork.end_block, make_heap()) is ordered, name
+            args = (fork.iter_chunks, fork.end_block, BS, major, None, make_heap, True)
+            one = scan_index(*args)
+            assert one[0]["heap_check"]["tids_checked"] == one[0]["heap_check"]["normal"] == rows
+            ranges = parallel.block_ranges(fork, 2)
+            assert len(ranges) > 2
+            for per_worker in (None, False, True):
+                two = scan_index(*args, ranges=ranges, jobs=2, heap_per_worker=per_worker)
+                assert json.dumps(one[0], sort_keys=True) == json.dumps(two[0], sort_keys=True), name
+                assert [f.to_json() for f in one[1]] == [f.to_json() for f in two[1]], name
 
 def test_garbage_and_truncated_input_never_raise(tmp_path):
     rng = np.random.default_rng(5)
