@@ -196,3 +196,41 @@ def test_jobs_do_not_change_the_report():
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
     assert json.loads(one.stdout) == json.loads(two.stdout)
     assert json.loads(one.stdout)["heap_check"]["tids_checked"] > 0
+
+
+def test_an_index_of_few_entries_is_checked_in_one_process(monkeypatch):
+    """A partial index with fewer entries (pg_class.reltuples) than a quarter of its table's blocks is checked
+    in one process whatever --jobs says (workers sharing the table's cache would decode all of the table);
+    an index of every row is cut over the workers. Both report the server's pgstatindex."""
+    from livepg import running_server
+    from pgpage.analysis import btree
+    from pgpage.storage import relfile
+    monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 4)  # so that even a small index is cut into ranges
+    jobs_used = []
+    scan_index = btree.scan_index
+
+    def spy(*args, **kw):
+        jobs_used.append(kw["jobs"])
+        return scan_index(*args, **kw)
+    monkeypatch.setattr(btree, "scan_index", spy)
+    with running_server() as srv:
+        with srv.connect() as conn:
+            conn.execute("CREATE EXTENSION pgstattuple")
+            conn.execute("CREATE TABLE t (id int, v int)")
+            conn.execute("INSERT INTO t SELECT i, i FROM generate_series(1, 40000) i")
+            conn.execute("CREATE INDEX t_few ON t (id) WHERE id % 1000 = 0")
+            conn.execute("CREATE INDEX t_all ON t (v)")
+            conn.execute("CHECKPOINT")
+            want = {name: conn.execute(f"SELECT * FROM pgstatindex('{name}')").fetchone()
+                    for name in ("t_few", "t_all")}
+            few, blocks = conn.execute("SELECT reltuples, pg_relation_size('t') / 8192 FROM pg_class"
+                                       " WHERE relname = 't_few'").fetchone()
+        assert 0 < few < blocks / 4
+        for name, jobs in (("t_few", 1), ("t_all", 2)):
+            jobs_used.clear()
+            r = index(srv.data, "--db", "postgres", "--rel", f"public.{name}", "--json", "--jobs", "2")
+            assert r.returncode == 0, r.stderr
+            assert jobs_used == [jobs], name
+            doc = json.loads(r.stdout)
+            assert doc["pgstatindex"]["leaf_pages"] == want[name][5], name
+            assert doc["heap_check"]["normal"] == doc["heap_check"]["tids_checked"] == (40 if jobs == 1 else 40000)
