@@ -1195,16 +1195,23 @@ def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks:
         scan = (_scan_per_worker if heap_per_worker else _scan_in_workers)(new_scan, chunks, make_heap, ranges,
                                                                             jobs, on_chunk)
     else:
-        scan = new_scan(make_heap() if make_heap else None)
-        for first, chunk in chunks():
-            scan.add_chunk(first, chunk)
-            if on_chunk:
-                on_chunk(chunk.shape[0])
-        scan.check_heap_windows(chunks)
+        scan = _one_pass(new_scan(make_heap() if make_heap else None), chunks, on_chunk=on_chunk)
     report = scan.report()
     if keep_rows:
         report["map"] = scan.leaf_rows()
     return report, scan.find.close()
+
+
+def _one_pass(scan: BtreeScan, chunks, blocks: tuple[int | None, int | None] = (None, None),
+              on_chunk=None) -> BtreeScan:
+    """``scan`` fed index blocks lo..hi-1 (all of them by default), then its pages with TIDs into other windows
+    of the table read again (``check_heap_windows``)."""
+    for first, chunk in chunks(*blocks):
+        scan.add_chunk(first, chunk)
+        if on_chunk:
+            on_chunk(chunk.shape[0])
+    scan.check_heap_windows(chunks)
+    return scan
 
 
 ORDER_SAMPLES = 32  # index blocks read to tell whether an index is in table order
@@ -1245,11 +1252,7 @@ def _scan_per_worker(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunk
     from pgpage.parallel import run_tasks
 
     def scan_range(r: tuple[int, int]) -> dict:
-        part = new_scan(make_heap() if make_heap else None)
-        for first, chunk in chunks(*r):
-            part.add_chunk(first, chunk)
-        part.check_heap_windows(chunks)
-        return part.part(*r)
+        return _one_pass(new_scan(make_heap() if make_heap else None), chunks, r).part(*r)
 
     scan = new_scan(make_heap(cache_blocks=1) if make_heap else None)  # the parts are merged into it
     for (start, stop), part in zip(ranges, run_tasks(scan_range, ranges, jobs)):
