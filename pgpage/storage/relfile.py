@@ -28,13 +28,24 @@ CHUNK_BLOCKS = 256  # 2 MiB per read at 8 KiB: few Python steps per GB, yet two 
 # cache into a 2 MiB buffer ran at ~2 GB/s on the benchmark VM, into one that stays in the L2 cache at 6-9 GB/s
 # (and the copy on into the chunk costs little): `pgpage heap` of 6 GB 30% faster
 STAGE_BYTES = 128 * 1024
+PAGE_ALIGN = 4096
+
+
+def page_aligned(nbytes: int) -> np.ndarray:
+    """A zeroed uint8 buffer starting on a 4 KiB boundary: every buffer pages are read into is one. A bytearray
+    lands wherever malloc puts it, which depends on what was allocated before and so repeats from run to run;
+    on the benchmark VM some placements made `pgpage scan --jobs 1` of 12 GB take 9.5 s instead of 6 s (the
+    stage copy and the heap kernel both slower)."""
+    raw = np.zeros(nbytes + PAGE_ALIGN, dtype=np.uint8)
+    start = -raw.ctypes.data % PAGE_ALIGN
+    return raw[start:start + nbytes]
 
 
 class StagedReader:
     """pread through a small buffer (``STAGE_BYTES``), into any part of a bigger one."""
 
     def __init__(self):
-        self.stage = memoryview(bytearray(STAGE_BYTES))
+        self.stage = memoryview(page_aligned(STAGE_BYTES))
 
     def pread(self, fd: int, dest: memoryview, offset: int) -> int:
         """Fill ``dest`` (a writable byte view) from the file at ``offset``; the bytes read (fewer at its end)."""
@@ -199,7 +210,7 @@ class RelationFork:
         start = self.first_block if start is None else start
         stop = self.end_block if stop is None else stop
         chunk_blocks = max(1, min(chunk_blocks, stop - start))  # a small fork gets a small buffer
-        buf = bytearray(chunk_blocks * self.block_size)
+        buf = page_aligned(chunk_blocks * self.block_size)
         reader = StagedReader()
         for seg_first, path, nblocks in self.segment_blocks():
             lo, hi = max(start, seg_first), min(stop, seg_first + nblocks)
@@ -212,8 +223,7 @@ class RelationFork:
                     got = reader.pread(f.fileno(), memoryview(buf)[:want], (blk - seg_first) * self.block_size)
                     n = got // self.block_size
                     if n:
-                        yield blk, np.frombuffer(buf, dtype=np.uint8, count=n * self.block_size).reshape(
-                            n, self.block_size)
+                        yield blk, buf[:n * self.block_size].reshape(n, self.block_size)
                     if got < want:
                         break  # the file shrank under us (a live server truncating): see size_changes
                     blk += n
@@ -255,14 +265,14 @@ class RelationFork:
         file opened once per call. A block that cannot be read comes back all zeros. (How the heap TID
         checks of `index` and `verify` visit the table.)"""
         bs = self.block_size
-        buf = np.zeros((0, bs), dtype=np.uint8)
+        buf = page_aligned(0).reshape(0, bs)
         reader = StagedReader()
 
         def read(blknos: np.ndarray) -> np.ndarray:
             nonlocal buf
             n = len(blknos)
             if len(buf) < n:
-                buf = np.zeros((n, bs), dtype=np.uint8)
+                buf = page_aligned(n * bs).reshape(n, bs)
             out = buf[:n]
             out[:] = 0
             if not n:
