@@ -5,7 +5,7 @@ them per relation and per cluster and returns plain dicts (JSON-ready). It never
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -191,19 +191,21 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
 def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: bool = False) -> dict:
     """One relation: what it is, its files, and a one-line health summary from a fast pass;
     with ``deep``, a heap's full `pgpage heap` report as well (without its page map)."""
-    return scan_relations(cluster, [rel], deep, jobs=1, on_blocks=on_chunk)[0]
+    return next(scan_relations(cluster, [rel], deep, jobs=1, on_blocks=on_chunk))
 
 
 def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = False, jobs: int = 1,
-                   on_blocks=None) -> list[dict]:
-    """`relation_health` of each relation (of one database or several), from one read of every fork
-    (checksums, and for a heap its analysis: the fast figures, and with ``deep`` the whole report in the same
-    pass). With ``jobs`` > 1 the forks, cut into ranges of blocks, are read by that many worker processes."""
+                   on_blocks=None) -> Iterator[dict]:
+    """`relation_health` of each relation (of one database or several), in ``rels`` order, from one read of
+    every fork (checksums, and for a heap its analysis: the fast figures, and with ``deep`` the whole report in
+    the same pass). With ``jobs`` > 1 the forks, cut into ranges of blocks, are read by that many worker
+    processes. Each entry is made as soon as its relation's forks are read and handed on as soon as those before
+    it are: a cluster of many relations never has all their analyses, nor all their entries, in memory at once."""
     from pgpage.parallel import block_ranges, run_tasks
     checksums = bool(cluster.checksums)
     if any(r.kind in HEAP_KINDS for r in rels):
         cluster.clog  # read once, before any worker is forked
-    tasks = []  # (relation index, fork name, start, stop)
+    tasks = []  # (relation index, fork name, start, stop), each relation's in block order
     for i, rel in enumerate(rels):
         for name, fork in rel.forks.items():
             is_heap = name == "main" and rel.kind in HEAP_KINDS
@@ -225,12 +227,29 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
         return bad, analysis
 
-    # biggest work first, so no worker is left alone with a big range at the end; a worker takes a batch of
-    # small tasks at once (a catalog is hundreds of forks of a block or two)
-    def cost(t):
-        return (t[3] - t[2]) * (HEAP_PASS_COST if t[1] == "main" and rels[t[0]].kind in HEAP_KINDS else 1)
+    def entry(i: int, parts: dict[int, tuple]) -> dict:
+        """Relation i's entry from its tasks' results, merged in block order, as one pass reads."""
+        rel = rels[i]
+        bad_by_fork: dict[str, list[int]] = {}
+        main = rel.forks.get("main")
+        analysis = new_heap_analysis(cluster, main, rel.qualified_name, map_cells=1) \
+            if main is not None and rel.kind in HEAP_KINDS else None  # (an empty heap: no task)
+        for k in sorted(parts):
+            _, name, start, stop = tasks[k]
+            bad, part = parts[k]
+            bad_by_fork.setdefault(name, []).extend(bad)
+            if part is not None:
+                analysis.merge(part, stop - start)
+        return _health(cluster, rel, bad_by_fork, analysis, deep)
+
+    # the relations with the most work first, so no worker is left alone with a big range at the end, and each
+    # relation's tasks together, so its entry is made soon after its first task (and its results not held
+    # long); a worker takes a batch of small tasks at once (a catalog is hundreds of forks of a block or two)
+    work_of = [0] * len(rels)
+    for i, name, start, stop in tasks:
+        work_of[i] += (stop - start) * (HEAP_PASS_COST if name == "main" and rels[i].kind in HEAP_KINDS else 1)
     batches, batch, size = [], [], 0
-    for k in sorted(range(len(tasks)), key=lambda k: -cost(tasks[k])):
+    for k in sorted(range(len(tasks)), key=lambda k: -work_of[tasks[k][0]]):  # (stable: in block order)
         batch.append(k)
         size += tasks[k][3] - tasks[k][2]
         if size >= BATCH_BLOCKS or len(batch) >= BATCH_TASKS:
@@ -238,26 +257,30 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
             batch, size = [], 0
     if batch:
         batches.append(batch)
-    done: dict[int, tuple] = {}
+    waiting = [0] * len(rels)  # tasks of each relation not yet done
+    for i, *_ in tasks:
+        waiting[i] += 1
+    parts: dict[int, dict[int, tuple]] = {}  # results of relations with tasks still out
+    made: dict[int, dict] = {}  # entries waiting for those before them
+    upto = 0  # entries handed on so far
+
+    def in_order():
+        nonlocal upto
+        while upto < len(rels) and (upto in made or not waiting[upto]):
+            yield made.pop(upto) if upto in made else entry(upto, {})  # (else: nothing to read in it)
+            upto += 1
+
     for ks, rs in zip(batches, run_tasks(lambda ks: [work(tasks[k]) for k in ks], batches, jobs)):
-        done.update(zip(ks, rs))
+        for k, r in zip(ks, rs):
+            i = tasks[k][0]
+            parts.setdefault(i, {})[k] = r
+            waiting[i] -= 1
+            if not waiting[i]:
+                made[i] = entry(i, parts.pop(i))
         if on_blocks:
             on_blocks(sum(tasks[k][3] - tasks[k][2] for k in ks))
-
-    bad_by_rel: list[dict[str, list[int]]] = [{} for _ in rels]
-    analyses: list = [None] * len(rels)
-    for k, (i, name, start, stop) in enumerate(tasks):  # merged in block order, as one pass reads
-        bad, analysis = done.pop(k)
-        bad_by_rel[i].setdefault(name, []).extend(bad)
-        if analysis is not None:
-            if analyses[i] is None:
-                analyses[i] = new_heap_analysis(cluster, rels[i].forks["main"], rels[i].qualified_name, map_cells=1)
-            analyses[i].merge(analysis, stop - start)
-    for i, rel in enumerate(rels):
-        main = rel.forks.get("main")
-        if analyses[i] is None and main is not None and rel.kind in HEAP_KINDS:
-            analyses[i] = new_heap_analysis(cluster, main, rel.qualified_name, map_cells=1)  # an empty heap
-    return [_health(cluster, rel, bad_by_rel[i], analyses[i], deep) for i, rel in enumerate(rels)]
+        yield from in_order()
+    yield from in_order()
 
 
 def read_catalogs(cluster: DataDirectory, dbs: list, jobs: int) -> None:

@@ -13,7 +13,8 @@ def progress(label: str, total: int):
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
     with Progress(TextColumn(label), BarColumn(), TextColumn("{task.completed}/{task.total} blocks"),
-                  TimeRemainingColumn(), transient=True, console=_stderr()) as bar:
+                  TimeRemainingColumn(), transient=True, console=_stderr(),
+                  redirect_stdout=False, redirect_stderr=False) as bar:  # JSON may be written to stdout meanwhile
         task = bar.add_task(label, total=total)
         yield lambda n: bar.advance(task, n)
 

@@ -63,3 +63,61 @@ def test_scan_deep_carries_the_heap_report():
     assert rel["heap"]["hot"]["redirects"] > 0
     text = scan(data_dir(16), "--deep", "--name", "public.heap_hot")
     assert "heap detail" in text.stdout
+
+
+def test_scan_json_into_a_pipe_is_written_as_read_and_equals_a_terminals(tmp_path, monkeypatch):
+    """Into a pipe the document is streamed (each relation written as it is read), on a terminal made whole:
+    the same document and exit status either way, with one worker or two, on a copy with a page whose checksum
+    fails (exit 1; the finding in the relation's entry)."""
+    import io
+    import shutil
+
+    from pgpage.cli.scan_cmd import scan_command
+    from pgpage.storage.datadir import open_data_directory
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(17), copy)
+    rel = open_data_directory(copy).database(None).relation("public.heap_hot")
+    path = rel.forks["main"].segments[0][1]
+    page = bytearray(path.read_bytes())
+    page[8192 - 1] ^= 0x40  # block 0's last byte: tuple data, under the checksum
+    path.write_bytes(bytes(page))
+
+    class Out(io.StringIO):
+        def __init__(self, tty):
+            super().__init__()
+            self.tty = tty
+
+        def isatty(self):
+            return self.tty
+
+    docs = []
+    for tty in (False, True):
+        for jobs in (1, 2):
+            out = Out(tty)
+            monkeypatch.setattr(sys, "stdout", out)
+            status = scan_command(str(copy), None, None, None, None, False, True, jobs)
+            monkeypatch.undo()
+            assert status == 1
+            assert ("\n " in out.getvalue()) == tty  # indented on a terminal only
+            docs.append(json.loads(out.getvalue()))
+    assert all(d == docs[0] for d in docs[1:])
+    rels = {r["name"]: r for r in docs[0]["databases"][0]["relations"]}
+    assert [f["block"] for f in rels["public.heap_hot"]["findings"] if f["code"] == "checksum.mismatch"] == [0]
+    assert rels["public.heap_hot"]["health"]["checksum_failures"] == 1
+
+
+def test_scan_hands_on_each_relation_before_reading_the_rest(monkeypatch):
+    """scan_relations yields the biggest relation's entry after reading its forks, not after reading every
+    relation's (what keeps `pgpage scan` of many relations flat); a task a batch, as a big cluster's are."""
+    from pgpage import survey
+    monkeypatch.setattr(survey, "BATCH_BLOCKS", 1)
+    from pgpage.storage.datadir import open_data_directory
+    cluster = open_data_directory(data_dir(17))
+    rels = survey.select_relations(cluster.database(None).relations(), None, None)
+    total = sum(f.nblocks for r in rels for f in r.forks.values())
+    read = []
+    entries = survey.scan_relations(cluster, rels, on_blocks=read.append)
+    first = next(entries)
+    assert first["name"] == rels[0].qualified_name and first["blocks"] == rels[0].forks["main"].nblocks
+    assert 0 < sum(read) < total / 2
+    assert [e["name"] for e in entries] == [r.qualified_name for r in rels[1:]] and sum(read) == total

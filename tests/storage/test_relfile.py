@@ -135,6 +135,6 @@ def test_scan_and_heap_report_a_table_truncated_after_it_was_listed(tmp_path):
     assert 0 < expected["pgstattuple"]["tuple_count"] < survey.heap_report(
         cluster, open_data_directory(data_dir(17)).database(None).relation(rel.qualified_name).forks["main"], None,
         None, rel.qualified_name)["pgstattuple"]["tuple_count"]
-    health = survey.scan_relations(cluster, [rel])[0]
+    health = survey.relation_health(cluster, rel)
     assert [f["block"] for f in health["findings"] if f["code"] == "segment.shrank"] == [keep]
     assert health["health"]["live_tuples"] == expected["pgstattuple"]["tuple_count"]
