@@ -647,12 +647,16 @@ def _shortest_digits(v: float, float4: bool = False) -> str:
         return ("-" if math.copysign(1.0, v) < 0 else "") + "0e+00"
     bits = struct.unpack(ifmt, struct.pack(fmt, a))[0]
     a = struct.unpack(fmt, struct.pack(ifmt, bits))[0]   # a float4 given as its shortest double
+    sign = "-" if v < 0 else ""
+    if a.is_integer() and a < (1 << (24 if float4 else 53)):
+        # neighbours are at most 1 apart, and any other decimal of no more digits is at least 1 away:
+        # the integer's own digits are the shortest (most reltuples; no Fractions needed)
+        return sign + "%.*e" % (len(str(int(a)).rstrip("0")) - 1, a)
     exact = Fraction(a)
     below = Fraction(struct.unpack(fmt, struct.pack(ifmt, bits - 1))[0])
     above_f = struct.unpack(fmt, struct.pack(ifmt, bits + 1))[0]
     above = Fraction(above_f) if math.isfinite(above_f) else exact + (exact - below)
     lo, hi = (exact + below) / 2, (exact + above) / 2
-    sign = "-" if v < 0 else ""
 
     def inside(s: str) -> bool:
         return lo < Fraction(Decimal(s)) < hi

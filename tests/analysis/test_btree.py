@@ -560,6 +560,7 @@ def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, ca
     from pgpage import parallel
     from pgpage.storage import relfile
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 2)
+    monkeypatch.setattr(parallel, "MIN_RANGE_CHUNKS", 1)
     damaged = copy_index(tmp_path, 17, "idx_multilevel")  # its first and last leaf pages' TIDs damaged
     leaves = list(oracle_leaf_items(load_oracle("pg17", "idx_multilevel")))
     for (blkno, first), (_, second) in ((leaves[0], leaves[1]), (leaves[-2], leaves[-1])):
@@ -592,6 +593,7 @@ def test_index_in_table_order_is_checked_per_worker(monkeypatch):
     from pgpage.storage import relfile
     from pgpage.storage.datadir import open_data_directory
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 8)
+    monkeypatch.setattr(parallel, "MIN_RANGE_CHUNKS", 1)
     with running_server() as srv:
         with srv.connect() as conn:
             conn.execute("CREATE TABLE t (id int PRIMARY KEY, r int)")

@@ -143,6 +143,7 @@ def test_verify_jobs_cut_heaps_into_ranges_and_say_the_same(tmp_path, monkeypatc
     from pgpage.storage import relfile
     dst = damaged_copy(tmp_path, 16, 11)
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 2)
+    monkeypatch.setattr(parallel, "MIN_RANGE_CHUNKS", 1)
     cut = []
     real_ranges = parallel.block_ranges
     monkeypatch.setattr(parallel, "block_ranges", lambda fork, jobs: cut.append(real_ranges(fork, jobs)) or cut[-1])
@@ -157,3 +158,37 @@ def test_verify_jobs_cut_heaps_into_ranges_and_say_the_same(tmp_path, monkeypatc
     assert sorted(one) == sorted(two)
     assert sum(1 for r in one if '"heap.' in r) > 20    # the damage was seen
     assert any(len(r) > 2 for r in cut)                # and some heaps were cut
+
+
+def _sparse_fork(tmp_path, sizes_in_blocks: list[int]):
+    """A main fork of sparse segment files of the given block counts (ranges depend on sizes alone)."""
+    from pgpage.storage.relfile import RelationFork
+    for segno, n in enumerate(sizes_in_blocks):
+        with open(tmp_path / ("16384" + (f".{segno}" if segno else "")), "wb") as f:
+            f.truncate(n * 8192)
+    return RelationFork(tmp_path, "16384")
+
+
+def test_ranges_shrink_cover_every_block_and_never_cross_a_gap(tmp_path):
+    """The 6 GB benchmark table's shape: ranges in block order, each starting where a single pass starts a chunk,
+    shrinking from a quarter of the fork to MIN_RANGE_CHUNKS chunks (the last ones small, so two workers end
+    together); a short segment followed by another is a gap no range spans."""
+    from pgpage.parallel import MIN_RANGE_CHUNKS, block_ranges
+    from pgpage.storage.relfile import CHUNK_BLOCKS
+    fork = _sparse_fork(tmp_path, [131072] * 5 + [79935])
+    ranges = block_ranges(fork, 2)
+    assert ranges[0] == (0, 184064) and ranges[-1][1] == 735295  # 184064: a quarter, rounded up to a chunk
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all((lo % 131072) % CHUNK_BLOCKS == 0 for lo, _ in ranges)
+    sizes = [hi - lo for lo, hi in ranges]
+    assert sizes == sorted(sizes, reverse=True) and len(ranges) == 20
+    assert max(sizes[-4:]) == MIN_RANGE_CHUNKS * CHUNK_BLOCKS
+    assert block_ranges(fork, 1) == [(0, 735295)]
+
+    gap = tmp_path / "gap"
+    gap.mkdir()
+    fork = _sparse_fork(gap, [131072, 1000, 50000])  # segment 1 ends at block 132072, segment 2 starts at 262144
+    ranges = block_ranges(fork, 2)
+    assert any(hi == 132072 for _, hi in ranges)
+    assert not any(lo < 132072 and hi > 262144 for lo, hi in ranges)
+    assert sum(hi - lo for lo, hi in ranges) == 131072 + 1000 + 50000

@@ -151,8 +151,13 @@ def test_floats_many(pg):
     conn.execute("SELECT setseed(0.25)")
     conn.execute("INSERT INTO t_floats SELECT (r * 10 ^ e)::float4, r * 10 ^ (e * 10) FROM "
                  "(SELECT (random() - 0.5) AS r, (g % 61 - 30) AS e FROM generate_series(1, 1500) g) s")
+    # whole numbers (reltuples is one) either side of 2^24 and 2^53, where float spacing passes 1
+    conn.execute("INSERT INTO t_floats SELECT (g * 104729 % 40000000 - 3)::float4, "
+                 "g * 89 * 2 ^ (g % 30) - 1 FROM generate_series(1, 500) g")
+    conn.execute("INSERT INTO t_floats VALUES (16777215, 9007199254740991), (16777217, 9007199254740993), "
+                 "(48085872, 1e16), (-1, -1)")
     nv, _ = compare_relation(pg, "t_floats")
-    assert nv == 3000
+    assert nv == 3000 + 1000 + 8
 
 
 def test_numeric_many(pg):
