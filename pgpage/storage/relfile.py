@@ -76,7 +76,7 @@ def parse_segment_name(name: str) -> SegmentName | None:
     return SegmentName(m.group("stem"), m.group("fork") or "main", int(segno) if segno else None)
 
 
-@dataclass
+@dataclass(slots=True)  # a data directory of 100 000 relations holds as many forks
 class RelationFork:
     """One fork of one relation: its segment files in order, read block by block or in chunks.
 
@@ -93,9 +93,17 @@ class RelationFork:
     listing: dict[str, int] | None = None  # the directory's {file name: size}, when the caller has read it
     findings: list[Finding] = field(default_factory=list)
 
+    sizes: list[tuple[int, int]] = field(init=False)  # (segno, bytes) of each segment present, in order
+
     def __post_init__(self) -> None:
-        self.segments = self._find_segments()
+        self.sizes = self._find_segments()
         self.listing = None  # only needed while finding segments
+
+    @property
+    def segments(self) -> list[tuple[int, Path, int]]:
+        """(segno, path, bytes) of each segment present (paths made when asked: a Path per segment of
+        every relation would be most of a big catalog's memory)."""
+        return [(segno, self.segment_path(segno), size) for segno, size in self.sizes]
 
     @property
     def name(self) -> str:
@@ -116,36 +124,36 @@ class RelationFork:
         except OSError:
             return None
 
-    def _find_segments(self) -> list[tuple[int, Path, int]]:
-        """(segno, path, size) of each segment present; gaps and odd sizes become findings."""
+    def _find_segments(self) -> list[tuple[int, int]]:
+        """(segno, size) of each segment present; gaps and odd sizes become findings."""
         found = []
         if self.only_segno is not None:
             if (size := self._size(self.only_segno)) is not None:
-                found.append((self.only_segno, self.segment_path(self.only_segno), size))
+                found.append((self.only_segno, size))
         else:
             segno = 0
             while (size := self._size(segno)) is not None:
-                found.append((segno, self.segment_path(segno), size))
+                found.append((segno, size))
                 segno += 1
             # a gap can only hide behind a full segment: look for strays only then
-            full_last = bool(found) and found[-1][2] == self.relseg_size * self.block_size
+            full_last = bool(found) and found[-1][1] == self.relseg_size * self.block_size
             stray = self._stray_segments(segno) if full_last else []
             for s in stray:
                 self.findings.append(Finding(
                     "segment.missing", f"segment {segno} is missing but segment {s} exists",
                     relation=self.name, fork=self.fork, block=segno * self.relseg_size))
         full = self.relseg_size * self.block_size
-        for i, (segno, path, size) in enumerate(found):
+        for i, (segno, size) in enumerate(found):
             if size % self.block_size:
                 self.findings.append(Finding(
                     "segment.partial_block",
-                    f"{path.name} is {size} bytes, not a whole number of {self.block_size}-byte blocks;"
+                    f"{self.segment_name(segno)} is {size} bytes, not a whole number of {self.block_size}-byte blocks;"
                     f" the last {size % self.block_size} bytes are a torn block",
                     relation=self.name, fork=self.fork,
                     block=segno * self.relseg_size + size // self.block_size))
             if self.only_segno is None and i < len(found) - 1 and size != full:
                 self.findings.append(Finding(
-                    "segment.short", f"{path.name} is {size} bytes but is followed by another segment;"
+                    "segment.short", f"{self.segment_name(segno)} is {size} bytes but is followed by another segment;"
                     f" every segment but the last holds {full} bytes",
                     relation=self.name, fork=self.fork, severity=WARNING))
         return found
@@ -162,11 +170,11 @@ class RelationFork:
 
     @property
     def exists(self) -> bool:
-        return bool(self.segments)
+        return bool(self.sizes)
 
     @property
     def size_bytes(self) -> int:
-        return sum(size for _, _, size in self.segments)
+        return sum(size for _, size in self.sizes)
 
     def segment_blocks(self) -> Iterator[tuple[int, Path, int]]:
         """(first global block, path, whole blocks) per segment."""
@@ -175,26 +183,26 @@ class RelationFork:
 
     @property
     def first_block(self) -> int:
-        return self.segments[0][0] * self.relseg_size if self.segments else 0
+        return self.sizes[0][0] * self.relseg_size if self.sizes else 0
 
     @property
     def end_block(self) -> int:
         """One past the last whole block."""
-        if not self.segments:
+        if not self.sizes:
             return 0
-        segno, _, size = self.segments[-1]
+        segno, size = self.sizes[-1]
         return segno * self.relseg_size + size // self.block_size
 
     @property
     def nblocks(self) -> int:
-        return sum(n for _, _, n in self.segment_blocks())
+        return sum(size // self.block_size for _, size in self.sizes)
 
     def read_block(self, blkno: int) -> bytes:
         """The page image of global block ``blkno`` (a torn last block comes back short)."""
         segno, offset = divmod(blkno, self.relseg_size)
-        for s, path, size in self.segments:
+        for s, size in self.sizes:
             if s == segno and offset * self.block_size < size:
-                with open(path, "rb") as f:
+                with open(self.segment_path(segno), "rb") as f:
                     f.seek(offset * self.block_size)
                     return f.read(self.block_size)
         raise PgpageError(f"{self.name}: block {blkno} is beyond the end of the fork"
@@ -234,7 +242,7 @@ class RelationFork:
         was read; blocks added are not in it. (Called after a pass; a file that shrank and grew back between
         two looks goes unseen.)"""
         out = []
-        segments = list(self.segments)
+        segments = self.segments
         if self.only_segno is None and segments and segments[-1][2] == self.relseg_size * self.block_size:
             nxt = segments[-1][0] + 1
             segments.append((nxt, self.segment_path(nxt), 0))  # a full last segment may have been followed
