@@ -5,6 +5,7 @@ them per relation and per cluster and returns plain dicts (JSON-ready). It never
 """
 from __future__ import annotations
 
+import os
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -145,7 +146,8 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
     out = {
         "name": rel.qualified_name, "oid": rel.oid, "kind": rel.kind_name, "relkind": rel.kind,
         "am": rel.access_method, "persistence": rel.persistence, "relfilenode": rel.relfilenode,
-        "files": [str(p.relative_to(cluster.path)) for f in forks.values() for _, p, _ in f.segments],
+        "files": [os.path.join(os.path.relpath(f.directory, cluster.path), f.segment_name(segno))
+                  for f in forks.values() for segno, _ in f.sizes],
         "fork_bytes": {name: f.size_bytes for name, f in forks.items()},
         "size_bytes": rel.size_bytes, "blocks": main.nblocks if main else 0,
         "table": rel.table.qualified_name if rel.table else None,
