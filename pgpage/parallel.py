@@ -29,7 +29,7 @@ def block_ranges(fork, jobs: int, per_job: int = TASKS_PER_JOB) -> list[tuple[in
     """[start, stop) ranges covering the fork's whole blocks: one with ``jobs`` <= 1, else ranges that shrink
     as they go: each takes 1 / (``per_job`` * ``jobs``) of the blocks still left, at least MIN_RANGE_CHUNKS
     chunks. Workers take ranges as they free up, so they end within one small range of each other (equal
-    ranges left one worker idle for up to 0.25 s of a 2.5 s heap pass). Ranges are cut only where a single
+    ranges left one worker idle for up to 0.5 s of a 2.5 s heap pass). Ranges are cut only where a single
     pass starts a chunk (every CHUNK_BLOCKS from each segment's start); they may span whole segments, never
     the gap a short segment leaves, so ``stop - start`` is the blocks a range holds."""
     from pgpage.storage.relfile import CHUNK_BLOCKS

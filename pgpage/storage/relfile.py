@@ -177,8 +177,8 @@ class RelationFork:
         return sum(size for _, size in self.sizes)
 
     def segment_blocks(self) -> Iterator[tuple[int, str, int]]:
-        """(first global block, file name to open, whole blocks) per segment (a plain string: a scan of many
-        small relations spent a tenth of its time making and printing Paths)."""
+        """(first global block, file name to open, whole blocks) per segment (a plain string: making and
+        printing a Path per segment was a tenth of py-spy's samples of a scan of 80 888 small relations)."""
         directory = os.fspath(self.directory)
         for segno, size in self.sizes:
             yield segno * self.relseg_size, os.path.join(directory, self.segment_name(segno)), size // self.block_size
