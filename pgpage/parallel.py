@@ -41,13 +41,13 @@ def block_ranges(fork, jobs: int, per_job: int = TASKS_PER_JOB) -> list[tuple[in
     chunks = [(s, min(s + CHUNK_BLOCKS, first + n))
               for first, n in segments for s in range(first, first + n, CHUNK_BLOCKS)]
     total = sum(n for _, n in segments)
-    out, start, done, left = [], chunks[0][0], 0, total  # done: blocks up to this chunk; left: not in a range
+    out, start, taken, left = [], chunks[0][0], 0, total  # taken: blocks in the range being cut; left: in none yet
     for k, (s, e) in enumerate(chunks):
-        done += e - s
-        full = done - (total - left) >= max(left / (per_job * jobs), MIN_RANGE_CHUNKS * CHUNK_BLOCKS)
+        taken += e - s
+        full = taken >= max(left / (per_job * jobs), MIN_RANGE_CHUNKS * CHUNK_BLOCKS)
         if k == len(chunks) - 1 or full or chunks[k + 1][0] != e:  # never across a gap
             out.append((start, e))
-            left = total - done
+            left, taken = left - taken, 0
             start = chunks[k + 1][0] if k + 1 < len(chunks) else e
     return out
 

@@ -115,6 +115,11 @@ class RelationFork:
     def segment_path(self, segno: int) -> Path:
         return self.directory / self.segment_name(segno)
 
+    def segment_file(self, segno: int) -> str:
+        """The segment's file name to open or stat: a plain string (making and printing a Path per segment was
+        a tenth of py-spy's samples of a scan of 80 888 small relations)."""
+        return os.path.join(self.directory, self.segment_name(segno))
+
     def _size(self, segno: int) -> int | None:
         """A segment's size, None if it is absent (from the listing when given: no Path, no stat)."""
         if self.listing is not None:
@@ -177,11 +182,9 @@ class RelationFork:
         return sum(size for _, size in self.sizes)
 
     def segment_blocks(self) -> Iterator[tuple[int, str, int]]:
-        """(first global block, file name to open, whole blocks) per segment (a plain string: making and
-        printing a Path per segment was a tenth of py-spy's samples of a scan of 80 888 small relations)."""
-        directory = os.fspath(self.directory)
+        """(first global block, ``segment_file``, whole blocks) per segment."""
         for segno, size in self.sizes:
-            yield segno * self.relseg_size, os.path.join(directory, self.segment_name(segno)), size // self.block_size
+            yield segno * self.relseg_size, self.segment_file(segno), size // self.block_size
 
     @property
     def first_block(self) -> int:
@@ -204,7 +207,7 @@ class RelationFork:
         segno, offset = divmod(blkno, self.relseg_size)
         for s, size in self.sizes:
             if s == segno and offset * self.block_size < size:
-                with open(self.segment_path(segno), "rb") as f:
+                with open(self.segment_file(segno), "rb") as f:
                     f.seek(offset * self.block_size)
                     return f.read(self.block_size)
         raise PgpageError(f"{self.name}: block {blkno} is beyond the end of the fork"
@@ -247,11 +250,10 @@ class RelationFork:
         segments = list(self.sizes)
         if self.only_segno is None and segments and segments[-1][1] == self.relseg_size * self.block_size:
             segments.append((segments[-1][0] + 1, 0))  # a full last segment may have been followed
-        directory = os.fspath(self.directory)
         for segno, size in segments:
             name = self.segment_name(segno)
             try:
-                now = os.stat(os.path.join(directory, name)).st_size
+                now = os.stat(self.segment_file(segno)).st_size
             except OSError:
                 now = 0
             first = segno * self.relseg_size
