@@ -101,8 +101,8 @@ class RelationFork:
 
     @property
     def segments(self) -> list[tuple[int, Path, int]]:
-        """(segno, path, bytes) of each segment present (paths made when asked: a Path per segment of
-        every relation would be most of a big catalog's memory)."""
+        """(segno, path, bytes) of each segment present (paths made when asked, not held: the forks of
+        80 888 relations took 105 MB with their Paths held and no slots, 78 MB without)."""
         return [(segno, self.segment_path(segno), size) for segno, size in self.sizes]
 
     @property
