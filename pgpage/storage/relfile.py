@@ -125,7 +125,7 @@ class RelationFork:
         if self.listing is not None:
             return self.listing.get(self.segment_name(segno))
         try:
-            return self.segment_path(segno).stat().st_size
+            return os.stat(self.segment_file(segno)).st_size
         except OSError:
             return None
 
