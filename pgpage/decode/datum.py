@@ -33,6 +33,7 @@ from decimal import Decimal
 from fractions import Fraction
 from dataclasses import dataclass, field
 
+from pgpage.decode import typeout
 from pgpage.findings import ERROR, Finding
 
 VARHDRSZ = 4
@@ -466,6 +467,11 @@ ARRAY_TYPES: dict[int, int] = {
     1187: 1186, 1270: 1266, 1231: 1700, 2207: 2202, 2208: 2203, 2209: 2204, 2210: 2205, 2211: 2206,
     1263: 2275, 2951: 2950, 3735: 3734, 3770: 3769, 4090: 4089, 4097: 4096, 4192: 4191, 271: 5069,
 }
+# The other built-in types' storage and output functions (decode/typeout/, one module per family).
+for _oid, (_name, _typlen, _typalign, _typbyval, _array) in typeout.TYPES.items():
+    TYPES[_oid] = TypeInfo(_name, _typlen, _typalign, _typbyval)
+    if _array:
+        ARRAY_TYPES[_array] = _oid
 for _arr, _elem in ARRAY_TYPES.items():
     TYPES.setdefault(_arr, TypeInfo("_" + TYPES[_elem].name, -1, "d" if TYPES[_elem].typalign == "d" else "i",
                                     False, _elem))
@@ -524,6 +530,9 @@ def decode_payload(typid: int, payload: bytes, *, major: int | None = None,
     """Decode the uncompressed content of a varlena of type ``typid`` (header already removed).
     This is also the entry point for values reassembled from a TOAST table."""
     payload = bytes(payload)
+    output = typeout.OUTPUT.get(typid)
+    if output is not None:
+        return _typeout(typid, output, payload, major)
     if typid in _TEXT_TYPES:
         return _decode_text(payload, encoding)
     if typid == 17:
@@ -548,7 +557,18 @@ def _decode_text(b: bytes, encoding: str):
         return Unreadable("datum.text.bad_encoding", f"not valid {encoding}: {exc}", b.hex())
 
 
+def _typeout(typid: int, output, payload: bytes, major):
+    """A ``typeout`` output function's text, or Unreadable for bytes it refuses."""
+    try:
+        return output(payload, major)
+    except (ValueError, struct.error, IndexError) as exc:
+        return Unreadable(f"datum.{TYPES[typid].name}.bad_value", str(exc) or "not a valid value", payload.hex())
+
+
 def _decode_fixed(typid: int, raw: bytes, *, major, encoding):
+    output = typeout.OUTPUT.get(typid)
+    if output is not None:
+        return _typeout(typid, output, raw, major)
     fmt = _FIXED_FORMATS.get(typid)
     if fmt is not None:
         v = struct.unpack(fmt, raw)[0]
