@@ -35,7 +35,8 @@ class CatalogScan:
 def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: int,
                  clog: ClogArray, relation: str | None = None,
                  columns: Sequence[Attribute] | None = None, key: str = "oid",
-                 wanted: set[str] | None = None, first_column: int | None = None) -> CatalogScan:
+                 wanted: set[str] | None = None, first_column: int | None = None,
+                 raw: set[str] = frozenset()) -> CatalogScan:
     """Visible rows of ``catalog`` from its main fork's ``(first block, pages)`` chunks.
 
     Tuple headers are decoded a chunk at a time (``decode.vector``) and visibility decided for all of them
@@ -43,12 +44,13 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
     snapshot sees are deformed. ``columns`` overrides the built-in layout (e.g. columns read from
     pg_attribute). ``first_column`` keeps only rows whose first column, an oid at t_hoff, has that value
     (pg_attribute's attrelid: one relation's rows out of thousands). Rows are dicts of decoded column
-    values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and ``_tid``.
+    values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and ``_tid``; the ``raw``
+    columns keep the datum's bytes as stored (None for NULL).
     """
     from pgpage.analysis import kernels
     scan = CatalogScan(catalog)
     cols = list(columns) if columns is not None else [Attribute.from_column(c) for c in catalog_columns(catalog, major)]
-    shape = _Shape(cols, wanted)
+    shape = _Shape(cols, wanted, raw)
     oid_in_header = catalog_has_oid_system_column(catalog, major)
     candidates: dict[object, list[tuple[int, dict]]] = {}
     for first, chunk in chunks:
@@ -121,9 +123,10 @@ def _first_oid(chunk: np.ndarray, items, tups) -> np.ndarray:
 class _Shape:
     """A catalog's columns as ``kernels.deform_offsets`` takes them, and the ones a row keeps."""
 
-    def __init__(self, cols: list[Attribute], wanted: set[str] | None):
+    def __init__(self, cols: list[Attribute], wanted: set[str] | None, raw: set[str]):
         self.cols = cols
         self.wanted = wanted
+        self.raw = raw
         self.attlen = np.array([c.attlen for c in cols], dtype=np.int64)
         self.attalign = np.array([ATTALIGN_BYTES.get(c.attalign, 1) for c in cols], dtype=np.int64)
         self.kept = [(i, c) for i, c in enumerate(cols)
@@ -167,8 +170,8 @@ def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_s
     if offsets is not None:
         j, pos, lens, columns = offsets
         row = {c.name: columns[i][j] if i in columns else (
-                   None if pos[i] < 0 else decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major,
-                                                        attlen=c.attlen))
+                   None if pos[i] < 0 else data[pos[i]:pos[i] + lens[i]] if c.name in shape.raw else
+                   decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major, attlen=c.attlen))
                for i, c in shape.kept}
     else:
         null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
@@ -178,7 +181,7 @@ def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_s
                                          block=blkno, item=n))
         if not deformed.ok:
             return None, None
-        row = {a.name: decode_attr(a, major=major) for a in deformed.attrs
+        row = {a.name: a.raw if a.name in shape.raw else decode_attr(a, major=major) for a in deformed.attrs
                if not a.dropped and (shape.wanted is None or a.name in shape.wanted)}
     if oid_in_header:
         row = {"oid": heap_oid_old(data, t_hoff, infomask), **row}

@@ -190,6 +190,8 @@ CATALOG_OIDS: dict[str, int] = {
     "pg_inherits": 2611,
     "pg_namespace": 2615,
     "pg_statistic": 2619,
+    "pg_enum": 3501,
+    "pg_range": 3541,
 }
 
 PG_CLASS_OID = CATALOG_OIDS["pg_class"]
@@ -228,7 +230,7 @@ def catalog_has_oid_system_column(catalog: str, major: int) -> bool:
 
 _WITH_OIDS_BEFORE_12 = frozenset({
     "pg_class", "pg_type", "pg_database", "pg_namespace", "pg_am", "pg_tablespace", "pg_proc",
-    "pg_authid", "pg_constraint", "pg_attrdef",
+    "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum",
 })
 
 
@@ -456,6 +458,23 @@ _PG_TABLESPACE = [
     _c("spcoptions", _TEXT_ARRAY),
 ]
 
+_PG_ENUM = [
+    _c("oid", _OID, since=12),
+    _c("enumtypid", _OID),
+    _c("enumsortorder", _FLOAT4),
+    _c("enumlabel", _NAME),
+]
+
+_PG_RANGE = [
+    _c("rngtypid", _OID),
+    _c("rngsubtype", _OID),
+    _c("rngmultitypid", _OID, since=14),       # multiranges are new in 14
+    _c("rngcollation", _OID),
+    _c("rngsubopc", _OID),
+    _c("rngcanonical", _REGPROC),
+    _c("rngsubdiff", _REGPROC),
+]
+
 _CATALOG_HISTORY: dict[str, list[tuple]] = {
     "pg_attribute": _PG_ATTRIBUTE,
     "pg_class": _PG_CLASS,
@@ -465,6 +484,8 @@ _CATALOG_HISTORY: dict[str, list[tuple]] = {
     "pg_am": _PG_AM,
     "pg_index": _PG_INDEX,
     "pg_tablespace": _PG_TABLESPACE,
+    "pg_enum": _PG_ENUM,
+    "pg_range": _PG_RANGE,
 }
 
 CATALOGS_WITH_LAYOUT: tuple[str, ...] = tuple(_CATALOG_HISTORY)

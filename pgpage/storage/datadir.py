@@ -38,10 +38,16 @@ CATALOG_COLUMNS = {
     "pg_am": {"oid", "amname", "amtype"},
     "pg_index": {"indexrelid", "indrelid", "indnatts", "indnkeyatts", "indisunique", "indisprimary", "indkey"},
     "pg_attribute": {"attrelid", "attname", "atttypid", "attlen", "attnum", "atttypmod", "attbyval", "attalign",
-                     "attisdropped", "attcollation"},
+                     "attisdropped", "attcollation", "atthasmissing", "attmissingval"},
+    "pg_type": {"oid", "typname", "typnamespace", "typlen", "typbyval", "typtype", "typdelim", "typrelid", "typelem",
+                "typalign", "typbasetype"},
+    "pg_enum": {"oid", "enumtypid", "enumsortorder", "enumlabel"},
+    "pg_range": {"rngtypid", "rngsubtype", "rngmultitypid"},
 }
+RAW_COLUMNS = {"attmissingval"}  # kept as the stored datum: the deformer takes the value out with the column's type
 CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
-                "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247}
+                "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247, "pg_enum": 3501,
+                "pg_range": 3541}
 RELKIND_NAMES = {"r": "table", "i": "index", "S": "sequence", "t": "toast table", "v": "view",
                  "m": "materialized view", "c": "composite type", "f": "foreign table",
                  "p": "partitioned table", "I": "partitioned index"}
@@ -159,6 +165,45 @@ class DataDirectory:
         return ClogArray(segments, self.block_size,
                          in_progress_is_aborted=state in ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY"))
 
+    @cached_property
+    def settings(self) -> dict[str, str]:
+        """Parameters set in postgresql.conf and postgresql.auto.conf (ALTER SYSTEM, read last), includes
+        followed: {lower-cased name: value}. Debian and others keep postgresql.conf outside the data
+        directory; then only postgresql.auto.conf is here."""
+        from pgpage.decode.config import INCLUDE_DIRECTIVES, parse_conf
+        found: dict[str, str] = {}
+
+        def read(path: Path, depth: int, required: bool) -> None:
+            if depth > 10:            # include loops (guc-file.l stops at the same depth)
+                return
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                if required:
+                    self.findings.append(Finding("cluster.config.unreadable", f"{path}: cannot be read",
+                                                 severity=INFO))
+                return
+            for name, value, _ in parse_conf(text):
+                if name not in INCLUDE_DIRECTIVES:
+                    found[name] = value
+                    continue
+                target = path.parent / value
+                if name == "include_dir":
+                    try:
+                        names = sorted(p for p in target.iterdir() if p.name.endswith(".conf")
+                                       and not p.name.startswith("."))
+                    except OSError:
+                        names = []
+                    for p in names:
+                        read(p, depth + 1, True)
+                else:
+                    read(target, depth + 1, name == "include")
+
+        for name in ("postgresql.conf", "postgresql.auto.conf"):
+            if (self.path / name).exists():
+                read(self.path / name, 0, True)
+        return found
+
     # ---------------------------------------------------------------- files
     def fork(self, directory: Path, stem: str, fork: str = "main") -> RelationFork:
         return RelationFork(directory, stem, fork, self.block_size, self.relseg_size, listing=self.listing(directory))
@@ -202,7 +247,7 @@ class DataDirectory:
         if self.major is None:
             return []
         scan = read_catalog(catalog, fork.iter_chunks(), self.major, self.clog, relation=catalog, key=key,
-                            wanted=CATALOG_COLUMNS.get(catalog), first_column=first_column)
+                            wanted=CATALOG_COLUMNS.get(catalog), first_column=first_column, raw=RAW_COLUMNS)
         findings.extend(fork.findings)
         findings.extend(scan.findings)
         if scan.undecided:
@@ -311,6 +356,14 @@ class Database:
         return {"pg_class": list(class_rows.values()), "pg_namespace": self._catalog("pg_namespace", class_rows),
                 "pg_am": self._catalog("pg_am", class_rows),
                 "pg_index": self._catalog("pg_index", class_rows, key="indexrelid")}
+
+    @cached_property
+    def types(self):
+        """pg_type, pg_enum and pg_range as a ``values.TypeCatalog`` (what printing a column's values needs)."""
+        from pgpage.decode.values import TypeCatalog
+        class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
+        return TypeCatalog.from_rows(self._catalog("pg_type", class_rows), self._catalog("pg_enum", class_rows),
+                                     self._catalog("pg_range", class_rows, key="rngtypid"))
 
     def catalog_state(self) -> tuple:
         """What reading the catalogs learnt (rows, the filenode map, findings), to hand to ``adopt_catalogs``
