@@ -20,6 +20,7 @@ from importlib import import_module
 
 # Family modules, in the order they are merged (a later one may not redefine an OID).
 _MODULES: tuple[str, ...] = (
+    "textsearch",
 )
 
 TYPES: dict[int, tuple] = {}
