@@ -138,6 +138,29 @@ def diff(
     raise typer.Exit(diff_command(before, after, db, rel, details, show_all, json_out))
 
 
+@app.command()
+def rows(
+    target: str = typer.Argument(..., help="A data directory with --rel (and --db), or a table's file inside one."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help="Table as [schema.]name, or its relfilenode."),
+    all_versions: bool = typer.Option(False, "--all", help="Every row version on disk (deleted, updated, aborted,"
+                                      " in progress) with ctid, xmin, xmax and status, not only the live rows."),
+    columns: Optional[str] = typer.Option(None, "--columns", help="Only these columns, comma-separated, in this"
+                                          " order."),
+    blocks: Optional[str] = typer.Option(None, "--blocks", help="Only blocks A:B (B exclusive)."),
+    csv_out: bool = typer.Option(False, "--csv", help="CSV exactly as COPY ... TO STDOUT (FORMAT csv, HEADER) writes"
+                                 " it (with --all, ctid, xmin, xmax and status come first)."),
+    json_out: bool = typer.Option(False, "--json", help="Newline-delimited JSON, one record per row version."),
+    timezone: Optional[str] = typer.Option(None, "--timezone", help="Print timestamptz in this zone (default: the"
+                                           " cluster's timezone setting)."),
+    wide: bool = typer.Option(False, "--wide", help="Show long values whole in the table."),
+) -> None:
+    """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
+    server prints them, TOAST reassembled. Read from the files alone."""
+    from pgpage.cli.rows_cmd import rows_command
+    raise typer.Exit(rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -1,0 +1,116 @@
+"""`pgpage rows` output: COPY's CSV, newline-delimited JSON records, or an aligned table for people.
+
+Rows are written as they come (a batch at a time for the table), so memory stays flat however many
+rows a table has.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from itertools import islice
+from typing import Iterable
+
+from pgpage.render.output import WIDTH
+
+TEXT_BATCH = 200          # rows aligned together in the table
+TEXT_CELL = 40            # widest cell of the table unless --wide
+SYSTEM_COLUMNS = ("ctid", "xmin", "xmax", "status")
+
+
+def csv_field(value: str | None, single_column: bool = False) -> str:
+    """One field as ``COPY ... (FORMAT csv)`` writes it (``commands/copyto.c`` CopyAttributeOutCSV): NULL
+    as nothing; quoted when it holds the delimiter, a quote, CR or LF, is the empty string (which would
+    read back as NULL), or is ``\\.`` alone on its line; quotes doubled."""
+    if value is None:
+        return ""
+    if (value == "" or any(c in value for c in ',"\n\r') or (single_column and value == "\\.")):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def _system(row) -> list[str]:
+    return [row.ctid, str(row.xmin), str(row.xmax), row.status]
+
+
+def write_csv(names: list[str], rows: Iterable, system: bool, out=None) -> int:
+    """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax and status first."""
+    out = out or sys.stdout
+    header = (list(SYSTEM_COLUMNS) if system else []) + names
+    single = len(header) == 1
+    out.write(",".join(csv_field(n, single) for n in header) + "\n")
+    n = 0
+    for row in rows:
+        fields = (_system(row) if system else []) + row.values
+        out.write(",".join(csv_field(v, single) for v in fields) + "\n")
+        n += 1
+    return n
+
+
+def record(names: list[str], row) -> dict:
+    """One row version as a JSON record."""
+    d = {"ctid": row.ctid, "xmin": row.xmin, "xmax": row.xmax, "status": row.status,
+         "xmin_status": row.xmin_status, "xmax_status": row.xmax_status}
+    if row.status == "updated":
+        d["successor"] = row.t_ctid
+    if row.hot:
+        d["hot"] = row.hot
+    if row.oid is not None:
+        d["oid"] = row.oid
+    d["values"] = dict(zip(names, row.values))
+    return d
+
+
+def write_json_lines(names: list[str], rows: Iterable, out=None) -> int:
+    out = out or sys.stdout
+    n = 0
+    for row in rows:
+        out.write(json.dumps(record(names, row), ensure_ascii=False, separators=(",", ":")) + "\n")
+        n += 1
+    return n
+
+
+def _cell(value: str | None, limit: int | None) -> str:
+    text = "" if value is None else value.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    if limit is not None and len(text) > limit:
+        return text[:limit - 1] + "…"
+    return text
+
+
+def write_table(names: list[str], rows: Iterable, system: bool, wide: bool, out=None) -> int:
+    """psql-like aligned columns, a batch of rows at a time (a header per batch); NULL prints as nothing,
+    control characters escaped; cells cut at TEXT_CELL characters unless ``wide``."""
+    out = out or sys.stdout
+    header = (list(SYSTEM_COLUMNS) if system else ["ctid"]) + names
+    limit = None if wide else TEXT_CELL
+    rows = iter(rows)
+    n = 0
+    while True:
+        batch = list(islice(rows, TEXT_BATCH))
+        if not batch:
+            break
+        cells = [[_cell(v, limit) for v in ((_system(r) if system else [r.ctid]) + r.values)] for r in batch]
+        widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(header)]
+        if n:
+            out.write("\n")
+        out.write(" | ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip() + "\n")
+        out.write("-+-".join("-" * w for w in widths) + "\n")
+        for c in cells:
+            out.write(" | ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() + "\n")
+        n += len(batch)
+    return n
+
+
+def write_summary(label: str, count: int, all_versions: bool, timezone: str, findings: list, err=None) -> None:
+    """The closing lines on stderr: how many rows, the time zone used, the findings by code."""
+    err = err or sys.stderr
+    what = "row versions" if all_versions else "rows"
+    err.write(f"{label}: {count} {what} (timestamptz in {timezone})\n")
+    by_code: dict[str, list] = {}
+    for f in findings:
+        by_code.setdefault(f.code, []).append(f)
+    for code, fs in sorted(by_code.items()):
+        first = fs[0]
+        where = "" if first.block is None else f" block {first.block}" + ("" if first.item is None else
+                                                                            f" item {first.item}")
+        more = f" (and {len(fs) - 1} more)" if len(fs) > 1 else ""
+        err.write(f"{first.severity} {code}:{where} {first.message}{more}"[:WIDTH * 3] + "\n")
