@@ -1112,7 +1112,10 @@ def decode_array(payload: bytes, *, major: int | None = None, encoding: str = "u
 # Text rendering
 # ---------------------------------------------------------------------------------------------
 
-_ARRAY_SPECIAL = set('{}",\\') | set(" \t\n\r\v\f")
+# Characters that make array_out quote an element, besides its type's delimiter (pg_type.typdelim: ","
+# for every built-in type but box, ";", whose own text has commas and is written bare in box[]).
+_ARRAY_SPECIAL = set('{}"\\') | set(" \t\n\r\v\f")
+_ARRAY_DELIMITERS = {603: ";"}
 
 
 def to_pg_text(typid: int, value) -> str | None:
@@ -1161,14 +1164,16 @@ def _dims_of(nested, ndim: int) -> list[int]:
 def _array_body(elem: int, value) -> str:
     if not isinstance(value, list):
         return _array_elem_text(elem, value)
-    return "{" + ",".join(_array_body(elem, v) if isinstance(v, list) else _array_elem_text(elem, v)
-                          for v in value) + "}"
+    delim = _ARRAY_DELIMITERS.get(elem, ",")
+    return "{" + delim.join(_array_body(elem, v) if isinstance(v, list) else _array_elem_text(elem, v)
+                            for v in value) + "}"
 
 
 def _array_elem_text(elem: int, v) -> str:
     if v is None:
         return "NULL"
     s = to_pg_text(elem, v)
-    if s == "" or s.upper() == "NULL" or any(ch in _ARRAY_SPECIAL for ch in s):
+    delim = _ARRAY_DELIMITERS.get(elem, ",")
+    if s == "" or s.upper() == "NULL" or delim in s or any(ch in _ARRAY_SPECIAL for ch in s):
         return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return s

@@ -21,6 +21,7 @@ from importlib import import_module
 # Family modules, in the order they are merged (a later one may not redefine an OID).
 _MODULES: tuple[str, ...] = (
     "textsearch",
+    "network", "geometry", "misc",
 )
 
 TYPES: dict[int, tuple] = {}
