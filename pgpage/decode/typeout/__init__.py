@@ -22,6 +22,7 @@ from importlib import import_module
 _MODULES: tuple[str, ...] = (
     "textsearch",
     "network", "geometry", "misc",
+    "jsonb",
 )
 
 TYPES: dict[int, tuple] = {}
