@@ -1144,36 +1144,39 @@ def to_pg_text(typid: int, value) -> str | None:
 
 
 def _array_text(elem: int, value) -> str:
-    prefix = ""
+    """A decoded array (nested lists, or a PgArray) as array_out prints it."""
+    lbounds = None
     if isinstance(value, PgArray):
-        dims = _dims_of(value.elements, len(value.lbounds))
-        prefix = "".join("[%d:%d]" % (lb, lb + d - 1) for lb, d in zip(value.lbounds, dims)) + "="
-        value = value.elements
-    return prefix + _array_body(elem, value)
+        lbounds, value = value.lbounds, value.elements
+    dims, level = [], value
+    while isinstance(level, list) and level:
+        dims.append(len(level))
+        level = level[0]
+    flat = value
+    for _ in dims[1:]:
+        flat = [x for sub in flat for x in sub]
+    texts = [None if v is None else to_pg_text(elem, v) for v in flat]
+    return array_literal(texts, dims, lbounds or [1] * len(dims), _ARRAY_DELIMITERS.get(elem, ","))
 
 
-def _dims_of(nested, ndim: int) -> list[int]:
-    dims = []
-    cur = nested
-    for _ in range(ndim):
-        dims.append(len(cur))
-        cur = cur[0] if cur else []
-    return dims
+def array_literal(texts: list, dims, lbounds, delim: str = ",") -> str:
+    """array_out's text from the elements' own texts (flat, row-major; None for NULL): ``{a,b}``, nested per
+    dimension, ``[lb:ub]=`` bounds first when a lower bound is not 1, elements quoted when array_in could
+    not read them back bare (empty, ``NULL``, a delimiter, quote, backslash, brace or white space)."""
+    def quoted(s):
+        if s is None:
+            return "NULL"
+        if s == "" or s.upper() == "NULL" or delim in s or any(ch in _ARRAY_SPECIAL for ch in s):
+            return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return s
 
+    if not dims:
+        return "{}"
+    body = _nest([quoted(t) for t in texts], dims)
 
-def _array_body(elem: int, value) -> str:
-    if not isinstance(value, list):
-        return _array_elem_text(elem, value)
-    delim = _ARRAY_DELIMITERS.get(elem, ",")
-    return "{" + delim.join(_array_body(elem, v) if isinstance(v, list) else _array_elem_text(elem, v)
-                            for v in value) + "}"
-
-
-def _array_elem_text(elem: int, v) -> str:
-    if v is None:
-        return "NULL"
-    s = to_pg_text(elem, v)
-    delim = _ARRAY_DELIMITERS.get(elem, ",")
-    if s == "" or s.upper() == "NULL" or delim in s or any(ch in _ARRAY_SPECIAL for ch in s):
-        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return s
+    def join(v):
+        return "{" + delim.join(join(x) if isinstance(x, list) else x for x in v) + "}"
+    prefix = ""
+    if any(lb != 1 for lb in lbounds):
+        prefix = "".join("[%d:%d]" % (lb, lb + d - 1) for lb, d in zip(lbounds, dims)) + "="
+    return prefix + join(body)

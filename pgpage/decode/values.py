@@ -211,3 +211,116 @@ class ValueFormatter:
             texts.append(t)
         delim = elem.typdelim if elem is not None else ","
         return datum.array_literal(texts, dims, lbounds, delim)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Typed Python values (the API's rows): read back from the exact text, as a client library would
+# ---------------------------------------------------------------------------------------------------
+
+_INT_TYPES = {20, 21, 23, 26, 28, 29, 5069, 24, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191}
+
+
+def python_value(formatter: ValueFormatter, typid: int, text: str | None):
+    """A value's text as a Python object: int, float, Decimal, bool, bytes, UUID, date/time/datetime
+    (aware for timestamptz and timetz), parsed JSON, ipaddress objects, lists for arrays (lower bounds
+    dropped); the text itself for every other type, and for values Python cannot hold (infinity, BC
+    dates, years past 9999)."""
+    if text is None:
+        return None
+    kind, target = formatter._resolve(typid)
+    if kind == "array":
+        t = formatter.catalog.get(target)
+        return _array_items(text, lambda s: python_value(formatter, t.typelem, s), t.typdelim or ",")
+    if kind != "builtin":
+        return text
+    info = datum.TYPES.get(target)
+    if info is not None and info.elem and target not in (22, 30):
+        delim = ";" if info.elem == 603 else ","
+        return _array_items(text, lambda s: python_value(formatter, info.elem, s), delim)
+    try:
+        return _scalar(target, text)
+    except ValueError:
+        return text
+
+
+def _scalar(typid: int, text: str):
+    import datetime as dt
+    import ipaddress
+    import json
+    import uuid
+    from decimal import Decimal
+    if typid in _INT_TYPES:
+        return int(text)
+    if typid in (700, 701):
+        return float(text)
+    if typid == 1700:
+        return Decimal(text)
+    if typid == 16:
+        return text == "t"
+    if typid == 17:
+        return bytes.fromhex(text[2:])
+    if typid == 2950:
+        return uuid.UUID(text)
+    if typid in (114, 3802):
+        return json.loads(text, parse_float=Decimal)
+    if typid in (869, 650):
+        return ipaddress.ip_interface(text) if typid == 869 else ipaddress.ip_network(text)
+    if typid == 1082:
+        return dt.date.fromisoformat(text)
+    if typid == 1083:
+        return dt.time.fromisoformat(text)
+    if typid == 1266:
+        return dt.time.fromisoformat(_iso_offset(text))
+    if typid == 1114:
+        return dt.datetime.fromisoformat(text)
+    if typid == 1184:
+        return dt.datetime.fromisoformat(_iso_offset(text))
+    return text
+
+
+def _iso_offset(text: str) -> str:
+    """PostgreSQL's ``+05`` / ``-04:56:02`` offsets in the form fromisoformat reads (``+05:00``)."""
+    sign = max(text.rfind("+"), text.rfind("-"))
+    if sign < 0 or ":" in text[sign:] or " BC" in text:
+        return text
+    return text + ":00"
+
+
+def _array_items(text: str, convert, delim: str = ","):
+    """array_in's reading of an array literal's text: nested lists of converted elements (None for NULL)."""
+    if text.startswith("["):
+        text = text[text.index("=") + 1:]
+    stack: list[list] = []
+    out = None
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "{":
+            stack.append([])
+            i += 1
+        elif c == "}":
+            done = stack.pop()
+            if stack:
+                stack[-1].append(done)
+            else:
+                out = done
+            i += 1
+        elif c == delim:
+            i += 1
+        elif c == '"':
+            j, buf = i + 1, []
+            while j < n and text[j] != '"':
+                if text[j] == "\\":
+                    j += 1
+                buf.append(text[j])
+                j += 1
+            stack[-1].append(convert("".join(buf)))
+            i = j + 1
+        else:
+            j = i
+            while j < n and text[j] not in (delim, "}"):
+                j += 1
+            item = text[i:j]
+            stack[-1].append(None if item == "NULL" else convert(item))
+            i = j
+    return out
