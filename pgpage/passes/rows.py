@@ -59,6 +59,20 @@ class RowVersion:
         return ([n for bit, n in ((HEAP_ONLY_TUPLE, "HEAP_ONLY_TUPLE"), (HEAP_HOT_UPDATED, "HEAP_HOT_UPDATED"))
                  if self.infomask2 & bit])
 
+    def record(self, names: list[str], values: list | None = None) -> dict:
+        """The version as one record (`rows --json`): ctid, xids and their verdicts, the successor of an
+        updated version, HOT flags, a WITH OIDS row's oid, and ``values`` (default: the text) by column name."""
+        d = {"ctid": self.ctid, "xmin": self.xmin, "xmax": self.xmax, "status": self.status,
+             "xmin_status": self.xmin_status, "xmax_status": self.xmax_status}
+        if self.status == "updated":
+            d["successor"] = self.t_ctid
+        if self.hot:
+            d["hot"] = self.hot
+        if self.oid is not None:
+            d["oid"] = self.oid
+        d["values"] = dict(zip(names, self.values if values is None else values))
+        return d
+
 
 def resolve_timezone(cluster, override: str | None, findings: list[Finding]) -> str:
     """The TimeZone a session on this cluster prints timestamptz in: ``--timezone``, else the configuration
@@ -204,6 +218,14 @@ class TableRows:
         self._toast: dict[int, ToastStore | None] = {}
         control = cluster.control or {}
         self._max_chunk = control.get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
+
+    def records(self) -> Iterator[dict]:
+        """Each version as a record whose values are typed Python objects (``values.python_value``)."""
+        from pgpage.decode.values import python_value
+        types = [a.typid for _, a in self.columns]
+        for row in self:
+            yield row.record(self.column_names, [python_value(self.formatter, t, v)
+                                                 for t, v in zip(types, row.values)])
 
     def _type_name(self, typid: int) -> str:
         t = self.formatter.catalog.get(typid)

@@ -46,25 +46,11 @@ def write_csv(names: list[str], rows: Iterable, system: bool, out=None) -> int:
     return n
 
 
-def record(names: list[str], row) -> dict:
-    """One row version as a JSON record."""
-    d = {"ctid": row.ctid, "xmin": row.xmin, "xmax": row.xmax, "status": row.status,
-         "xmin_status": row.xmin_status, "xmax_status": row.xmax_status}
-    if row.status == "updated":
-        d["successor"] = row.t_ctid
-    if row.hot:
-        d["hot"] = row.hot
-    if row.oid is not None:
-        d["oid"] = row.oid
-    d["values"] = dict(zip(names, row.values))
-    return d
-
-
 def write_json_lines(names: list[str], rows: Iterable, out=None) -> int:
     out = out or sys.stdout
     n = 0
     for row in rows:
-        out.write(json.dumps(record(names, row), ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.write(json.dumps(row.record(names), ensure_ascii=False, separators=(",", ":")) + "\n")
         n += 1
     return n
 

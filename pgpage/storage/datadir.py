@@ -513,6 +513,14 @@ class Relation:
             node = mapping.get(self.oid, 0)
         return node
 
+    def rows(self, all_versions: bool = False, timezone: str | None = None):
+        """This table's rows as records (dicts: ctid, xmin, xmax, status, ..., ``values`` by column name) with
+        typed Python values: the rows a new SELECT returns, or every version on disk with ``all_versions``.
+        ``passes.rows.TableRows`` gives the values as text and the findings (what could not be read)."""
+        from pgpage.passes.rows import RowOptions, TableRows
+        return TableRows(self.database.cluster, self,
+                         RowOptions(all_versions=all_versions, timezone=timezone)).records()
+
     @cached_property
     def directory(self) -> Path:
         spc = GLOBALTABLESPACE_OID if self.row["relisshared"] else (self.row["reltablespace"] or self.database.tablespace)
