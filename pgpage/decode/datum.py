@@ -9,7 +9,10 @@ Two jobs, kept apart:
 * **value -> text**: ``to_pg_text(typid, value)`` renders a decoded value the way the type's output
   function does on a server with ``DateStyle=ISO``, ``IntervalStyle=postgres``, ``TimeZone=UTC``,
   ``bytea_output=hex`` and ``extra_float_digits=1`` (the default from 12 on). The tests compare this
-  with the server's own text, value by value.
+  with the server's own text, value by value. A timestamptz (alone, in an array, as a range bound) is
+  shown in another zone when the decoders are given ``timezone``: a TimeZone setting as ``pgtz``
+  reads it ('America/New_York', 'UTC', '+05:30', ...); a name the server would refuse raises
+  ValueError at once, before any bytes are looked at.
 
 Typed stand-ins (each has ``to_json()``; ``to_json(value)`` converts a whole decoded value):
 
@@ -27,13 +30,14 @@ follows (18 = on-disk TOAST pointer, 16 bytes ``varatt_external``).
 """
 from __future__ import annotations
 
+import inspect
 import math
 import struct
 from decimal import Decimal
 from fractions import Fraction
 from dataclasses import dataclass, field
 
-from pgpage.decode import typeout
+from pgpage.decode import pgtz, typeout
 from pgpage.findings import ERROR, Finding
 
 VARHDRSZ = 4
@@ -486,6 +490,18 @@ _FIXED_FORMATS = {21: "<h", 23: "<i", 20: "<q", 5069: "<Q", 700: "<f", 701: "<d"
 _FIXED_FORMATS.update({t: "<I" for t in _OID_TYPES})
 
 
+def _takes_timezone(fn) -> bool:
+    try:
+        return "timezone" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+# typeout output functions that print timestamptz values inside (tstzrange, tstzmultirange): those that
+# take a ``timezone`` keyword are given the decoders' zone.
+_ZONED_OUTPUT = {oid for oid, fn in typeout.OUTPUT.items() if _takes_timezone(fn)}
+
+
 def type_info(typid: int) -> TypeInfo | None:
     return TYPES.get(typid)
 
@@ -495,13 +511,17 @@ def type_info(typid: int) -> TypeInfo | None:
 # ---------------------------------------------------------------------------------------------
 
 def decode_datum(typid: int, raw, *, attlen: int | None = None, major: int | None = None,
-                 encoding: str = "utf-8"):
+                 encoding: str = "utf-8", timezone: str | None = None):
     """Decode one attribute's bytes (a varlena with its header; a fixed-width value exactly
     ``attlen`` bytes) into a JSON-friendly value or a typed stand-in. Never raises on bad bytes.
 
     ``attlen`` is only needed for types not in ``TYPES``. ``major`` selects version-dependent
     readings (numeric Infinity before 14 is invalid, for instance); None means "latest".
+    ``timezone`` is the TimeZone timestamptz values are shown in (None: UTC); ValueError if the
+    server would refuse it.
     """
+    if timezone is not None:
+        pgtz.get_zone(timezone)
     raw = bytes(raw)
     info = TYPES.get(typid)
     typlen = info.typlen if info is not None and info.typlen != 0 else attlen
@@ -516,23 +536,26 @@ def decode_datum(typid: int, raw, *, attlen: int | None = None, major: int | Non
         payload = varlena_payload(raw, typid)
         if not isinstance(payload, bytes):
             return payload
-        return decode_payload(typid, payload, major=major, encoding=encoding)
+        return decode_payload(typid, payload, major=major, encoding=encoding, timezone=timezone)
     if typlen == -2:
         return _decode_text(raw[:-1] if raw.endswith(b"\0") else raw, encoding)
     if len(raw) != typlen:
         return Unreadable("datum.bad_length", f"{info.name} needs {typlen} bytes, got {len(raw)}",
                           raw.hex())
-    return _decode_fixed(typid, raw, major=major, encoding=encoding)
+    return _decode_fixed(typid, raw, major=major, encoding=encoding, timezone=timezone)
 
 
 def decode_payload(typid: int, payload: bytes, *, major: int | None = None,
-                   encoding: str = "utf-8", _depth: int = 0):
+                   encoding: str = "utf-8", timezone: str | None = None, _depth: int = 0):
     """Decode the uncompressed content of a varlena of type ``typid`` (header already removed).
-    This is also the entry point for values reassembled from a TOAST table."""
+    This is also the entry point for values reassembled from a TOAST table. ``timezone`` as for
+    ``decode_datum``."""
+    if timezone is not None:
+        pgtz.get_zone(timezone)
     payload = bytes(payload)
     output = typeout.OUTPUT.get(typid)
     if output is not None:
-        return _typeout(typid, output, payload, major)
+        return _typeout(typid, output, payload, major, timezone)
     if typid in _TEXT_TYPES:
         return _decode_text(payload, encoding)
     if typid == 17:
@@ -540,12 +563,12 @@ def decode_payload(typid: int, payload: bytes, *, major: int | None = None,
     if typid == 1700:
         return decode_numeric(payload, major=major)
     if typid == ANYARRAY_OID:      # pg_attribute.attmissingval, pg_statistic.stavalues*
-        return decode_array(payload, major=major, encoding=encoding, _depth=_depth)
+        return decode_array(payload, major=major, encoding=encoding, timezone=timezone, _depth=_depth)
     info = TYPES.get(typid)
     if info is not None and info.elem:
         if info.elem == 1033:
             return Undecoded(typid, payload.hex(), "aclitem[] not decoded")
-        return decode_array(payload, major=major, encoding=encoding, _depth=_depth,
+        return decode_array(payload, major=major, encoding=encoding, timezone=timezone, _depth=_depth,
                             expect_elem=info.elem, flat=typid in _VECTOR_TYPES)
     return Undecoded(typid, payload.hex(), "type not decoded")
 
@@ -557,18 +580,20 @@ def _decode_text(b: bytes, encoding: str):
         return Unreadable("datum.text.bad_encoding", f"not valid {encoding}: {exc}", b.hex())
 
 
-def _typeout(typid: int, output, payload: bytes, major):
+def _typeout(typid: int, output, payload: bytes, major, timezone: str | None = None):
     """A ``typeout`` output function's text, or Unreadable for bytes it refuses."""
     try:
+        if timezone is not None and typid in _ZONED_OUTPUT:
+            return output(payload, major, timezone=timezone)
         return output(payload, major)
     except (ValueError, struct.error, IndexError) as exc:
         return Unreadable(f"datum.{TYPES[typid].name}.bad_value", str(exc) or "not a valid value", payload.hex())
 
 
-def _decode_fixed(typid: int, raw: bytes, *, major, encoding):
+def _decode_fixed(typid: int, raw: bytes, *, major, encoding, timezone: str | None = None):
     output = typeout.OUTPUT.get(typid)
     if output is not None:
-        return _typeout(typid, output, raw, major)
+        return _typeout(typid, output, raw, major, timezone)
     fmt = _FIXED_FORMATS.get(typid)
     if fmt is not None:
         v = struct.unpack(fmt, raw)[0]
@@ -600,7 +625,7 @@ def _decode_fixed(typid: int, raw: bytes, *, major, encoding):
         return format_time(t) + _format_tz(zone)
     if typid in (1114, 1184):
         try:
-            return format_timestamp(struct.unpack("<q", raw)[0], tz=typid == 1184)
+            return format_timestamp(struct.unpack("<q", raw)[0], tz=typid == 1184, timezone=timezone)
         except ValueError as exc:
             return Unreadable("datum.timestamp.out_of_range", str(exc), raw.hex())
     if typid == 1186:
@@ -760,6 +785,7 @@ DATEVAL_NOBEGIN = -(2 ** 31)
 DATEVAL_NOEND = 2 ** 31 - 1
 DT_NOBEGIN = -(2 ** 63)
 DT_NOEND = 2 ** 63 - 1
+_UNIX_EPOCH_SECS = 946_684_800          # (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY
 
 
 def j2date(jd: int) -> tuple[int, int, int]:
@@ -825,22 +851,40 @@ def _format_tz(zone_seconds_west: int) -> str:
     return out
 
 
-def format_timestamp(usecs: int, tz: bool = False) -> str:
-    """timestamp_out / timestamptz_out, ISO DateStyle, timestamptz shown in UTC (``+00``).
-    Raises ValueError for a value outside the Julian-day range (the server refuses to print it)."""
+def format_timestamp(usecs: int, tz: bool = False, timezone: str | None = None) -> str:
+    """timestamp_out / timestamptz_out, ISO DateStyle. A timestamptz (``tz``) is shown in
+    ``timezone`` (a TimeZone setting, see ``pgtz``; None: UTC) as timestamp2tm + EncodeDateTime do:
+    the UTC date must be a valid Julian day (else ValueError: the server refuses to print it), then
+    the zone's offset at that second moves the wall clock and is printed after it (``+05:30``,
+    ``-04:56:02``), before `` BC``."""
     if usecs == DT_NOBEGIN:
         return "-infinity"
     if usecs == DT_NOEND:
         return "infinity"
-    date, time = divmod(usecs, USECS_PER_DAY)
-    jd = date + POSTGRES_EPOCH_JDATE
+    jd = usecs // USECS_PER_DAY + POSTGRES_EPOCH_JDATE
     if jd < 0 or jd > 2 ** 31 - 1:
         raise ValueError(f"timestamp {usecs} is out of range")
-    text, bc = _ymd_text(*j2date(jd))
+    offset = 0
+    if tz and timezone is not None:
+        # pg_localtime of the whole second (fractions stay as they are: offsets are whole seconds)
+        offset = pgtz.get_zone(timezone).utc_offset(usecs // USECS_PER_SEC + _UNIX_EPOCH_SECS)
+        usecs += offset * USECS_PER_SEC
+    date, time = divmod(usecs, USECS_PER_DAY)
+    text, bc = _ymd_text(*_j2date_any(date + POSTGRES_EPOCH_JDATE))
     text += " " + format_time(time)
     if tz:
-        text += "+00"
+        text += _format_tz(-offset)
     return text + (" BC" if bc else "")
+
+
+def _j2date_any(jd: int) -> tuple[int, int, int]:
+    """j2date for any Julian day: a local date may fall before day 0 (4714-11-24 BC 00:00 UTC seen
+    west of Greenwich); the Gregorian calendar repeats every 146097 days (400 years)."""
+    if jd >= 0:
+        return j2date(jd)
+    cycles = -jd // 146097 + 1
+    year, month, day = j2date(jd + cycles * 146097)
+    return year - 400 * cycles, month, day
 
 
 def format_interval(time: int, day: int, month: int, major: int | None = None) -> str:
@@ -1081,10 +1125,13 @@ def _nest(items: list, dims) -> list:
 
 
 def decode_array(payload: bytes, *, major: int | None = None, encoding: str = "utf-8",
-                 expect_elem: int | None = None, flat: bool = False, _depth: int = 0):
+                 timezone: str | None = None, expect_elem: int | None = None, flat: bool = False,
+                 _depth: int = 0):
     """An array's content (after its varlena header) -> nested lists (PgArray if a lower bound is
     not 1), or one flat list with ``flat`` (int2vector and oidvector: one dimension, lower bound 0,
-    written without bounds). Elements decode with ``decode_datum``."""
+    written without bounds). Elements decode with ``decode_datum`` (``timezone`` passed on)."""
+    if timezone is not None:
+        pgtz.get_zone(timezone)
     if _depth > _DECODE_DEPTH_LIMIT:
         return Unreadable("datum.array.too_deep", "arrays nested too deeply", payload.hex())
     parts = split_array(payload)
@@ -1099,7 +1146,7 @@ def decode_array(payload: bytes, *, major: int | None = None, encoding: str = "u
         if it is None:
             values.append(None)
         else:
-            values.append(decode_datum(elemtype, it, major=major, encoding=encoding))
+            values.append(decode_datum(elemtype, it, major=major, encoding=encoding, timezone=timezone))
     if flat:
         return values
     nested = _nest(values, dims)
