@@ -22,7 +22,7 @@ from importlib import import_module
 _MODULES: tuple[str, ...] = (
     "textsearch",
     "network", "geometry", "misc",
-    "jsonb",
+    "jsonb", "jsonpath",
 )
 
 TYPES: dict[int, tuple] = {}

@@ -124,16 +124,21 @@ def _aligned(buf: bytes, start: int, end: int) -> int:
     return body
 
 
-def _string(buf: bytes, start: int, end: int) -> str:
-    raw = buf[start:end]
+def json_quote(raw: bytes, what: str = "jsonb string") -> str:
+    """``escape_json`` of a stored string (jsonpath's strings and keys print the same way)."""
     if b"\0" in raw:
-        # jsonb_in refuses \u0000; up to 16 escape_json stopped at a NUL, from 17 it prints \u0000
-        raise ValueError("jsonb string holds a NUL byte")
+        # jsonb_in and jsonpath_in refuse \u0000; up to 16 escape_json stopped at a NUL (it took a
+        # C string), from 17 escape_json_with_len prints \u0000: no server wrote one to print
+        raise ValueError(f"{what} holds a NUL byte")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"jsonb string is not valid UTF-8: {exc.reason}") from None
+        raise ValueError(f"{what} is not valid UTF-8: {exc.reason}") from None
     return '"' + text.translate(_ESCAPES) + '"'
+
+
+def _string(buf: bytes, start: int, end: int) -> str:
+    return json_quote(buf[start:end])
 
 
 def _numeric(buf: bytes, start: int, end: int, major) -> str:
