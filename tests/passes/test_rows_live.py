@@ -66,8 +66,11 @@ def server():
         conn.execute("INSERT INTO t_rows (id, m, added, note) VALUES (100, 'ok', NULL, NULL), (101, 'sad', 1, 'x')")
         before = {r[0]: r for r in server_text(conn, "SELECT id::text, ctid::text, m::text, d::text, big::text"
                                                       " FROM t_rows")}
-        conn.execute("UPDATE t_rows SET d = d + 1000 WHERE id % 10 = 1")
-        conn.execute("DELETE FROM t_rows WHERE id % 10 = 5")                 # deletes TOASTed values too
+        # one transaction: a scan after a committed delete may prune the page (heap_page_prune_opt), and the
+        # versions this test is about would be gone from the files
+        with conn.transaction():
+            conn.execute("UPDATE t_rows SET d = d + 1000 WHERE id % 10 = 1")
+            conn.execute("DELETE FROM t_rows WHERE id % 10 = 5")             # deletes TOASTed values too
         with pytest.raises(Exception):
             with conn.transaction():
                 conn.execute("INSERT INTO t_rows (id) VALUES (500), (501)")
@@ -90,7 +93,7 @@ def test_values_equal_the_servers_text(server):
     assert names == ["id", "m", "d", "s", "ms", "fr", "frs", "ts", "tsa", "big", "h", "added", "note"]
     assert table.timezone == ZONE
     want = server_text(conn, "SELECT ctid::text, " + ", ".join(f"{n}::text" for n in names if n != "h")
-                       + " FROM t_rows ORDER BY ctid")
+                       + " FROM t_rows ORDER BY t_rows.ctid")
     assert [r.ctid for r in rows] == [w[0] for w in want]
     h = names.index("h")
     compared = 0
@@ -98,7 +101,7 @@ def test_values_equal_the_servers_text(server):
         got = r.values[:h] + r.values[h + 1:]
         assert got == w[1:], r.ctid
         compared += len(got)
-    assert compared == 57 * 12
+    assert compared == 56 * 12          # 62 rows, 6 deleted
     # the extension's type: its bytes in hex, and one finding saying so
     hexes = [r.values[h] for r in rows if r.values[h] is not None]
     assert hexes and all(v.startswith("\\x") for v in hexes)
@@ -128,7 +131,7 @@ def test_all_versions_keep_what_was_deleted(server):
     for key, r in deleted.items():
         assert [r.ctid, r.values[1], r.values[2], r.values[9]] == before[key][1:]   # big: reassembled from TOAST
     updated = by_status["updated"]
-    assert sorted(r.values[0] for r in updated) == sorted(str(i) for i in range(1, 61, 10))
+    assert sorted(r.values[0] for r in updated) == sorted(k for k in before if int(k) % 10 == 1)
     assert all(r.values[2] == before[r.values[0]][3] for r in updated)               # the old d
     assert sorted(r.values[0] for r in by_status["aborted"]) == ["500", "501"]
     assert not table.findings or [f.code for f in table.findings] == ["rows.type.not_decoded"]
