@@ -15,8 +15,8 @@ Names, tried in PostgreSQL's order (``check_timezone`` in ``commands/variable.c`
 ``timezone/pgtz.c``):
 
 1. A number of hours, SQL sign (east of Greenwich positive): ``'5.5'`` prints ``+05:30``, ``'-3'``
-   ``-03``, at most 167:59:59 either way. Decimal only: the server's strtod also reads hexadecimal
-   (``'0x10'``), which is refused here.
+   ``-03``, at most 167:59:59 either way; read as C's strtod reads it (``' 5'``, ``'1e1'``,
+   ``'0x10'`` are hours too).
 2. A file of the tz database, matched component by component without regard to case as the server
    does (``'America/New_York'``, ``'utc'``, ``'Etc/GMT+3'`` = -03, ``'EST5EDT'``, ``'posixrules'``).
 3. A POSIX TZ string, POSIX sign (west positive), as tzparse reads it: ``'+05:30'`` prints
@@ -24,8 +24,10 @@ Names, tried in PostgreSQL's order (``check_timezone`` in ``commands/variable.c`
    rules; a DST name without rules takes tzcode's default US rules ``M3.2.0,M11.1.0`` (the server
    never reads the ``posixrules`` file for them).
 
-A zone whose offset on 2000-01-01 has seconds, or that counts leap seconds (``right/...``), is
-refused as the server refuses it (pg_tz_acceptable). Not accepted: ``INTERVAL '+05:30' HOUR TO
+A named zone (2 or 3) whose offset on 2000-01-01 has seconds, or that counts leap seconds
+(``right/...``), is refused as the server refuses it (pg_tz_acceptable; hours are not checked:
+``'-167.99'`` is -167:59:24). Checked against PostgreSQL 15's ``src/timezone`` (tzcode 2020 and
+later; majors 10-18 carry tzcode releases from 2017 on, which agree on everything used here). Not accepted: ``INTERVAL '+05:30' HOUR TO
 MINUTE``. Not modelled: tzcode's "goback" folding before the first transition of a TZif zone (no
 real zone repeats there) and its TZ_MAX_TIMES cut of very long transition lists.
 """
@@ -55,7 +57,10 @@ _MAX_TZIF_BYTES = 1 << 20
 
 _MON_LENGTHS = ((31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31),
                 (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31))
+# What C's strtod reads whole (leading white space, decimal or hexadecimal); its inf and nan make the
+# server refuse the setting, as they fall through to names here.
 _STRTOD_DECIMAL = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+_STRTOD_HEX = re.compile(r"[ \t\n\v\f\r]*[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?\Z")
 
 
 class Zone:
@@ -122,9 +127,11 @@ def _get_zone(name: str) -> Zone:
 
 
 def _strtod_hours(name: str) -> float | None:
-    if not _STRTOD_DECIMAL.match(name):
-        return None
-    return float(name)
+    if _STRTOD_DECIMAL.match(name):
+        return float(name)
+    if _STRTOD_HEX.match(name):
+        return float.fromhex(name.strip(" \t\n\v\f\r"))
+    return None
 
 
 def _offset_zone(name: str, hours: float) -> Zone:

@@ -23,6 +23,7 @@ _MODULES: tuple[str, ...] = (
     "textsearch",
     "network", "geometry", "misc",
     "jsonb", "jsonpath",
+    "ranges",
 )
 
 TYPES: dict[int, tuple] = {}
