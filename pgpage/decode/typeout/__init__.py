@@ -24,6 +24,7 @@ _MODULES: tuple[str, ...] = (
     "network", "geometry", "misc",
     "jsonb", "jsonpath",
     "ranges",
+    "xml",
 )
 
 TYPES: dict[int, tuple] = {}
