@@ -26,10 +26,15 @@ Names, tried in PostgreSQL's order (``check_timezone`` in ``commands/variable.c`
 
 A named zone (2 or 3) whose offset on 2000-01-01 has seconds, or that counts leap seconds
 (``right/...``), is refused as the server refuses it (pg_tz_acceptable; hours are not checked:
-``'-167.99'`` is -167:59:24). Checked against PostgreSQL 15's ``src/timezone`` (tzcode 2020 and
-later; majors 10-18 carry tzcode releases from 2017 on, which agree on everything used here). Not accepted: ``INTERVAL '+05:30' HOUR TO
-MINUTE``. Not modelled: tzcode's "goback" folding before the first transition of a TZif zone (no
-real zone repeats there) and its TZ_MAX_TIMES cut of very long transition lists.
+``'-167.99'`` is -167:59:24). Not accepted: ``INTERVAL '+05:30' HOUR TO MINUTE``. Not modelled:
+tzcode's "goback" folding before the first transition of a TZif zone (no real zone repeats there)
+and its TZ_MAX_TIMES cut of very long transition lists.
+
+Checked against a PostgreSQL 15 server (Debian, system tz data). Other majors carry other tzcode
+releases in ``src/timezone``; their corner cases (the default rules of a DST name without rules,
+the default-type heuristics for old TZif files) were not compared. A server built without
+--with-system-tzdata reads its own copy of the tz database, which may be older or newer than the
+one found here: zones changed between the two releases then differ.
 """
 from __future__ import annotations
 
@@ -60,7 +65,8 @@ _MON_LENGTHS = ((31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31),
 # What C's strtod reads whole (leading white space, decimal or hexadecimal); its inf and nan make the
 # server refuse the setting, as they fall through to names here.
 _STRTOD_DECIMAL = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
-_STRTOD_HEX = re.compile(r"[ \t\n\v\f\r]*[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?\Z")
+_STRTOD_HEX = re.compile(r"[ \t\n\v\f\r]*[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                         r"(?:[pP][+-]?[0-9]+)?\Z")
 
 
 class Zone:
