@@ -483,7 +483,7 @@ for _arr, _elem in ARRAY_TYPES.items():
 ANYARRAY_OID = 2277
 TYPES[ANYARRAY_OID] = TypeInfo("anyarray", -1, "d", False)
 
-_TEXT_TYPES = {25, 1042, 1043, 114, 142, 194, 705, 2275}
+_TEXT_TYPES = {25, 1042, 1043, 114, 194, 705, 2275}
 _OID_TYPES = {24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191}
 _VECTOR_TYPES = {22, 30}
 _FIXED_FORMATS = {21: "<h", 23: "<i", 20: "<q", 5069: "<Q", 700: "<f", 701: "<d"}
