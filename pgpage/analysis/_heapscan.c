@@ -19,6 +19,9 @@
  * walks by MaxHeapTuplesPerPage steps, and nothing allocates.
  */
 #include <stdint.h>
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef PGP_SOURCE_SHA
@@ -112,6 +115,10 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
     X(btree.posting.unsorted)           /* page, item, position, previous block, offset, this block, offset */ \
     X(btree.tid.invalid)                /* page, item, block, offset */
 #define BT_EVENT_WIDTH 8
+/* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
+#define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
+    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8)
+#define CSV_PARAMS(X) X(major) X(single_column) X(system)
 
 #define C_(n) C_##n,
 #define P_(n) P_##n,
@@ -127,6 +134,10 @@ enum { LAYOUT(L_) L__COUNT };
 #define BT_(n) BT_##n,
 enum { BT_PAGE_COLUMNS(BPC_) BPC__COUNT };
 enum { BT_TOTALS(BT_) BT__COUNT };
+#define K_(n) K_##n,
+#define CP_(n) CP_##n,
+enum { CSV_KINDS(K_) K__COUNT };
+enum { CSV_PARAMS(CP_) CP__COUNT };
 enum { BE_BAD_LP_FLAGS, BE_OUT_OF_BOUNDS, BE_SIZE_MISMATCH, BE_UNEXPECTED_PIVOT, BE_POSTING_OVERRUN,
        BE_POSTING_TOO_FEW, BE_POSTING_UNSORTED, BE_TID_INVALID, BE__COUNT };
 enum { E_BAD_LINK, E_LINK_TO_UNUSED, E_REDIRECT_NOT_HEAP_ONLY, E_REDIRECT_TO_REDIRECT, E_XMIN_MISMATCH,
@@ -143,10 +154,12 @@ static const char layout_names[] = LAYOUT(NAME_STR);
 static const char bt_page_column_names[] = BT_PAGE_COLUMNS(NAME_STR);
 static const char bt_total_names[] = BT_TOTALS(NAME_STR);
 static const char bt_event_names[] = BT_EVENT_CODES(NAME_STR);
+static const char csv_kind_names[] = CSV_KINDS(NAME_STR);
+static const char csv_param_names[] = CSV_PARAMS(NAME_STR);
 
 /* Comma-separated names of table `which` (0 counters, 1 page columns, 2 event codes, 3 parameters, 4 best-of,
-   5 layout; 7, 8, 9: the B-tree pass's page columns, totals and event codes) in index order; 6: the SHA-256
-   (16 hex digits) of the source this was built from; "" for others. */
+   5 layout; 7, 8, 9: the B-tree pass's page columns, totals and event codes; 10, 11: the CSV printer's kinds and
+   parameters) in index order; 6: the SHA-256 (16 hex digits) of the source this was built from; "" for others. */
 const char *pgp_names(int which)
 {
     switch (which) {
@@ -160,6 +173,8 @@ const char *pgp_names(int which)
     case 7: return bt_page_column_names;
     case 8: return bt_total_names;
     case 9: return bt_event_names;
+    case 10: return csv_kind_names;
+    case 11: return csv_param_names;
     default: return "";
     }
 }
@@ -1093,77 +1108,933 @@ int64_t pgp_walk_chain(const uint32_t *next, const uint8_t *live, const uint32_t
  * tuple does), or that needs more than offsets (attributes past its natts, a TOAST pointer), gets ok = 0 and is
  * left to deform.py. For the others: pos (tuple-relative; -1 for NULL) and len of every attribute.
  */
+/* One tuple's walk (the rules above): pos/len of each of its ncols attributes into P/L; 1 when the tuple is plain
+   (deform.py would find nothing to report and nothing beyond offsets is needed), 0 to leave it to deform.py. */
+static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tnatts, int hasnull,
+                             const int64_t *attlen, const int64_t *attalign, int64_t ncols, int64_t *P, int64_t *L)
+{
+    int64_t off = h;
+    if (!(h >= 23 && h <= n && tnatts == ncols)) return 0;
+    for (int64_t i = 0; i < ncols; i++) {
+        int64_t a = attalign[i], pos, len;
+        if (hasnull) {
+            if (23 + (i >> 3) >= h) return 0;
+            if (!(d[23 + (i >> 3)] & (1 << (i & 7)))) {
+                P[i] = -1;
+                L[i] = 0;
+                continue;
+            }
+        }
+        if (attlen[i] == -1 && off < n && d[off] != 0)
+            pos = off;
+        else
+            pos = h + (((off - h) + a - 1) & ~(a - 1));
+        if (pos >= n) return 0;
+        if (attlen[i] > 0)
+            len = attlen[i];
+        else if (attlen[i] == -1) {
+            uint8_t b0 = d[pos];
+            if (b0 == 0x01) return 0; /* VARATT_IS_1B_E: a TOAST pointer */
+            if (b0 & 0x01)
+                len = b0 >> 1;
+            else {
+                if (n - pos < 4) return 0;
+                len = (int64_t)((d[pos] | (uint32_t)d[pos + 1] << 8 | (uint32_t)d[pos + 2] << 16 |
+                                 (uint32_t)d[pos + 3] << 24) >> 2);
+                if (len < ((b0 & 0x03) == 0x02 ? 8 : 4)) return 0;
+            }
+        } else if (attlen[i] == -2) {
+            const uint8_t *nul = memchr(d + pos, 0, (size_t)(n - pos));
+            if (nul == NULL) return 0;
+            len = nul - (d + pos) + 1;
+        } else
+            return 0;
+        if (pos + len > n) return 0;
+        P[i] = pos;
+        L[i] = len;
+        off = pos + len;
+    }
+    return off == n;
+}
+
 void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const int64_t *tlen, const int64_t *t_hoff,
                 const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen, const int64_t *attalign,
                 int64_t ncols, uint8_t *ok, int64_t *pos_out, int64_t *len_out)
 {
-    for (int64_t t = 0; t < ntup; t++) {
-        const uint8_t *d = base + start[t];
-        int64_t n = tlen[t], h = t_hoff[t], off = h;
-        int64_t *P = pos_out + t * ncols, *L = len_out + t * ncols;
-        int good = h >= 23 && h <= n && natts[t] == ncols;
-        for (int64_t i = 0; good && i < ncols; i++) {
-            int64_t a = attalign[i], pos, len;
-            if (hasnull[t]) {
-                if (23 + (i >> 3) >= h) {
-                    good = 0;
-                    break;
-                }
-                if (!(d[23 + (i >> 3)] & (1 << (i & 7)))) {
-                    P[i] = -1;
-                    L[i] = 0;
-                    continue;
-                }
-            }
-            if (attlen[i] == -1 && off < n && d[off] != 0)
-                pos = off;
-            else
-                pos = h + (((off - h) + a - 1) & ~(a - 1));
-            if (pos >= n) {
-                good = 0;
-                break;
-            }
-            if (attlen[i] > 0)
-                len = attlen[i];
-            else if (attlen[i] == -1) {
-                uint8_t b0 = d[pos];
-                if (b0 == 0x01) { /* VARATT_IS_1B_E: a TOAST pointer */
-                    good = 0;
-                    break;
-                }
-                if (b0 & 0x01)
-                    len = b0 >> 1;
-                else {
-                    if (n - pos < 4) {
-                        good = 0;
-                        break;
-                    }
-                    len = (int64_t)((d[pos] | (uint32_t)d[pos + 1] << 8 | (uint32_t)d[pos + 2] << 16 |
-                                     (uint32_t)d[pos + 3] << 24) >> 2);
-                    if (len < ((b0 & 0x03) == 0x02 ? 8 : 4)) {
-                        good = 0;
-                        break;
-                    }
-                }
-            } else if (attlen[i] == -2) {
-                const uint8_t *nul = memchr(d + pos, 0, (size_t)(n - pos));
-                if (nul == NULL) {
-                    good = 0;
-                    break;
-                }
-                len = nul - (d + pos) + 1;
-            } else {
-                good = 0;
-                break;
-            }
-            if (pos + len > n) {
-                good = 0;
-                break;
-            }
-            P[i] = pos;
-            L[i] = len;
-            off = pos + len;
-        }
-        ok[t] = good && off == n;
+    for (int64_t t = 0; t < ntup; t++)
+        ok[t] = (uint8_t)deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign,
+                                    ncols, pos_out + t * ncols, len_out + t * ncols);
+}
+
+/* ---------------------------------------------------------------------------------------------------------------
+ * COPY ... TO (FORMAT csv) from the pages (passes/rows.py: TableRows.csv_stream): one CSV line per tuple, the
+ * selected columns' values printed as their output functions print them (decode/datum.py, which the tests hold
+ * against the server) and quoted as CopyAttributeOutCSV quotes them. Why compiled: Python, value by value, prints
+ * some 70,000 rows a second where the server's COPY prints millions; here a value costs a few nanoseconds.
+ *
+ * Whatever this code cannot print exactly as Python does it declines (ok = 0) and Python prints the whole tuple:
+ * a tuple pgp_deform leaves to deform.py, an inline-compressed varlena in a printed column, bytes that are not a
+ * valid value (Python makes a finding of them), a float whose digits take more than 128-bit integers to decide or
+ * that datum rounds twice (float4), a line longer than the whole output buffer.
+ */
+
+#define MAX_TUPLE_ATTS 1664          /* MaxTupleAttributeNumber: the most attributes a tuple can have */
+#define NAMEDATALEN 64
+#define USECS_PER_DAY INT64_C(86400000000)
+#define USECS_PER_HOUR INT64_C(3600000000)
+#define USECS_PER_MINUTE INT64_C(60000000)
+#define USECS_PER_SEC INT64_C(1000000)
+#define POSTGRES_EPOCH_JDATE 2451545
+/* numeric.c */
+#define NUMERIC_SIGN_MASK 0xC000
+#define NUMERIC_NEG 0x4000
+#define NUMERIC_SHORT 0x8000
+#define NUMERIC_SPECIAL 0xC000
+#define NUMERIC_EXT_SIGN_MASK 0xF000
+#define NUMERIC_NAN 0xC000
+#define NUMERIC_PINF 0xD000
+#define NUMERIC_NINF 0xF000
+#define NUMERIC_DSCALE_MASK 0x3FFF
+#define NUMERIC_SHORT_SIGN_MASK 0x2000
+#define NUMERIC_SHORT_DSCALE_MASK 0x1F80
+#define NUMERIC_SHORT_DSCALE_SHIFT 7
+#define NUMERIC_SHORT_WEIGHT_SIGN_MASK 0x0040
+#define NUMERIC_SHORT_WEIGHT_MASK 0x003F
+
+/* The output buffer: every writer asks for room first; a line that does not fit sets `full` and is rolled back. */
+typedef struct {
+    uint8_t *p, *end;
+    int full;
+} Out;
+
+static inline int room(Out *o, int64_t n)
+{
+    if (o->end - o->p < n) {
+        o->full = 1;
+        return 0;
     }
+    return 1;
+}
+
+static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
+{
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k) *p++ = (uint8_t)tmp[--k];
+    return p;
+}
+
+static inline uint8_t *put_i64(uint8_t *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
+static const char two_digits[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+
+/* v >= 0 in at least `width` digits (printf's %0*d); dates and times are mostly two-digit fields, done by pairs */
+static inline uint8_t *put_pad(uint8_t *p, int64_t v, int width)
+{
+    if (width == 2 && v < 100) {
+        memcpy(p, two_digits + 2 * v, 2);
+        return p + 2;
+    }
+    if (width == 4 && v < 10000) {
+        memcpy(p, two_digits + 2 * (v / 100), 2);
+        memcpy(p + 2, two_digits + 2 * (v % 100), 2);
+        return p + 4;
+    }
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k < width) tmp[k++] = '0';
+    while (k) *p++ = (uint8_t)tmp[--k];
+    return p;
+}
+
+static inline uint8_t *put_str(uint8_t *p, const char *s)
+{
+    while (*s) *p++ = (uint8_t)*s++;
+    return p;
+}
+
+/* Python's strict UTF-8 decoder: no overlong forms, no surrogates, nothing past U+10FFFF, no cut sequence. Text
+   that fails is Unreadable to Python (a finding), so the tuple is declined. */
+static int utf8_valid(const uint8_t *s, int64_t n)
+{
+    int64_t i = 0;
+    while (i < n) {
+        const uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80) return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (i + 2 >= n) return 0;
+            const uint8_t c1 = s[i + 1];
+            if ((c1 & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80) return 0;
+            if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0)) return 0;
+            i += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (i + 3 >= n) return 0;
+            const uint8_t c1 = s[i + 1];
+            if ((c1 & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return 0;
+            if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90)) return 0;
+            i += 4;
+        } else
+            return 0;
+    }
+    return 1;
+}
+
+/* the bytes that make CopyAttributeOutCSV quote a value: the delimiter, the quote, CR, LF */
+static const uint8_t csv_special[256] = {[','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+/* A value's text (UTF-8) as CopyAttributeOutCSV writes it: quoted, quotes doubled, when it holds a special byte,
+   is empty (which would read back as NULL) or is \. alone on its line. 0: not valid UTF-8 (declined). */
+static int put_text(Out *o, const uint8_t *s, int64_t n, int single)
+{
+    uint8_t high = 0, special = 0;
+    for (int64_t i = 0; i < n; i++) {
+        high |= s[i];
+        special |= csv_special[s[i]];
+    }
+    if ((high & 0x80) && !utf8_valid(s, n)) return 0;
+    if (!special && n != 0 && !(single && n == 2 && s[0] == '\\' && s[1] == '.')) {
+        if (!room(o, n)) return 1;
+        memcpy(o->p, s, (size_t)n);
+        o->p += n;
+        return 1;
+    }
+    if (!room(o, 2 * n + 2)) return 1;
+    uint8_t *p = o->p;
+    *p++ = '"';
+    for (int64_t i = 0; i < n; i++) {
+        if (s[i] == '"') *p++ = '"';
+        *p++ = s[i];
+    }
+    *p++ = '"';
+    o->p = p;
+    return 1;
+}
+
+/* j2date (utils/adt/datetime.c), with Python's unbounded integers where datum.j2date has them */
+static void j2date(int64_t jd, int64_t *year, int *month, int *day)
+{
+    uint32_t julian = (uint32_t)(jd + 32044);
+    uint32_t quad = julian / 146097;
+    const uint32_t extra = (julian - quad * 146097) * 4 + 3;
+    julian += 60 + quad * 3 + extra / 146097;
+    quad = julian / 1461;
+    julian -= quad * 1461;
+    int64_t y = (int64_t)julian * 4 / 1461;
+    julian = (y != 0 ? (julian + 305) % 365 : (julian + 306) % 366) + 123;
+    y += (int64_t)quad * 4;
+    *year = y - 4800;
+    quad = julian * 2141 / 65536;
+    *day = (int)(julian - 7834 * quad / 256);
+    *month = (int)((quad + 10) % 12 + 1);
+}
+
+/* YYYY-MM-DD, a year <= 0 as 1 - year (BC: the caller adds " BC"); p has room for 24 bytes */
+static inline uint8_t *put_ymd(uint8_t *p, int64_t year, int month, int day)
+{
+    p = put_pad(p, year <= 0 ? 1 - year : year, 4);
+    *p++ = '-';
+    p = put_pad(p, month, 2);
+    *p++ = '-';
+    return put_pad(p, day, 2);
+}
+
+/* HH:MM:SS[.ffffff without trailing zeros] of 0 <= usecs (datum.format_time) */
+static inline uint8_t *put_hms(uint8_t *p, int64_t usecs)
+{
+    const int64_t hour = usecs / USECS_PER_HOUR, rem = usecs % USECS_PER_HOUR;
+    const int64_t minute = rem / USECS_PER_MINUTE, rem2 = rem % USECS_PER_MINUTE;
+    const int64_t sec = rem2 / USECS_PER_SEC, fsec = rem2 % USECS_PER_SEC;
+    p = put_pad(p, hour, 2);
+    *p++ = ':';
+    p = put_pad(p, minute, 2);
+    *p++ = ':';
+    p = put_pad(p, sec, 2);
+    if (fsec) {
+        char f[6];
+        int64_t v = fsec, n = 6;
+        for (int k = 5; k >= 0; k--) {
+            f[k] = (char)('0' + v % 10);
+            v /= 10;
+        }
+        while (f[n - 1] == '0') n--;
+        *p++ = '.';
+        for (int k = 0; k < n; k++) *p++ = (uint8_t)f[k];
+    }
+    return p;
+}
+
+/* EncodeTimezone: +HH, +HH:MM, +HH:MM:SS of an offset in seconds east of UTC */
+static inline uint8_t *put_tz(uint8_t *p, int64_t east)
+{
+    *p++ = east < 0 ? '-' : '+';
+    if (east < 0) east = -east;
+    const int64_t h = east / 3600, m = east % 3600 / 60, s = east % 60;
+    p = put_pad(p, h, 2);
+    if (m || s) {
+        *p++ = ':';
+        p = put_pad(p, m, 2);
+    }
+    if (s) {
+        *p++ = ':';
+        p = put_pad(p, s, 2);
+    }
+    return p;
+}
+
+/*
+ * The session's time zone, as decode/pgtz.py's Zone holds it (pgtz.Zone.utc_offset is ported here as it stands):
+ * explicit transitions at Unix seconds ats[0..nats) with the offset (seconds east) from each, offs[]; before the
+ * first, `deflt`; after the last, the footer's POSIX rule, whose transitions over the 400 years from 1970-01-01
+ * are rule_ats[0..nrule) (offsets rule_offs[]; before its first, rule_std), folded by 400-year cycles (the
+ * Gregorian calendar repeats). A zone with neither is `fixed`. Passed as one int64 array: nats, nrule, is_fixed,
+ * fixed, deflt, rule_std, then ats, offs, rule_ats, rule_offs.
+ */
+#define SECS_PER_REPEAT INT64_C(12622780800) /* 146097 days */
+#define UNIX_EPOCH_AT_2000 INT64_C(946684800)
+typedef struct {
+    const int64_t *ats, *offs, *rule_ats, *rule_offs;
+    int64_t nats, nrule, is_fixed, fixed, deflt, rule_std;
+} Zone;
+
+/* how many of a[0..n) are <= t (bisect_right) */
+static inline int64_t bisect_right(const int64_t *a, int64_t n, int64_t t)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] <= t) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* the offset east of UTC, in seconds, at Unix second t */
+static int64_t zone_offset(const Zone *z, int64_t t)
+{
+    if (z->is_fixed) return z->fixed;
+    if (z->nats) {
+        if (t < z->ats[0]) return z->deflt;
+        if (t <= z->ats[z->nats - 1] || z->nrule == 0) return z->offs[bisect_right(z->ats, z->nats, t) - 1];
+    }
+    int64_t cycles = t / SECS_PER_REPEAT, t_in = t % SECS_PER_REPEAT;
+    if (t_in < 0) {
+        cycles--;
+        t_in += SECS_PER_REPEAT;
+    }
+    const int64_t i = bisect_right(z->rule_ats, z->nrule, t_in) - 1;
+    if (i < 0) return z->rule_std;
+    if (z->nats && z->rule_ats[i] + cycles * SECS_PER_REPEAT <= z->ats[z->nats - 1]) return z->offs[z->nats - 1];
+    return z->rule_offs[i];
+}
+
+/* datum.format_timestamp: the UTC date must be a valid Julian day (else 0: Python's Unreadable), then with tz the
+   zone's offset at that second moves the wall clock and is printed after it, before " BC" */
+static int put_timestamp(Out *o, int64_t usecs, const Zone *zone)
+{
+    int64_t date = usecs / USECS_PER_DAY;
+    if (usecs % USECS_PER_DAY < 0) date--; /* Python's floor division */
+    if (date + POSTGRES_EPOCH_JDATE < 0 || date + POSTGRES_EPOCH_JDATE > INT32_MAX) return 0;
+    int64_t east = 0;
+    if (zone != NULL) {
+        int64_t secs = usecs / USECS_PER_SEC;
+        if (usecs % USECS_PER_SEC < 0) secs--;
+        east = zone_offset(zone, secs + UNIX_EPOCH_AT_2000);
+        /* (Python's integers do not overflow: a value this near the end of int64 is left to it) */
+        if (east > 0 ? usecs > INT64_MAX - east * USECS_PER_SEC : usecs < INT64_MIN - east * USECS_PER_SEC)
+            return 0;
+        usecs += east * USECS_PER_SEC;
+    }
+    date = usecs / USECS_PER_DAY;
+    int64_t time = usecs % USECS_PER_DAY;
+    if (time < 0) {
+        date--;
+        time += USECS_PER_DAY;
+    }
+    int64_t jd = date + POSTGRES_EPOCH_JDATE, cycles = 0;
+    if (jd < 0) { /* datum._j2date_any: a local date before day 0, by 400-year cycles */
+        cycles = -jd / 146097 + 1;
+        jd += cycles * 146097;
+    }
+    if (!room(o, 72)) return 1;
+    int64_t year;
+    int month, day;
+    j2date(jd, &year, &month, &day);
+    year -= 400 * cycles;
+    uint8_t *p = put_ymd(o->p, year, month, day);
+    *p++ = ' ';
+    p = put_hms(p, time);
+    if (zone != NULL) p = put_tz(p, east);
+    if (year <= 0) p = put_str(p, " BC");
+    o->p = p;
+    return 1;
+}
+
+/* datum.decode_numeric: numeric_out's text of a NumericData payload (the varlena's content); 0 when Python finds
+   it unreadable. Every digit is read from within the payload; the text can be long (weight up to 32767 base-10000
+   digits, dscale up to 16383), so it asks for its exact size. */
+static int put_numeric(Out *o, const uint8_t *s, int64_t n, int64_t major)
+{
+    if (n < 2) return 0;
+    const int64_t header = u16(s);
+    if ((header & NUMERIC_SIGN_MASK) == NUMERIC_SPECIAL) {
+        const int64_t ext = header & NUMERIC_EXT_SIGN_MASK;
+        const char *text = ext == NUMERIC_NAN ? "NaN" : NULL;
+        if ((ext == NUMERIC_PINF || ext == NUMERIC_NINF) && (major == 0 || major >= 14))
+            text = ext == NUMERIC_PINF ? "Infinity" : "-Infinity";
+        if (text == NULL) return 0;
+        if (!room(o, 9)) return 1;
+        o->p = put_str(o->p, text);
+        return 1;
+    }
+    int negative;
+    int64_t dscale, weight, start;
+    if (header & NUMERIC_SHORT) {
+        negative = (header & NUMERIC_SHORT_SIGN_MASK) != 0;
+        dscale = (header & NUMERIC_SHORT_DSCALE_MASK) >> NUMERIC_SHORT_DSCALE_SHIFT;
+        weight = header & NUMERIC_SHORT_WEIGHT_MASK;
+        if (header & NUMERIC_SHORT_WEIGHT_SIGN_MASK) weight -= NUMERIC_SHORT_WEIGHT_MASK + 1;
+        start = 2;
+    } else {
+        if (n < 4) return 0;
+        negative = (header & NUMERIC_SIGN_MASK) == NUMERIC_NEG;
+        dscale = header & NUMERIC_DSCALE_MASK;
+        weight = (int16_t)u16(s + 2);
+        start = 4;
+    }
+    if ((n - start) % 2) return 0;
+    const int64_t nd = (n - start) / 2;
+    for (int64_t i = 0; i < nd; i++) {
+        const int16_t d = (int16_t)u16(s + start + 2 * i);
+        if (d < 0 || d >= 10000) return 0;
+    }
+#define DIGIT(i) ((i) >= 0 && (i) < nd ? (int64_t)(int16_t)u16(s + start + 2 * (i)) : 0)
+    /* sign, the first digit (up to 4 characters), 4 per further integer digit, the point and dscale digits */
+    if (!room(o, 1 + 4 + (weight > 0 ? 4 * weight : 0) + 1 + dscale + 4)) return 1;
+    uint8_t *p = o->p;
+    if (negative) *p++ = '-';
+    if (weight < 0)
+        *p++ = '0';
+    else {
+        p = put_u64(p, (uint64_t)DIGIT(0));
+        for (int64_t i = 1; i <= weight; i++) p = put_pad(p, DIGIT(i), 4);
+    }
+    if (dscale > 0) {
+        *p++ = '.';
+        uint8_t *end = p + dscale;
+        for (int64_t i = weight + 1; p < end; i++) p = put_pad(p, DIGIT(i), 4);
+        p = end; /* the last digit group cut to dscale */
+    }
+#undef DIGIT
+    o->p = p;
+    return 1;
+}
+
+/* A finite float > 0 as m * 2^e (m the significand as an integer: 24 bits for float4, 53 for float8, fewer when
+   subnormal), from its bits. */
+static inline void float_parts(uint64_t bits, int f4, uint64_t *m, int *e)
+{
+    const int mant = f4 ? 23 : 52, bias = f4 ? 150 : 1075;
+    const uint64_t frac = bits & (((uint64_t)1 << mant) - 1);
+    const int exp = (int)(bits >> mant);
+    *m = exp ? frac | ((uint64_t)1 << mant) : frac;
+    *e = (exp ? exp : 1) - bias;
+}
+
+/* The sign of D * 10^E minus the midpoint between the floats with bits `bits` and `other` (adjacent; `other` may be
+   one past the largest finite, which continues the spacing as datum does): -1, 0, 1, or 2 when the two do not fit
+   128-bit integers once both are made whole (then Python's exact test decides). The midpoint is n * 2^P with n
+   odd and at most 56 bits, D has at most 17 digits: near a float's midpoint within long double's resolution, the
+   products fit but for floats far from 1. */
+static int cmp_decimal_midpoint(uint64_t D, int E, uint64_t bits, uint64_t other, int f4)
+{
+#ifndef __SIZEOF_INT128__
+    (void)D, (void)E, (void)bits, (void)other, (void)f4;
+    return 2; /* no 128-bit integers: Python decides */
+#else
+    typedef unsigned __int128 u128;
+    uint64_t m1, m2;
+    int e1, e2;
+    float_parts(bits, f4, &m1, &e1);
+    float_parts(other, f4, &m2, &e2);
+    if (other > bits && ((other >> (f4 ? 23 : 52)) == (uint64_t)(f4 ? 0xFF : 0x7FF))) { /* past the largest */
+        m2 = m1 + 1;
+        e2 = e1;
+    }
+    const int emin = e1 < e2 ? e1 : e2;
+    uint64_t n = (m1 << (e1 - emin)) + (m2 << (e2 - emin)); /* the midpoint is n * 2^(emin - 1) */
+    int P = emin - 1;
+    while (n && !(n & 1)) { n >>= 1; P++; }
+    /* A = D * 10^max(E, 0) * 2^max(-P, 0) against B = n * 2^max(P, 0) * 10^max(-E, 0) */
+    u128 A = D, B = n;
+    const u128 limit = (~(u128)0) / 10;
+    for (int k = 0; k < E; k++) { if (A > limit) return 2; A *= 10; }
+    for (int k = 0; k < -E; k++) { if (B > limit) return 2; B *= 10; }
+    for (int k = 0; k < -P; k++) { if (A >> 126) return 2; A <<= 1; }
+    for (int k = 0; k < P; k++) { if (B >> 126) return 2; B <<= 1; }
+    return A < B ? -1 : A > B;
+#endif
+}
+
+/* a's correctly rounded decimal of prec digits (printf's %.*e) as text and as D * 10^E; 0 if it cannot be read */
+static int decimal_e(double a, int prec, char *buf, size_t size, uint64_t *D, int *E)
+{
+    const int len = snprintf(buf, size, "%.*e", prec - 1, a);
+    if (len <= 0 || len >= (int)size) return 0;
+    uint64_t d = (uint64_t)(buf[0] - '0');
+    int i = 1;
+    if (prec > 1) {
+        if (buf[i++] != '.') return 0; /* a locale's decimal point */
+        while (buf[i] >= '0' && buf[i] <= '9') d = d * 10 + (uint64_t)(buf[i++] - '0');
+    }
+    if (buf[i++] != 'e') return 0;
+    const int neg = buf[i] == '-';
+    int e = 0;
+    for (i++; buf[i] >= '0' && buf[i] <= '9'; i++) e = e * 10 + (buf[i] - '0');
+    *D = d;
+    *E = (neg ? -e : e) - (prec - 1);
+    return 1;
+}
+
+/* Whether the decimal `text` (= D * 10^E) lies strictly between the midpoints lo and hi to a's neighbours
+   (datum's test): long double says so unless it lands on a midpoint, which is then compared exactly; -1 when
+   that cannot be done. */
+static int strictly_inside(const char *text, uint64_t D, int E, long double lo, long double hi, uint64_t abits, int f4)
+{
+    const long double x = strtold(text, NULL);
+    if (x > lo && x < hi) return 1;
+    if (x < lo || x > hi) return 0;
+    const int c = cmp_decimal_midpoint(D, E, abits, x <= lo ? abits - 1 : abits + 1, f4);
+    if (c == 2) return -1;
+    return x <= lo ? c > 0 : c < 0;
+}
+
+/* D (no trailing zeros) as digits, and the decimal exponent of the first of D * 10^E; returns how many */
+static int digits_of(uint64_t D, int E, char *dig, int *dexp)
+{
+    while (D % 10 == 0 && D) {
+        D /= 10;
+        E++;
+    }
+    char tmp[20];
+    int k = 0, nd = 0;
+    do {
+        tmp[k++] = (char)('0' + D % 10);
+        D /= 10;
+    } while (D);
+    *dexp = E + k - 1;
+    while (k) dig[nd++] = tmp[--k];
+    return nd;
+}
+
+/*
+ * The shortest decimal digits of a finite a > 0 (a float4's value when f4) as datum._shortest_digits finds them.
+ * float8 first: repr(a), the shortest digits that read back as a (Python's float(): between the midpoints, or on
+ * one and rounded to even), the nearest of them: the correctly rounded decimal of the first length where it or
+ * its neighbour on a's other side reads back (next to a power of two the nearer side's midpoint is the closer
+ * one), kept if strictly between the midpoints. Else (and for float4): the first precision whose correctly
+ * rounded %e form lies strictly between them. Digits into dig, the decimal exponent of the first into *dexp;
+ * returns how many, 0 to decline.
+ */
+static int shortest_digits(double a, int f4, char *dig, int *dexp)
+{
+    if (a < (f4 ? 16777216.0 : 9007199254740992.0) && a == (double)(uint64_t)a)
+        /* an integer whose neighbours are at most 1 away: its own digits are the shortest */
+        return digits_of((uint64_t)a, 0, dig, dexp);
+#if LDBL_MANT_DIG < 64
+    return 0;
+#else
+    static const uint64_t pow10[18] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+                                       10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                       100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                       100000000000000000ULL};
+    long double lo, hi; /* the midpoints to the neighbours */
+    uint64_t abits;
+    if (f4) {
+        const float f = (float)a;
+        uint32_t bits, b;
+        float below, above;
+        memcpy(&bits, &f, 4);
+        abits = bits;
+        b = bits - 1;
+        memcpy(&below, &b, 4);
+        b = bits + 1;
+        memcpy(&above, &b, 4);
+        lo = ((long double)f + below) / 2;
+        hi = above > FLT_MAX ? (long double)f + ((long double)f - below) / 2 : ((long double)f + above) / 2;
+    } else {
+        uint64_t b;
+        double below, above;
+        memcpy(&abits, &a, 8);
+        b = abits - 1;
+        memcpy(&below, &b, 8);
+        b = abits + 1;
+        memcpy(&above, &b, 8);
+        lo = ((long double)a + below) / 2;
+        hi = above > DBL_MAX ? (long double)a + ((long double)a - below) / 2 : ((long double)a + above) / 2;
+    }
+    char buf[48];
+    uint64_t D;
+    int E;
+    if (!f4) {
+        /* repr's length: the least whose nearest decimal, or its neighbour across a, reads back. A decimal that
+           reads back does with a zero more, so the lengths that work are all from that one on: bisected. */
+        int lo_p = 1, hi_p = 17, found = 0;
+        uint64_t bestD = 0;
+        int bestE = 0;
+        while (lo_p <= hi_p) {
+            const int prec = (lo_p + hi_p) / 2;
+            if (!decimal_e(a, prec, buf, sizeof buf, &D, &E)) return 0;
+            const double r = strtod(buf, NULL);
+            int back = r == a;
+            if (!back) {
+                if (r < a) {
+                    if (++D == pow10[prec]) { D = pow10[prec - 1]; E++; }
+                } else if (D-- == pow10[prec - 1]) {
+                    D = pow10[prec] - 1;
+                    E--;
+                }
+                snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)D, E);
+                back = strtod(buf, NULL) == a;
+            }
+            if (back) {
+                found = 1;
+                bestD = D;
+                bestE = E;
+                hi_p = prec - 1;
+            } else
+                lo_p = prec + 1;
+        }
+        if (!found) return 0;
+        snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)bestD, bestE);
+        const int in = strictly_inside(buf, bestD, bestE, lo, hi, abits, f4);
+        if (in < 0) return 0;
+        if (in) return digits_of(bestD, bestE, dig, dexp);
+    }
+    for (int prec = 1; prec <= (f4 ? 9 : 17); prec++) {
+        if (!decimal_e(a, prec, buf, sizeof buf, &D, &E)) return 0;
+        const int in = strictly_inside(buf, D, E, lo, hi, abits, f4);
+        if (in < 0) return 0;
+        if (!in) continue;
+        /* datum._float4_value keeps a float4 as the double nearest its digits and format_float rounds that back
+           to float4: where that lands on a neighbour (double rounding), Python prints the neighbour's digits.
+           Declined, so the two paths print the same (the server prints these digits). */
+        if (f4 && (float)strtod(buf, NULL) != (float)a) return 0;
+        return digits_of(D, E, dig, dexp);
+    }
+    return 0;
+#endif
+}
+
+/* datum.format_float: float4out/float8out (shortest exact digits), fixed notation for decimal exponents in
+   [-4, 6) (float4) or [-4, 15) (float8), else d.ddde+XX */
+static int put_float(Out *o, double v, int f4)
+{
+    if (!room(o, 40)) return 1;
+    uint8_t *p = o->p;
+    if (v != v) {
+        o->p = put_str(p, "NaN");
+        return 1;
+    }
+    if (v > DBL_MAX || v < -DBL_MAX) {
+        o->p = put_str(p, v > 0 ? "Infinity" : "-Infinity");
+        return 1;
+    }
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    const int negative = (bits >> 63) != 0;
+    if (v == 0) {
+        o->p = put_str(p, negative ? "-0" : "0");
+        return 1;
+    }
+    char dig[24];
+    int dexp;
+    const int nd = shortest_digits(negative ? -v : v, f4, dig, &dexp);
+    if (nd == 0) return 0;
+    if (negative) *p++ = '-';
+    if (dexp >= -4 && dexp < (f4 ? 6 : 15)) {
+        if (dexp >= 0) {
+            for (int k = 0; k <= dexp; k++) *p++ = (uint8_t)(k < nd ? dig[k] : '0');
+            if (nd > dexp + 1) {
+                *p++ = '.';
+                for (int k = dexp + 1; k < nd; k++) *p++ = (uint8_t)dig[k];
+            }
+        } else {
+            *p++ = '0';
+            *p++ = '.';
+            for (int k = 0; k < -dexp - 1; k++) *p++ = '0';
+            for (int k = 0; k < nd; k++) *p++ = (uint8_t)dig[k];
+        }
+    } else {
+        *p++ = (uint8_t)dig[0];
+        if (nd > 1) {
+            *p++ = '.';
+            for (int k = 1; k < nd; k++) *p++ = (uint8_t)dig[k];
+        }
+        *p++ = 'e';
+        *p++ = dexp < 0 ? '-' : '+';
+        p = put_pad(p, dexp < 0 ? -dexp : dexp, 2);
+    }
+    o->p = p;
+    return 1;
+}
+
+static const char hexdigits[] = "0123456789abcdef";
+
+/* One value (the attribute's len bytes at v) of kind k; 0 to decline the tuple. */
+static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major, int single)
+{
+    /* varlenas: the content after a 1- or 4-byte header; inline-compressed ones are Python's (decompression) */
+    const uint8_t *s = v;
+    int64_t n = len;
+    if (k == K_text || k == K_bytea || k == K_numeric) {
+        if (len < 1) return 0;
+        if (v[0] & 0x01) {
+            if (v[0] == 0x01) return 0;
+            s = v + 1;
+            n = len - 1;
+        } else {
+            if ((v[0] & 0x03) == 0x02 || len < 4) return 0;
+            s = v + 4;
+            n = len - 4;
+        }
+    }
+    switch (k) {
+    case K_bool:
+        if (len != 1 || v[0] > 1) return 0;
+        if (!room(o, 1)) return 1;
+        *o->p++ = v[0] ? 't' : 'f';
+        return 1;
+    case K_int2:
+        if (len != 2) return 0;
+        if (!room(o, 8)) return 1;
+        o->p = put_i64(o->p, (int16_t)u16(v));
+        return 1;
+    case K_int4:
+        if (len != 4) return 0;
+        if (!room(o, 12)) return 1;
+        o->p = put_i64(o->p, (int32_t)(uint32_t)u32(v));
+        return 1;
+    case K_uint32:
+        if (len != 4) return 0;
+        if (!room(o, 12)) return 1;
+        o->p = put_u64(o->p, (uint64_t)u32(v));
+        return 1;
+    case K_int8:
+    case K_uint64: {
+        if (len != 8) return 0;
+        uint64_t w;
+        memcpy(&w, v, 8); /* little-endian hosts only, as every u16/u32 here */
+        if (!room(o, 21)) return 1;
+        o->p = k == K_int8 ? put_i64(o->p, (int64_t)w) : put_u64(o->p, w);
+        return 1;
+    }
+    case K_char: {
+        /* datum._char_value: NUL is the empty string, a byte >= 0x80 \ooo, others themselves */
+        if (len != 1) return 0;
+        if (!room(o, 6)) return 1;
+        uint8_t *p = o->p;
+        const uint8_t c = v[0];
+        if (c == 0) {
+            *p++ = '"';
+            *p++ = '"';
+        } else if (c >= 0x80) {
+            *p++ = '\\';
+            *p++ = (uint8_t)('0' + (c >> 6));
+            *p++ = (uint8_t)('0' + ((c >> 3) & 7));
+            *p++ = (uint8_t)('0' + (c & 7));
+        } else if (csv_special[c]) {
+            *p++ = '"';
+            if (c == '"') *p++ = '"';
+            *p++ = c;
+            *p++ = '"';
+        } else
+            *p++ = c;
+        o->p = p;
+        return 1;
+    }
+    case K_text:
+        return put_text(o, s, n, single);
+    case K_name: {
+        if (len != NAMEDATALEN) return 0;
+        const uint8_t *nul = memchr(v, 0, NAMEDATALEN);
+        return put_text(o, v, nul ? nul - v : NAMEDATALEN, single);
+    }
+    case K_bytea: {
+        if (!room(o, 2 + 2 * n)) return 1;
+        uint8_t *p = o->p;
+        *p++ = '\\';
+        *p++ = 'x';
+        for (int64_t i = 0; i < n; i++) {
+            *p++ = (uint8_t)hexdigits[s[i] >> 4];
+            *p++ = (uint8_t)hexdigits[s[i] & 15];
+        }
+        o->p = p;
+        return 1;
+    }
+    case K_uuid: {
+        if (len != 16) return 0;
+        if (!room(o, 36)) return 1;
+        uint8_t *p = o->p;
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+            *p++ = (uint8_t)hexdigits[v[i] >> 4];
+            *p++ = (uint8_t)hexdigits[v[i] & 15];
+        }
+        o->p = p;
+        return 1;
+    }
+    case K_date: {
+        if (len != 4) return 0;
+        const int64_t days = (int32_t)(uint32_t)u32(v);
+        if (!room(o, 32)) return 1;
+        if (days == INT32_MIN || days == INT32_MAX) {
+            o->p = put_str(o->p, days == INT32_MIN ? "-infinity" : "infinity");
+            return 1;
+        }
+        int64_t year;
+        int month, day;
+        j2date(days + POSTGRES_EPOCH_JDATE, &year, &month, &day);
+        uint8_t *p = put_ymd(o->p, year, month, day);
+        if (year <= 0) p = put_str(p, " BC");
+        o->p = p;
+        return 1;
+    }
+    case K_time: {
+        if (len != 8) return 0;
+        int64_t t;
+        memcpy(&t, v, 8);
+        if (t < 0) return 0; /* no server writes one; Python's floor division would print it oddly */
+        if (!room(o, 40)) return 1;
+        o->p = put_hms(o->p, t);
+        return 1;
+    }
+    case K_timestamp:
+    case K_timestamptz: {
+        if (len != 8) return 0;
+        int64_t t;
+        memcpy(&t, v, 8);
+        if (t == INT64_MIN || t == INT64_MAX) {
+            if (!room(o, 9)) return 1;
+            o->p = put_str(o->p, t == INT64_MIN ? "-infinity" : "infinity");
+            return 1;
+        }
+        return put_timestamp(o, t, k == K_timestamptz ? zone : NULL);
+    }
+    case K_numeric:
+        return put_numeric(o, s, n, major);
+    case K_float4: {
+        if (len != 4) return 0;
+        float f;
+        memcpy(&f, v, 4);
+        return put_float(o, (double)f, 1);
+    }
+    case K_float8: {
+        if (len != 8) return 0;
+        double d;
+        memcpy(&d, v, 8);
+        return put_float(o, d, 0);
+    }
+    default:
+        return 0;
+    }
+}
+
+/*
+ * CSV lines of tuples of a chunk (base: the chunk's pages, flat, base_len bytes; tuple t is tlen[t] bytes from
+ * start[t], with its t_hoff, natts and HEAP_HASNULL), walked as pgp_deform walks them over the relation's natt
+ * attributes (attlen, attalign: dropped ones included), printing attributes cols[0..ncols) as kinds[] (K_*).
+ * With params[CP_system], each line starts with the ctid (quoted: it holds a comma), xmin, xmax and status as
+ * `pgpage rows --all` prints them: sys is 5 rows of ntup (block, item, xmin, xmax, status index), status_text
+ * the status names one after the other, status_off[k]..status_off[k + 1] the k-th of nstatus. tz: the session's
+ * time zone (Zone above) for timestamptz.
+ *
+ * Lines go one after the other into out (out_cap bytes); ends[t] is where tuple t's line ends, ok[t] 1 when it
+ * was printed, 0 when declined (nothing written: ends[t] is where its line would have started). Returns how many
+ * tuples were done: fewer than ntup when the next line did not fit (the caller takes the text and calls again
+ * from there); a line that does not fit in the whole buffer is declined.
+ */
+int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const int64_t *start, const int64_t *tlen,
+                     const int64_t *t_hoff, const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen,
+                     const int64_t *attalign, int64_t natt, const int64_t *cols, const int64_t *kinds, int64_t ncols,
+                     const int64_t *sys, const uint8_t *status_text, const int64_t *status_off, int64_t nstatus,
+                     const int64_t *tz, const int64_t *params, uint8_t *out,
+                     int64_t out_cap, int64_t *ends, uint8_t *ok)
+{
+    int64_t P[MAX_TUPLE_ATTS], L[MAX_TUPLE_ATTS];
+    const int64_t nats = tz[0], nrule = tz[1];
+    const Zone zone = {tz + 6, tz + 6 + nats, tz + 6 + 2 * nats, tz + 6 + 2 * nats + nrule, nats, nrule, tz[2], tz[3],
+                       tz[4], tz[5]};
+    const int64_t major = params[CP_major];
+    const int single = params[CP_single_column] != 0, system = params[CP_system] != 0;
+    Out o = {out, out + out_cap, 0};
+    int usable = natt <= MAX_TUPLE_ATTS;
+    for (int64_t c = 0; c < ncols; c++)
+        if (cols[c] < 0 || cols[c] >= natt || kinds[c] < 0 || kinds[c] >= K__COUNT) usable = 0;
+    for (int64_t t = 0; t < ntup; t++) {
+        uint8_t *const line = o.p;
+        int good = usable && start[t] >= 0 && tlen[t] >= 0 && start[t] <= base_len - tlen[t]
+            && deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign, natt, P, L);
+        if (good && system) {
+            const int64_t st = sys[4 * ntup + t];
+            if (st < 0 || st >= nstatus || status_off[st + 1] - status_off[st] > 64) good = 0;
+            else if (room(&o, 4 + 3 * 21 + 64)) {
+                uint8_t *p = o.p;
+                *p++ = '"';
+                *p++ = '(';
+                p = put_i64(p, sys[t]);
+                *p++ = ',';
+                p = put_i64(p, sys[ntup + t]);
+                *p++ = ')';
+                *p++ = '"';
+                *p++ = ',';
+                p = put_i64(p, sys[2 * ntup + t]);
+                *p++ = ',';
+                p = put_i64(p, sys[3 * ntup + t]);
+                *p++ = ',';
+                memcpy(p, status_text + status_off[st], (size_t)(status_off[st + 1] - status_off[st]));
+                p += status_off[st + 1] - status_off[st];
+                o.p = p;
+            }
+        }
+        const uint8_t *d = base + start[t];
+        for (int64_t c = 0; good && c < ncols; c++) {
+            if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
+            const int64_t i = cols[c];
+            if (P[i] < 0) continue; /* NULL: nothing */
+            good = put_value(&o, kinds[c], d + P[i], L[i], &zone, major, single);
+        }
+        if (good && room(&o, 1)) *o.p++ = '\n';
+        if (o.full) {
+            o.p = line;
+            o.full = 0;
+            if (line != out) return t;
+            good = 0;
+        }
+        if (!good) o.p = line;
+        ends[t] = o.p - out;
+        ok[t] = (uint8_t)good;
+    }
+    return ntup;
 }

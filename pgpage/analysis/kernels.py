@@ -130,6 +130,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_unique_blocks.restype = I64
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
+    cdll.pgp_csv_rows.restype = I64
+    cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
     return cdll
 
 
@@ -142,7 +144,7 @@ class _Tables:
 
     def __getattr__(self, name):
         tables = {"COUNTERS": 0, "PAGE_COLUMNS": 1, "EVENT_CODES": 2, "PARAMS": 3, "BEST": 4, "LAYOUT": 5,
-                  "BT_PAGE_COLUMNS": 7, "BT_TOTALS": 8, "BT_EVENT_CODES": 9}
+                  "BT_PAGE_COLUMNS": 7, "BT_TOTALS": 8, "BT_EVENT_CODES": 9, "CSV_KINDS": 10, "CSV_PARAMS": 11}
         if name not in tables:
             raise AttributeError(name)
         value = _names(tables[name])
@@ -268,6 +270,62 @@ def deform_offsets(chunk: np.ndarray, start, length, t_hoff, natts, hasnull, att
     lib().pgp_deform(_p(chunk), n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull), _p(attlen),
                      _p(attalign), ncols, _p(ok), _p(pos), _p(lens))
     return ok.astype(bool), pos, lens
+
+
+CSV_BUFFER = 1 << 22     # bytes of CSV text a call of pgp_csv_rows writes at most (a chunk's lines, mostly)
+
+
+class CsvPrinter:
+    """``pgp_csv_rows`` for one table: the relation's attributes (``attlen``, ``attalign``, dropped ones
+    included), the printed ones (``cols``) and how each is printed (``kinds``: names from CSV_KINDS), the
+    session's time zone (``zone``: see ``zone_array``), the row statuses' names (``statuses``, for ``system``:
+    ctid, xmin, xmax and status first), the server's major (numeric's infinities), whether the line has one field
+    (``\\.`` is then quoted). ``lines`` prints tuples of a chunk into a buffer kept from call to call."""
+
+    def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
+                 system: bool, major: int | None, single_column: bool, buffer_size: int | None = None):
+        self.attlen, self.attalign = _i64(attlen), _i64(attalign)
+        self.cols = _i64(cols)
+        self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
+        self.zone = _i64(zone)
+        text = "".join(statuses).encode("ascii")
+        self.status_text = np.frombuffer(text, dtype=np.uint8).copy() if text else np.zeros(1, dtype=np.uint8)
+        self.status_off = _i64(np.cumsum([0] + [len(s) for s in statuses]))
+        self.nstatus = len(statuses)
+        self.system = system
+        self.params = np.zeros(len(TABLES.CSV_PARAMS), dtype=np.int64)
+        self.params[TABLES.CSV_PARAMS.index("major")] = major or 0
+        self.params[TABLES.CSV_PARAMS.index("single_column")] = int(single_column)
+        self.params[TABLES.CSV_PARAMS.index("system")] = int(system)
+        self.out = np.empty(buffer_size or CSV_BUFFER, dtype=np.uint8)
+
+    def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None) -> tuple[int, np.ndarray,
+                                                                                                np.ndarray]:
+        """CSV lines of the tuples of ``flat`` (uint8, C-contiguous: a chunk's pages) at ``start`` (``length``
+        bytes, with their t_hoff, natts, HEAP_HASNULL), and with ``system`` ``sys``: rows block, item, xmin,
+        xmax, status index. Returns (done, ends, ok): the first ``done`` tuples were handled (fewer than all when
+        the buffer filled: call again with the rest), each tuple's line ending at ``out[ends[i]]``, or declined
+        (ok False: nothing written, Python prints it)."""
+        start, length, t_hoff, natts = _i64(start), _i64(length), _i64(t_hoff), _i64(natts)
+        hasnull = np.ascontiguousarray(hasnull, dtype=np.uint8)
+        n = len(start)
+        sys = _i64(sys) if self.system else np.zeros((5, 1), dtype=np.int64)
+        ends, ok = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
+        done = lib().pgp_csv_rows(_p(flat), flat.size, n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull),
+                                  _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),
+                                  _p(self.kinds), len(self.cols), _p(sys), _p(self.status_text), _p(self.status_off),
+                                  self.nstatus, _p(self.zone), _p(self.params), _p(self.out), len(self.out),
+                                  _p(ends), _p(ok))
+        return int(done), ends[:done], ok[:done].astype(bool)
+
+
+def zone_array(ats=(), offs=(), rule_ats=(), rule_offs=(), fixed: int | None = None, default: int = 0,
+               rule_std: int = 0) -> np.ndarray:
+    """A time zone as pgp_csv_rows reads it (see Zone in the C file): explicit transitions (Unix seconds) and the
+    offset from each (seconds east), the offset before them, the footer rule's transitions over 400 years from
+    1970 and the offset before its first; or one fixed offset."""
+    head = [len(ats), len(rule_ats), int(fixed is not None), fixed or 0, default, rule_std]
+    return _i64([*head, *ats, *offs, *rule_ats, *rule_offs])
 
 
 def clog_states(xids, clog) -> np.ndarray:

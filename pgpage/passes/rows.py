@@ -13,14 +13,14 @@ the rest of the row, and every other row, is still printed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Iterator
 
 import numpy as np
 
 from pgpage.analysis.heapstats import ST_ABORTED, xmax_states, xmin_states
-from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, UPDATED, XID_STATE_NAMES, row_statuses
-from pgpage.decode import datum
+from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
+from pgpage.decode import datum, pgtz, typeout
 from pgpage.decode.datum import ATTALIGN_BYTES, EXTERNAL, ToastPointer, Undecoded, Unreadable, parse_varlena
 from pgpage.decode.deform import (ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, Attribute, deform_tuple,
                                   heap_oid_old)
@@ -32,6 +32,18 @@ from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, tuple_h
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 
 DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
+
+# How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
+# the attlen the column must have: the types datum prints from their bytes alone. A table printing a column of
+# any other type (typeout's families, enums, arrays, ranges, types pgpage does not decode) is printed by Python.
+_CSV_KINDS: dict[int, tuple[str, int]] = {
+    16: ("bool", 1), 21: ("int2", 2), 23: ("int4", 4), 20: ("int8", 8), 5069: ("uint64", 8), 18: ("char", 1),
+    19: ("name", 64), 17: ("bytea", -1), 2950: ("uuid", 16), 1082: ("date", 4), 1083: ("time", 8),
+    1114: ("timestamp", 8), 1184: ("timestamptz", 8), 1700: ("numeric", -1), 700: ("float4", 4),
+    701: ("float8", 8),
+    **{t: ("text", -1) for t in (25, 1042, 1043, 114, 194)},     # text, bpchar, varchar, json, pg_node_tree
+    **{t: ("uint32", 4) for t in (24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)},
+}
 
 
 @dataclass(slots=True)
@@ -167,6 +179,31 @@ class ToastStore:
 
 
 @dataclass
+class ChunkVersions:
+    """The tuple versions of one chunk that a read prints, in ctid order: where each lies in ``flat`` (the
+    chunk's pages, flat), its header fields and verdicts (``heapstats`` states, ``rowstatus`` status)."""
+    flat: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    t_hoff: np.ndarray
+    natts: np.ndarray
+    infomask: np.ndarray
+    infomask2: np.ndarray
+    xmin: np.ndarray
+    xmax: np.ndarray
+    xmin_state: np.ndarray
+    xmax_state: np.ndarray
+    status: np.ndarray
+    block: np.ndarray
+    item: np.ndarray
+    ctid_block: np.ndarray
+    ctid_offset: np.ndarray
+
+    def take(self, which: np.ndarray) -> "ChunkVersions":
+        return ChunkVersions(self.flat, *(getattr(self, f.name)[which] for f in fields(self)[1:]))
+
+
+@dataclass
 class RowOptions:
     all_versions: bool = False
     columns: list[str] | None = None   # names to print, in this order (default: every column)
@@ -233,6 +270,11 @@ class TableRows:
 
     # ------------------------------------------------------------------------------------------ reading
     def __iter__(self) -> Iterator[RowVersion]:
+        for chunk in self.chunks():
+            yield from self.versions(chunk)
+
+    def chunks(self) -> Iterator["ChunkVersions"]:
+        """The versions to print, a chunk of pages at a time (what ``versions`` turns into RowVersions)."""
         if self.fork is None or not self.fork.exists:
             self.findings.append(Finding("relation.file_missing", f"{self.label}: the main fork has no file",
                                          relation=self.label))
@@ -241,11 +283,14 @@ class TableRows:
         start = self.fork.first_block if o.start is None else o.start
         stop = self.fork.end_block if o.stop is None else o.stop
         for first, pages in self.fork.iter_chunks(start, stop):
-            yield from self._chunk_rows(first, pages)
+            chunk = self._select(first, pages)
+            if chunk is not None:
+                yield chunk
         self.findings.extend(self.fork.size_changes())
 
-    def _chunk_rows(self, first: int, pages: np.ndarray) -> Iterator[RowVersion]:
-        from pgpage.analysis import kernels
+    def _select(self, first: int, pages: np.ndarray) -> "ChunkVersions | None":
+        """The chunk's tuple versions this read prints, with their verdicts; pages and line pointers that hold no
+        readable tuple become findings."""
         cluster = self.cluster
         hc = decode_heap_chunk(pages, first)
         items, tups, h = hc.items, hc.tuples, hc.headers
@@ -263,7 +308,7 @@ class TableRows:
                                          block=first + int(items.page[i]), item=int(items.lp[i])))
         sel = np.flatnonzero((items.flags[tups.item] == LP_NORMAL) & ~bad[items.page[tups.item]])
         if not len(sel):
-            return
+            return None
         its = tups.item[sel]
         infomask = tups.t_infomask[sel].astype(np.int64)
         xmin, xmax = tups.t_xmin[sel].astype(np.int64), tups.t_xmax[sel].astype(np.int64)
@@ -271,35 +316,124 @@ class TableRows:
         xmax_st, _ = xmax_states(infomask, xmax, cluster.clog, cluster.multi_update_xid)
         blocks = first + items.page[its].astype(np.int64)
         lps = items.lp[its].astype(np.int64)
-        status = row_statuses(xmin_st, xmax_st, blocks, lps, tups.ctid_block[sel].astype(np.int64),
-                              tups.ctid_offset[sel].astype(np.int64))
-        keep = np.arange(len(sel)) if self.options.all_versions else np.flatnonzero(status == LIVE)
-        if not len(keep):
-            return
+        ctid_block, ctid_offset = tups.ctid_block[sel].astype(np.int64), tups.ctid_offset[sel].astype(np.int64)
+        status = row_statuses(xmin_st, xmax_st, blocks, lps, ctid_block, ctid_offset)
+        keep = slice(None) if self.options.all_versions else np.flatnonzero(status == LIVE)
         sel, its = sel[keep], its[keep]
-        starts = items.page[its].astype(np.int64) * block_size + items.off[its]
-        lengths = items.len[its].astype(np.int64)
-        natts = tups.t_infomask2[sel].astype(np.int64) & HEAP_NATTS_MASK
-        flat = np.ascontiguousarray(pages).reshape(-1)
-        fast, pos, lens = kernels.deform_offsets(flat, starts, lengths, tups.t_hoff[sel], natts,
-                                                 (infomask[keep] & HEAP_HASNULL) != 0, self._attlen, self._attalign)
-        buf = flat.tobytes()
+        if not len(sel):
+            return None
+        infomask2 = tups.t_infomask2[sel].astype(np.int64)
+        return ChunkVersions(
+            flat=np.ascontiguousarray(pages).reshape(-1),
+            start=items.page[its].astype(np.int64) * block_size + items.off[its],
+            length=items.len[its].astype(np.int64), t_hoff=tups.t_hoff[sel].astype(np.int64),
+            natts=infomask2 & HEAP_NATTS_MASK, infomask=infomask[keep], infomask2=infomask2,
+            xmin=xmin[keep], xmax=xmax[keep], xmin_state=xmin_st[keep], xmax_state=xmax_st[keep],
+            status=status[keep], block=blocks[keep], item=lps[keep], ctid_block=ctid_block[keep],
+            ctid_offset=ctid_offset[keep])
+
+    def versions(self, c: "ChunkVersions", which=None) -> Iterator[RowVersion]:
+        """RowVersions of a chunk's versions (all, or the indexes ``which``), values printed here: the compiled
+        walk finds the attributes of plain tuples, ``deform_tuple`` those it refuses."""
+        from pgpage.analysis import kernels
+        if which is not None:
+            c = c.take(np.asarray(which, dtype=np.int64))
+        fast, pos, lens = kernels.deform_offsets(c.flat, c.start, c.length, c.t_hoff, c.natts,
+                                                 (c.infomask & HEAP_HASNULL) != 0, self._attlen, self._attalign)
+        buf = c.flat.tobytes() if len(c.start) > 64 else None    # one copy of the chunk, or a slice per tuple
         cols = self.columns
-        for j, k in enumerate(keep.tolist()):
-            s, n = int(starts[j]), int(lengths[j])
-            blkno, lp = int(blocks[k]), int(lps[k])
-            im, im2 = int(infomask[k]), int(tups.t_infomask2[sel[j]])
+        for j in range(len(c.start)):
+            s, n = int(c.start[j]), int(c.length[j])
+            data = buf[s:s + n] if buf is not None else c.flat[s:s + n].tobytes()
+            blkno, lp, im = int(c.block[j]), int(c.item[j]), int(c.infomask[j])
+            t_hoff = int(c.t_hoff[j])
             if fast[j]:
                 p, ln = pos[j], lens[j]
-                values = [None if p[i] < 0 else self._text(a, buf[s + p[i]:s + p[i] + ln[i]], blkno, lp)
-                          for i, a in cols]
+                values = [None if p[i] < 0 else self._text(a, data[p[i]:p[i] + ln[i]], blkno, lp) for i, a in cols]
             else:
-                values = self._walk(buf[s:s + n], int(tups.t_hoff[sel[j]]), int(natts[j]), im, blkno, lp)
-            st = int(status[k])
-            yield RowVersion(blkno, lp, int(xmin[k]), int(xmax[k]), STATUS_NAMES[st],
-                             XID_STATE_NAMES[int(xmin_st[k])], XID_STATE_NAMES[int(xmax_st[k])],
-                             f"({int(tups.ctid_block[sel[j]])},{int(tups.ctid_offset[sel[j]])})", im, im2, values,
-                             heap_oid_old(buf[s:s + n], int(tups.t_hoff[sel[j]]), im))
+                values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp)
+            yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
+                             XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
+                             f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
+                             heap_oid_old(data, t_hoff, im))
+
+    # ------------------------------------------------------------------------------------------ CSV
+    def csv_stream(self, system: bool = False) -> Iterator["tuple[bytes, int] | RowVersion"]:
+        """The body of ``COPY ... TO (FORMAT csv)`` (``system``: ctid, xmin, xmax and status first), in ctid order
+        and a chunk at a time: ``(text, rows)``, UTF-8 lines the compiled printer wrote for that many rows, or a
+        RowVersion for a row it declined (``render.rows`` makes its line, as for every row when the printer
+        cannot take the table: a column of a type it does not print)."""
+        printer = self._csv_printer(system)
+        if printer is None:
+            yield from self
+            return
+        for chunk in self.chunks():
+            yield from self._csv_chunk(printer, chunk, system)
+
+    def csv_kinds(self) -> list[str | None]:
+        """How the compiled printer prints each selected column (kernels.TABLES.CSV_KINDS), None where it
+        cannot."""
+        import codecs
+        utf8 = codecs.lookup(self.formatter.encoding).name == "utf-8"     # text is copied as it is stored
+        out = []
+        for _, a in self.columns:
+            kind, target = self.formatter._resolve(a.typid)
+            k = _CSV_KINDS.get(target) if kind == "builtin" and target not in typeout.OUTPUT else None
+            if k is not None and ((k[0] == "timestamptz" and self._csv_zone() is None)
+                                  or (k[0] in ("text", "name") and not utf8)):
+                k = None
+            out.append(k[0] if k is not None and k[1] == a.attlen else None)
+        return out
+
+    def _csv_zone(self):
+        """The session's time zone for the printer (pgtz.Zone's tables, which it ports), None if they are not
+        there to read (timestamptz then stays Python's)."""
+        from pgpage.analysis import kernels
+        if not hasattr(self, "_zone_array"):
+            try:
+                z = pgtz.get_zone(self.timezone)
+                self._zone_array = kernels.zone_array(z._ats, z._offs, z._rule_ats or (), z._rule_offs or (),
+                                                      z._fixed, z._default, z._rule_std)
+            except (AttributeError, TypeError, ValueError):
+                self._zone_array = None
+        return self._zone_array
+
+    def _csv_printer(self, system: bool):
+        from pgpage.analysis import kernels
+        kinds = self.csv_kinds()
+        if not kinds or None in kinds:
+            return None
+        if system and any(not n or set(n) & set(',"\r\n') for n in STATUS_NAMES):
+            return None           # the printer writes the status names unquoted
+        zone = self._csv_zone()
+        return kernels.CsvPrinter(self._attlen, self._attalign, [i for i, _ in self.columns], kinds,
+                                  zone if zone is not None else kernels.zone_array(fixed=0), list(STATUS_NAMES),
+                                  system, self.formatter.major, single_column=not system and len(kinds) == 1)
+
+    def _csv_chunk(self, printer, c: ChunkVersions, system: bool):
+        """One chunk's CSV: the printer's text, and between its runs the versions it declined (Python's)."""
+        hasnull = (c.infomask & HEAP_HASNULL) != 0
+        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status]) if system else None
+        n, first = len(c.start), 0
+        while first < n:
+            done, ends, ok = printer.lines(c.flat, c.start[first:], c.length[first:], c.t_hoff[first:],
+                                           c.natts[first:], hasnull[first:],
+                                           sys_cols[:, first:] if system else None)
+            if done == 0:     # the printer always takes or declines the first line; never loop
+                raise AssertionError("pgp_csv_rows made no progress")
+            out = printer.out
+            declined = np.flatnonzero(~ok)
+            python_rows = self.versions(c, which=declined + first) if len(declined) else iter(())
+            at = prev = 0
+            for k in declined.tolist():
+                end = int(ends[k])
+                if k > prev:
+                    yield out[at:end].tobytes(), k - prev
+                yield next(python_rows)
+                at, prev = end, k + 1
+            if done > prev:
+                yield out[at:int(ends[done - 1])].tobytes(), done - prev
+            first += done
 
     def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int) -> list:
         """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept)."""

@@ -32,17 +32,54 @@ def _system(row) -> list[str]:
     return [row.ctid, str(row.xmin), str(row.xmax), row.status]
 
 
+def csv_line(row, system: bool, single: bool) -> str:
+    """One row version's CSV line (``system``: ctid, xmin, xmax and status first)."""
+    fields = (_system(row) if system else []) + row.values
+    return ",".join(csv_field(v, single) for v in fields) + "\n"
+
+
+def _utf8_buffer(out):
+    """The binary stream under a text stream that encodes UTF-8 (the compiled printer's text is written there
+    as it is), else None."""
+    import codecs
+    buffer, encoding = getattr(out, "buffer", None), getattr(out, "encoding", None)
+    try:
+        return buffer if buffer is not None and encoding and codecs.lookup(encoding).name == "utf-8" else None
+    except LookupError:
+        return None
+
+
 def write_csv(names: list[str], rows: Iterable, system: bool, out=None) -> int:
-    """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax and status first."""
+    """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax and status first. ``rows``: row
+    versions, or a ``TableRows``, whose ``csv_stream`` gives runs of lines printed by the compiled printer
+    ((text, count): UTF-8 bytes) between the versions it left to Python."""
     out = out or sys.stdout
     header = (list(SYSTEM_COLUMNS) if system else []) + names
     single = len(header) == 1
-    out.write(",".join(csv_field(n, single) for n in header) + "\n")
+    stream = rows.csv_stream(system) if hasattr(rows, "csv_stream") else rows
+    head = ",".join(csv_field(n, single) for n in header) + "\n"
     n = 0
-    for row in rows:
-        fields = (_system(row) if system else []) + row.values
-        out.write(",".join(csv_field(v, single) for v in fields) + "\n")
-        n += 1
+    binary = _utf8_buffer(out)
+    if binary is None:
+        out.write(head)
+        for item in stream:
+            if isinstance(item, tuple):
+                out.write(item[0].decode("utf-8"))
+                n += item[1]
+            else:
+                out.write(csv_line(item, system, single))
+                n += 1
+        return n
+    out.flush()
+    binary.write(head.encode("utf-8"))
+    for item in stream:
+        if isinstance(item, tuple):
+            binary.write(item[0])
+            n += item[1]
+        else:
+            binary.write(csv_line(item, system, single).encode("utf-8"))
+            n += 1
+    binary.flush()
     return n
 
 

@@ -1,0 +1,405 @@
+"""`pgpage rows --csv` through the compiled printer (``pgp_csv_rows``) against the pure Python path and the server.
+
+The printer prints the tuples it can and hands the others back to Python in order, so the CSV must be the same
+stream byte for byte as when Python prints every row: on every table of every committed fixture cluster (all
+columns, and the columns the printer takes when a table has others), live rows and ``--all``; and on a live
+server's table of random values of every kind the printer knows (integer extremes, text with quotes, commas,
+newlines, unicode and empty strings, padded bpchar, numerics NaN/Infinity/huge/tiny, dates and timestamps BC,
+infinite and past 9999, timestamptz around DST transitions in several zones, floats of random bits, NULLs),
+where it must also equal the server's own ``COPY ... TO STDOUT (FORMAT csv, HEADER)``.
+"""
+from __future__ import annotations
+
+import io
+import random
+import shutil
+import struct
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone as dt_timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from conftest import MAJORS, data_dir
+from livepg import running_server
+
+from pgpage.analysis import kernels
+from pgpage.decode import datum
+from pgpage.passes.rows import RowOptions, RowVersion, TableRows
+from pgpage.render.rows import write_csv
+from pgpage.storage.datadir import open_data_directory
+
+
+def python_csv(cluster, relation, system: bool = False, **options) -> tuple[str, list]:
+    """The CSV as the Python path prints every row (a plain iterator has no csv_stream), and its findings."""
+    table = TableRows(cluster, relation, RowOptions(all_versions=system, **options))
+    out = io.StringIO()
+    write_csv(table.column_names, iter(table), system, out)
+    return out.getvalue(), _findings(table)
+
+
+def kernel_csv(cluster, relation, system: bool = False, **options) -> tuple[str, list, int, int]:
+    """The CSV through TableRows.csv_stream (written to a UTF-8 byte stream, as to stdout), its findings, and how
+    many rows the printer printed and declined."""
+    table = TableRows(cluster, relation, RowOptions(all_versions=system, **options))
+    printed = declined = 0
+
+    class Counting:
+        column_names = table.column_names
+
+        def csv_stream(self, system):
+            nonlocal printed, declined
+            for item in table.csv_stream(system):
+                if isinstance(item, RowVersion):
+                    declined += 1
+                else:
+                    printed += item[1]
+                yield item
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    count = write_csv(table.column_names, Counting(), system, out)
+    out.flush()
+    assert count == printed + declined
+    return raw.getvalue().decode("utf-8"), _findings(table), printed, declined
+
+
+def _findings(table) -> list:
+    return [(f.code, f.block, f.item, f.message) for f in table.findings]
+
+
+# ------------------------------------------------------------------------------------------- fixtures
+def fixture_tables():
+    for major in MAJORS:
+        cluster = open_data_directory(data_dir(major))
+        for rel in cluster.database("pgpage").relations():
+            if rel.kind == "r" and rel.qualified_name.startswith("public."):
+                yield major, rel.qualified_name
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_fixture_tables_print_the_same(major):
+    cluster = open_data_directory(data_dir(major))
+    printed_total = 0
+    tables = [r for r in cluster.database("pgpage").relations()
+              if r.kind == "r" and r.qualified_name.startswith("public.")]
+    assert tables
+    for rel in tables:
+        kinds = TableRows(cluster, rel).csv_kinds()
+        names = TableRows(cluster, rel).column_names
+        takes = [n for n, k in zip(names, kinds) if k is not None]
+        selections = [None] + ([takes] if takes and len(takes) < len(names) else [])
+        for system in (False, True):
+            for columns in selections:
+                want, want_findings = python_csv(cluster, rel, system, columns=columns)
+                got, got_findings, printed, declined = kernel_csv(cluster, rel, system, columns=columns)
+                assert got == want, (rel.qualified_name, system, columns)
+                assert got_findings == want_findings, rel.qualified_name
+                if columns is not None or None not in kinds:
+                    printed_total += printed
+    assert printed_total > 1000      # the printer did the work, not the Python path alone
+
+
+def test_small_buffer_splits_and_declines_long_lines(monkeypatch):
+    """A buffer smaller than a chunk's text: the printer stops where it is full and is called again; a line
+    longer than the whole buffer goes to Python."""
+    major = MAJORS[-1]
+    cluster = open_data_directory(data_dir(major))
+    rel = cluster.database("pgpage").relation("toasty")
+    want, _ = python_csv(cluster, rel, columns=["id", "kind"])
+    want_all, _ = python_csv(cluster, rel, True)
+    monkeypatch.setattr(kernels, "CSV_BUFFER", 40)
+    got, _, printed, declined = kernel_csv(cluster, rel, columns=["id", "kind"])
+    assert got == want and printed > 0
+    got_all, _, _, declined_all = kernel_csv(cluster, rel, True)
+    assert got_all == want_all and declined_all > declined
+
+
+def test_mutated_pages_print_the_same(tmp_path):
+    """Random bytes of a real table's pages changed: the printer declines what it cannot print exactly, never
+    reads past a tuple, and the stream stays Python's (findings included)."""
+    major = MAJORS[-1]
+    shutil.copytree(data_dir(major), tmp_path / "data")
+    cluster = open_data_directory(tmp_path / "data")
+    rng = random.Random(7)
+    printed_total = 0
+    for relname in ("heap_wide", "btree_wide"):
+        rel = cluster.database("pgpage").relation(relname)
+        takes = [n for n, k in zip(TableRows(cluster, rel).column_names, TableRows(cluster, rel).csv_kinds()) if k]
+        path = rel.forks["main"].segment_path(0)
+        original = path.read_bytes()
+        for _ in range(12):
+            data = bytearray(original)
+            for _ in range(rng.choice([1, 4, 20])):
+                page = rng.randrange(len(data) // 8192)
+                data[page * 8192 + rng.randrange(rng.choice([24, 4000, 7000]), 8192)] = rng.getrandbits(8)
+            path.write_bytes(bytes(data))
+            for system in (False, True):
+                mutated = open_data_directory(tmp_path / "data")
+                rel = mutated.database("pgpage").relation(relname)
+                want, want_findings = python_csv(mutated, rel, system, columns=takes)
+                got, got_findings, printed, _ = kernel_csv(mutated, rel, system, columns=takes)
+                assert got == want and got_findings == want_findings
+                printed_total += printed
+        path.write_bytes(original)
+    assert printed_total > 1000
+
+
+# ------------------------------------------------------------------------------------------- live server
+ZONES = ["Europe/Lisbon", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "America/St_Johns",
+         "Africa/Monrovia", "Pacific/Chatham", "Europe/Dublin", "UTC", "5.5", "EST5EDT"]
+N_RANDOM = 2000
+MIN_TIMESTAMP = -211813488000000000     # 4714-11-24 00:00:00 UTC BC
+END_TIMESTAMP = 9223371331200000000     # 294277-01-01 00:00:00 UTC
+MIN_DATE, END_DATE = -2451545 - 38, 2147483494    # 4714-11-24 BC, 5874898-01-01
+
+COLUMNS = [  # name, type, what COPY prints differs from pgpage (reg* types print names)
+    ("id", "int", False), ("b", "bool", False), ("i2", "int2", False), ("i4", "int4", False), ("i8", "int8", False),
+    ("o", "oid", False), ("x", "xid", False), ("ci", "cid", False), ("x8", "xid8", False), ("rc", "regclass", True),
+    ("c", '"char"', False), ("t", "text", False), ("vc", "varchar(40)", False), ("bp", "char(10)", False),
+    ("bpn", "bpchar", False), ("j", "json", False), ("nm", "name", False), ("ba", "bytea", False),
+    ("u", "uuid", False), ("gone", "int", False), ("d", "date", False), ("tm", "time", False),
+    ("ts", "timestamp", False), ("tz", "timestamptz", False), ("n", "numeric", False), ("n2", "numeric(7,-2)", False),
+    ("f4", "float4", False), ("f8", "float8", False), ("di", "dint", False), ("dt", "dtext", False),
+]
+
+TEXTS = ["", '"', '""', ",", "a,b", 'say "hi"', "line\nbreak", "cr\rhere", "crlf\r\n", "\\.", "\\", "NULL",
+         " lead", "trail ", "é", "日本語", "🐘 elephant", "a\tb", "\u00a0", "x" * 39, "ñ,\"\n"]
+
+
+def random_text(rng: random.Random, n: int) -> str:
+    alphabet = 'abcXYZ019 ,"\n\r\\.;\'é日🐘\t'
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def ts_text(usecs: int, tz: bool) -> str:
+    return datum.format_timestamp(usecs, tz=tz)     # "+00" for timestamptz: an input the server reads exactly
+
+
+def zone_edges(zone: str) -> list[int]:
+    """UTC instants (PostgreSQL-epoch microseconds) around the offset changes of a zone in some years, found
+    with Python's zoneinfo (sampled daily, then bisected to the second)."""
+    try:
+        z = ZoneInfo(zone)
+    except Exception:
+        return []
+    epoch = datetime(2000, 1, 1, tzinfo=dt_timezone.utc)
+    out = []
+    for year in (1893, 1916, 1945, 1968, 1996, 2021, 2024, 2037, 2100, 2399):
+        t = datetime(year, 1, 1, tzinfo=dt_timezone.utc)
+        prev = t.astimezone(z).utcoffset()
+        for day in range(1, 367):
+            u = t + timedelta(days=1)
+            off = u.astimezone(z).utcoffset()
+            if off != prev:
+                lo, hi = t, u
+                while hi - lo > timedelta(seconds=1):
+                    mid = lo + (hi - lo) / 2
+                    mid = mid.replace(microsecond=0)
+                    if mid.astimezone(z).utcoffset() == prev:
+                        lo = mid
+                    else:
+                        hi = mid
+                base = (hi - epoch) // timedelta(microseconds=1)
+                out += [base - 1_000_001, base - 1, base, base + 1, base + 999_999]
+                prev = off
+            t = u
+    return out
+
+
+def float4_text(bits: int) -> str:
+    f = struct.unpack("<f", struct.pack("<I", bits))[0]
+    return "NaN" if f != f else ("Infinity" if f == float("inf") else "-Infinity" if f == float("-inf")
+                                 else "%.9g" % f)
+
+
+FLOAT8_EDGES = [0.0, -0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 2.225073858507201e-308,
+                1.7976931348623157e308, -1.7976931348623157e308, 1.0, 0.1, 1 / 3, 2.0 ** 53, 2.0 ** 53 + 2,
+                9007199254740991.0, 1e15, 1e16, 123456789012345.6, 1e-4, 1e-5, 0.0001234, 2.0 ** -1022,
+                2.0 ** 1023, 4.35, 5e-310, 1e23, 8.41e21, 2.0 ** 60, 9.5e-5]
+FLOAT4_EDGES = ["0", "-0", "1.4e-45", "1.17549435e-38", "3.40282347e38", "-3.40282347e38", "48085872", "1",
+                "0.1", "16777216", "16777218", "1e-4", "1e-5", "999999", "1000000", "123456.7",
+                "NaN", "Infinity", "-Infinity", "3.3554432e7", "8.589973e9"]   # 7.038531e-26: see below
+
+
+# float4 values whose digits datum (so the Python path) does not print as the server does: 7.038531e-26, where
+# _float4_value keeps the shortest digits as a double that format_float rounds to the neighbouring float4; and
+# powers of two (2^87, 2^90, 2^-96) whose shortest digits lie on the wider side, not the correctly rounded one
+FLOAT4_PYTHON_DIFFERS = ["7.038531e-26", "1.5474251e+26", "1.2379401e+27", "1.2621775e-29"]
+
+
+def random_rows(rng: random.Random, server_major: int) -> list[tuple]:
+    rows = []
+    edges = sorted({e for z in ZONES for e in zone_edges(z)})
+    for i in range(N_RANDOM):
+        def maybe(v, p=0.08):
+            return None if rng.random() < p else v
+        if i % 3 == 0:
+            usecs = rng.randrange(MIN_TIMESTAMP, END_TIMESTAMP)
+        elif i % 3 == 1 or not edges:
+            usecs = rng.randrange(-3_200_000_000_000_000, 3_200_000_000_000_000)    # ~1900..2100
+        else:
+            usecs = rng.choice(edges) + rng.choice([0, 0, 1, -1, 500_000])
+        ts_usecs = rng.randrange(MIN_TIMESTAMP, END_TIMESTAMP) if i % 2 else \
+            rng.randrange(-80_000_000_000_000_000, 260_000_000_000_000_000)
+        days = rng.randrange(MIN_DATE, END_DATE) if i % 2 else rng.randrange(-800_000, 3_000_000)
+        intdig = rng.choice([0, 1, 3, 4, 5, 9, 20, 60])
+        fracdig = rng.choice([0, 0, 1, 2, 4, 5, 8, 17, 40])
+        num = (("-" if rng.random() < 0.4 else "") + (str(rng.randrange(1, 10)) + "".join(
+            rng.choice("0123456789") for _ in range(intdig - 1)) if intdig else "0")
+               + ("." + "".join(rng.choice("0123456789") for _ in range(fracdig)) if fracdig else ""))
+        f8 = struct.unpack("<d", struct.pack("<Q", rng.getrandbits(64)))[0]
+        f8t = repr(f8) if f8 == f8 and abs(f8) != float("inf") else rng.choice(["NaN", "Infinity", "-Infinity"])
+        if i % 4 == 0:      # nearer numbers: the fixed notation's ranges
+            f8t = repr(rng.uniform(-1e6, 1e6) * 10.0 ** rng.randrange(-8, 17))
+        text = rng.choice(TEXTS) if rng.random() < 0.3 else random_text(rng, rng.randrange(0, 30))
+        rows.append((
+            i, maybe(rng.choice(["t", "f"])), maybe(str(rng.randrange(-2 ** 15, 2 ** 15))),
+            maybe(str(rng.choice([-2 ** 31, 2 ** 31 - 1, 0, rng.randrange(-2 ** 31, 2 ** 31)]))),
+            maybe(str(rng.choice([-2 ** 63, 2 ** 63 - 1, rng.randrange(-2 ** 63, 2 ** 63)]))),
+            maybe(str(rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32)]))), maybe(str(rng.randrange(2 ** 32))),
+            maybe(str(rng.randrange(2 ** 32))), maybe(str(rng.randrange(2 ** 64))), maybe("pg_class"),
+            maybe(rng.choice(["", "a", ",", '"', "\\n", "\\200", "\\377", "\\001", "z"])),
+            maybe(text, 0.05), maybe(random_text(rng, rng.randrange(0, 40))),
+            maybe(rng.choice(["", "a", "ab ", "日本", '","']) + random_text(rng, rng.randrange(0, 4))[:4]),
+            maybe(rng.choice(["", "x  ", " y", "é "])),
+            maybe(rng.choice(['{"a": 1}', '[1, "x,y"]', '"\\n"', "null", '  {"k" : "v"}  '])),
+            maybe(random_text(rng, rng.randrange(0, 20))),
+            maybe("\\x" + bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 24))).hex()),
+            maybe(str(__import__("uuid").UUID(int=rng.getrandbits(128)))),
+            maybe(str(i)),
+            maybe(rng.choice(["infinity", "-infinity"]) if rng.random() < 0.03 else datum.format_date(days)),
+            maybe(rng.choice(["24:00:00", "00:00:00", "23:59:59.999999"]) if rng.random() < 0.05
+                  else datum.format_time(rng.randrange(0, 86_400_000_000))),
+            maybe(rng.choice(["infinity", "-infinity"]) if rng.random() < 0.03 else ts_text(ts_usecs, False)),
+            maybe(rng.choice(["infinity", "-infinity"]) if rng.random() < 0.03 else ts_text(usecs, True), 0.04),
+            maybe(rng.choice(["NaN", "Infinity", "-Infinity", "0", "-0.000", "1e-200", "9" * 120, "1e1000",
+                              "0.00000000000000000001"]) if rng.random() < 0.1 else num),
+            maybe(str(rng.randrange(-99999, 99999)) if server_major >= 15 else None),
+            maybe(rng.choice(FLOAT4_EDGES) if rng.random() < 0.1 else float4_text(rng.getrandbits(32))),
+            maybe(repr(rng.choice(FLOAT8_EDGES)) if rng.random() < 0.1 else f8t),
+            maybe(str(rng.randrange(-2 ** 63, 2 ** 63))), maybe(rng.choice(TEXTS)),
+        ))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def live():
+    with running_server() as srv:
+        conn = srv.connect()
+        major = conn.info.server_version // 10000
+        conn.execute("CREATE DOMAIN dint AS int8")
+        conn.execute("CREATE DOMAIN dtext AS text")
+        cols = [(n, t if n != "n2" or major >= 15 else "numeric") for n, t, _ in COLUMNS]
+        conn.execute("CREATE TABLE t_kinds (" + ", ".join(f"{n} {t}" for n, t in cols) + ")")
+        rows = random_rows(random.Random(20240611), major)
+        with conn.cursor().copy("COPY t_kinds FROM STDIN") as cp:
+            for r in rows:
+                cp.write_row(r)
+        # values the printer leaves to Python: inline-compressed, and TOASTed out of line
+        conn.execute("INSERT INTO t_kinds (id, t, n) VALUES (100013, repeat('ab,', 3000), NULL),"
+                     " (100002, (SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g), 1),"
+                     " (100003, 'x', (SELECT ('1' || repeat('7', 20000))::numeric))")
+        conn.execute("INSERT INTO t_kinds (id, t) VALUES (100004, '\\.'), (100005, ''), (100006, NULL)")
+        conn.execute("INSERT INTO t_kinds (id, n) VALUES (100007, '1e131071'), (100008, '1e-16383'),"
+                     " (100009, ('-0.' || repeat('0', 16382) || '1')::numeric)")
+        conn.execute("CREATE TABLE t_float4 (id int, f float4)")
+        conn.execute("INSERT INTO t_float4 SELECT g, f::float4 FROM unnest(ARRAY[" + ", ".join(
+            f"'{v}'" for v in FLOAT4_PYTHON_DIFFERS + ["1.5", "48085872", "-0"]) + "]) WITH ORDINALITY AS u(f, g)")
+        conn.execute("ALTER TABLE t_kinds DROP COLUMN gone")
+        conn.execute("UPDATE t_kinds SET i4 = coalesce(i4, 0) / 2 WHERE id % 7 = 0")
+        conn.execute("DELETE FROM t_kinds WHERE id % 11 = 0")
+        conn.execute("CHECKPOINT")
+        yield srv, conn
+        conn.close()
+
+
+def server_copy(conn, columns: list[str], zone: str) -> str:
+    conn.execute(f"SET timezone = '{zone}'")
+    with conn.cursor().copy(f"COPY t_kinds ({', '.join(columns)}) TO STDOUT (FORMAT csv, HEADER)") as copy:
+        return b"".join(bytes(b) for b in copy).decode("utf-8")
+
+
+def live_relation(srv):
+    cluster = open_data_directory(srv.data)
+    return cluster, cluster.database("postgres").relation("t_kinds")
+
+
+def test_live_every_kind_equals_python_and_copy(live):
+    srv, conn = live
+    cluster, rel = live_relation(srv)
+    table = TableRows(cluster, rel)
+    assert None not in table.csv_kinds()
+    assert set(table.csv_kinds()) >= {"bool", "int2", "int4", "int8", "uint32", "uint64", "char", "text", "name",
+                                      "bytea", "uuid", "date", "time", "timestamp", "timestamptz", "numeric",
+                                      "float4", "float8"}
+    zone = "Europe/Lisbon"
+    got, got_findings, printed, declined = kernel_csv(cluster, rel, timezone=zone)
+    want, want_findings = python_csv(cluster, rel, timezone=zone)
+    assert got == want
+    assert got_findings == want_findings
+    # the three values compressed or out of line: the only rows left to Python
+    assert declined == 3 and printed > N_RANDOM * 0.85
+    same = [n for n, _, differs in COLUMNS if not differs and n != "gone"]
+    got, *_ = kernel_csv(cluster, rel, timezone=zone, columns=same)
+    assert got == server_copy(conn, same, zone)
+
+
+def test_live_all_versions_equal_python(live):
+    srv, _ = live
+    cluster, rel = live_relation(srv)
+    got, got_findings, printed, declined = kernel_csv(cluster, rel, True, timezone="UTC")
+    want, want_findings = python_csv(cluster, rel, True, timezone="UTC")
+    assert got == want and got_findings == want_findings
+    assert printed > N_RANDOM and declined >= 3
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_live_timestamptz_in_zones(live, zone):
+    srv, conn = live
+    cluster, rel = live_relation(srv)
+    columns = ["id", "tz", "ts", "d"]
+    got, _, printed, declined = kernel_csv(cluster, rel, timezone=zone, columns=columns)
+    assert declined == 1        # the tuple with a TOAST pointer (pgp_deform leaves it to deform.py)
+    assert got == server_copy(conn, columns, zone)
+    want, _ = python_csv(cluster, rel, timezone=zone, columns=["tz"])
+    got, *_ = kernel_csv(cluster, rel, timezone=zone, columns=["tz"])
+    assert got == want
+
+
+def test_live_single_column_quotes_backslash_dot(live):
+    srv, conn = live
+    cluster, rel = live_relation(srv)
+    got, _, printed, declined = kernel_csv(cluster, rel, columns=["dt"])
+    assert '\n"\\."\n' in got
+    assert got == server_copy(conn, ["dt"], "UTC")
+    got, _, printed, declined = kernel_csv(cluster, rel, columns=["t"])
+    assert got == python_csv(cluster, rel, columns=["t"])[0] == server_copy(conn, ["t"], "UTC")
+
+
+def test_live_float4_where_python_is_not_the_server(live):
+    """The printer prints what Python prints (declining the double-rounded value, which it would print as the
+    server does); Python's digits differ from the server's there (datum's to fix)."""
+    srv, conn = live
+    cluster = open_data_directory(srv.data)
+    rel = cluster.database("postgres").relation("t_float4")
+    got, _, printed, declined = kernel_csv(cluster, rel)
+    want, _ = python_csv(cluster, rel)
+    assert got == want and declined == 1
+    with conn.cursor().copy("COPY t_float4 TO STDOUT (FORMAT csv, HEADER)") as copy:
+        server = b"".join(bytes(b) for b in copy).decode()
+    if got != server:
+        pytest.xfail("datum's float4 digits differ from the server's for " + ", ".join(
+            set(got.splitlines()) - set(server.splitlines())))
+
+
+def test_live_cli_equals_copy(live):
+    """The real entry point, writing to a pipe."""
+    srv, conn = live
+    columns = ["id", "b", "i8", "t", "bp", "ba", "u", "d", "ts", "tz", "n", "f4", "f8"]
+    r = subprocess.run([sys.executable, "-m", "pgpage", "rows", str(srv.data), "--db", "postgres", "--rel",
+                        "t_kinds", "--csv", "--columns", ",".join(columns), "--timezone", "America/New_York"],
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.decode("utf-8") == server_copy(conn, columns, "America/New_York")
