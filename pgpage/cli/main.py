@@ -154,11 +154,13 @@ def rows(
     timezone: Optional[str] = typer.Option(None, "--timezone", help="Print timestamptz in this zone (default: the"
                                            " cluster's timezone setting)."),
     wide: bool = typer.Option(False, "--wide", help="Show long values whole in the table."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP + " (--csv and --json)"),
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""
     from pgpage.cli.rows_cmd import rows_command
-    raise typer.Exit(rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide))
+    raise typer.Exit(rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide,
+                                  jobs))
 
 
 def run() -> None:

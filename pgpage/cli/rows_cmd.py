@@ -31,8 +31,28 @@ def _relation(target: str, db: str | None, rel: str | None):
     return cluster, database.relation(stem)
 
 
-def rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide) -> int:
-    from pgpage.passes.rows import RowOptions, TableRows
+def _rendered_part(csv_out: bool, all_versions: bool):
+    """What a worker does with its part of the table: its CSV lines (no header) or JSON records, as UTF-8
+    bytes, and how many rows they hold."""
+    import io
+
+    from pgpage.render import rows as render
+
+    def work(part) -> tuple[bytes, int]:
+        buf = io.BytesIO()
+        out = io.TextIOWrapper(buf, encoding="utf-8", newline="")
+        if csv_out:
+            n = render.write_csv(part.column_names, part, all_versions, out, header=False)
+        else:
+            n = render.write_json_lines(part.column_names, part, out)
+        out.flush()
+        return buf.getvalue(), n
+    return work
+
+
+def rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide,
+                 jobs: int = 1) -> int:
+    from pgpage.passes.rows import STATUS_NAMES, RowOptions, TableRows
     from pgpage.render import rows as render
 
     if csv_out and json_out:
@@ -45,12 +65,24 @@ def rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_o
         first, end = (fork.first_block, fork.end_block) if fork is not None else (0, 0)
         options.start, options.stop = parse_block_range(None, blocks, False, first, end)
     table = TableRows(cluster, relation, options)
-    if csv_out:
+    if jobs != 1 and (csv_out or json_out):      # a table for people is written by one process
+        import sys
+
+        from pgpage.parallel import default_jobs
+        if csv_out:
+            render.write_csv(table.column_names, (), all_versions)
+        sys.stdout.flush()
+        count = 0
+        for data, n in table.in_parallel(_rendered_part(csv_out, all_versions), jobs or default_jobs()):
+            sys.stdout.buffer.write(data)
+            count += n
+        sys.stdout.buffer.flush()
+    elif csv_out:
         count = render.write_csv(table.column_names, table, all_versions)
     elif json_out:
         count = render.write_json_lines(table.column_names, table)
     else:
         count = render.write_table(table.column_names, table, all_versions, wide)
-    findings = [*table.findings]
-    render.write_summary(table.label, count, all_versions, table.timezone, findings)
-    return exit_status(findings)
+    statuses = dict(zip(STATUS_NAMES, table.status_counts.tolist()))
+    render.write_summary(table.label, count, statuses, all_versions, table.timezone, table.findings)
+    return exit_status(table.findings)

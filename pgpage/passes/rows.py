@@ -13,7 +13,8 @@ the rest of the row, and every other row, is still printed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import copy
+from dataclasses import dataclass, fields, replace
 from typing import Iterator
 
 import numpy as np
@@ -31,7 +32,8 @@ from pgpage.decode.values import ValueFormatter
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, tuple_has_header
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 
-DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
+DEFAULT_TIMEZONE = "GMT"
+RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)   # the server's boot value of TimeZone when no configuration file sets it
 
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
 # the attlen the column must have: the types datum prints from their bytes alone. A table printing a column of
@@ -253,6 +255,7 @@ class TableRows:
         self._attlen = np.array([a.attlen for a in self.attrs], dtype=np.int64)
         self._attalign = np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in self.attrs], dtype=np.int64)
         self._toast: dict[int, ToastStore | None] = {}
+        self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
         control = cluster.control or {}
         self._max_chunk = control.get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
 
@@ -285,8 +288,34 @@ class TableRows:
         for first, pages in self.fork.iter_chunks(start, stop):
             chunk = self._select(first, pages)
             if chunk is not None:
+                self.status_counts += np.bincount(chunk.status, minlength=len(STATUS_NAMES))
                 yield chunk
         self.findings.extend(self.fork.size_changes())
+
+    def in_parallel(self, work, jobs: int) -> Iterator:
+        """``work(part)`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker processes (they
+        inherit this object: the catalogs are read once), results in block order; the parts' findings and status
+        counts are merged into this object as the results come in."""
+        from pgpage.parallel import run_tasks
+        if self.fork is None or not self.fork.exists:
+            yield work(self)
+            return
+        o = self.options
+        start = self.fork.first_block if o.start is None else o.start
+        stop = self.fork.end_block if o.stop is None else o.stop
+        ranges = [(lo, min(lo + RANGE_BLOCKS, stop)) for lo in range(start, stop, RANGE_BLOCKS)]
+
+        def task(block_range):
+            part = copy.copy(self)
+            part.options = replace(o, start=block_range[0], stop=block_range[1])
+            part.findings, part.status_counts = [], np.zeros_like(self.status_counts)
+            result = work(part)
+            return result, part.findings, part.status_counts
+
+        for result, findings, counts in run_tasks(task, ranges, jobs):
+            self.findings.extend(findings)
+            self.status_counts += counts
+            yield result
 
     def _select(self, first: int, pages: np.ndarray) -> "ChunkVersions | None":
         """The chunk's tuple versions this read prints, with their verdicts; pages and line pointers that hold no

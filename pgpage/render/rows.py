@@ -49,15 +49,15 @@ def _utf8_buffer(out):
         return None
 
 
-def write_csv(names: list[str], rows: Iterable, system: bool, out=None) -> int:
+def write_csv(names: list[str], rows: Iterable, system: bool, out=None, header: bool = True) -> int:
     """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax and status first. ``rows``: row
     versions, or a ``TableRows``, whose ``csv_stream`` gives runs of lines printed by the compiled printer
     ((text, count): UTF-8 bytes) between the versions it left to Python."""
     out = out or sys.stdout
-    header = (list(SYSTEM_COLUMNS) if system else []) + names
-    single = len(header) == 1
+    columns = (list(SYSTEM_COLUMNS) if system else []) + names
+    single = len(columns) == 1
     stream = rows.csv_stream(system) if hasattr(rows, "csv_stream") else rows
-    head = ",".join(csv_field(n, single) for n in header) + "\n"
+    head = ",".join(csv_field(n, single) for n in columns) + "\n" if header else ""
     n = 0
     binary = _utf8_buffer(out)
     if binary is None:
@@ -84,6 +84,7 @@ def write_csv(names: list[str], rows: Iterable, system: bool, out=None) -> int:
 
 
 def write_json_lines(names: list[str], rows: Iterable, out=None) -> int:
+    """One JSON record per row version (``RowVersion.record``), a line each."""
     out = out or sys.stdout
     n = 0
     for row in rows:
@@ -123,11 +124,16 @@ def write_table(names: list[str], rows: Iterable, system: bool, wide: bool, out=
     return n
 
 
-def write_summary(label: str, count: int, all_versions: bool, timezone: str, findings: list, err=None) -> None:
-    """The closing lines on stderr: how many rows, the time zone used, the findings by code."""
+def write_summary(label: str, count: int, statuses: dict[str, int], all_versions: bool, timezone: str,
+                  findings: list, err=None) -> None:
+    """The closing lines on stderr: how many rows (by status, with --all), the time zone used, the findings by
+    code."""
     err = err or sys.stderr
     what = "row versions" if all_versions else "rows"
-    err.write(f"{label}: {count} {what} (timestamptz in {timezone})\n")
+    tally = ""
+    if all_versions and count:
+        tally = ": " + ", ".join(f"{n} {name.replace('_', ' ')}" for name, n in statuses.items() if n)
+    err.write(f"{label}: {count} {what}{tally} (timestamptz in {timezone})\n")
     by_code: dict[str, list] = {}
     for f in findings:
         by_code.setdefault(f.code, []).append(f)
