@@ -60,7 +60,8 @@ def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fo
                        before_next_xid: int | None, detail_pages: list | None = None) -> dict:
     """Block-by-block comparison of one heap kept in place (same file)."""
     from pgpage.analysis.diff import HintPrediction, PageClasses, TupleEvents, diff_heap_chunk, tuple_events
-    from pgpage.analysis.heapstats import ClogArray, chunk_stats
+    from pgpage.analysis.heap import chunk_stats
+    from pgpage.decode.xact import ClogArray
     from pgpage.decode.vector import decode_heap_chunk
     pc, ev, hp = PageClasses(), TupleEvents(), HintPrediction()
     clog = before_cluster.clog if before_cluster is not None else ClogArray({})
@@ -213,7 +214,8 @@ def compare_files(before_path: str, after_path: str) -> dict:
                 if b.cluster is not None and b.cluster.control else None)
     nb, na = b.fork.nblocks, a.fork.nblocks
     pages = {"before": nb, "after": na, "added": max(0, na - nb), "removed": max(0, nb - na)}
-    from pgpage.decode.page import PageContext, classify
+    from pgpage.decode.page import classify
+    from pgpage.decode.pagebase import PageContext
     from pgpage.decode.ksy.pg_page import PgPage
     first = b.fork.read_block(b.fork.first_block) if nb else None
     kind = classify(PgPage.from_bytes(first), first, PageContext(), True) if first else "heap"

@@ -100,7 +100,7 @@ def new_heap_analysis(cluster: DataDirectory | None, main: RelationFork, relatio
     """A ``HeapAnalysis`` set up with what the cluster knows: pg_xact, pg_multixact, the next and oldest
     xids, the free-space rule of its major (a bare file gets hint bits only)."""
     from pgpage.analysis.heap import HeapAnalysis
-    from pgpage.analysis.heapstats import ClogArray
+    from pgpage.decode.xact import ClogArray
     from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
     cp = ((cluster.control or {}).get("checkPointCopy", {}) if cluster else {})
     if cluster is not None:

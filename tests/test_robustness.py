@@ -32,14 +32,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import MAJORS, data_dir
-from pgpage.analysis.heapstats import chunk_stats
+from pgpage.analysis.heap import chunk_stats
 from pgpage.analysis.verify import VerifyContext, verify_generic_chunk, verify_heap_chunk, vm_bits_for
 from pgpage.analysis.verify_btree import BtreeVerifier, heap_tid_check, shape_from_index_row
 from pgpage.analysis.verify_run import Subject, Verification
 from pgpage.decode.control import decode_control
 from pgpage.decode.errors import DecodeError
 from pgpage.decode.filenode_map import decode_filenode_map
-from pgpage.decode.page import PageContext, decode_page
+from pgpage.decode.page import decode_page
+from pgpage.decode.pagebase import PageContext
 from pgpage.decode.vector import decode_heap_chunk
 from pgpage.findings import PgpageError
 from pgpage.storage.datadir import open_data_directory

@@ -57,7 +57,7 @@ import numpy as np
 
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
-from pgpage.decode.page import PageContext, format_tid, maxalign
+from pgpage.decode.pagebase import PageContext, format_tid, maxalign
 from pgpage.decode.vector import count_set_bits, decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.findings import ERROR, WARNING, Finding

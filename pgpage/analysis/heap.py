@@ -21,7 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from pgpage.analysis.heapstats import ClogArray, HeapStats
+from pgpage.analysis.heapstats import HeapStats
+from pgpage.decode.xact import ClogArray
 from pgpage.findings import ERROR, WARNING, Finding
 from pgpage.decode.vector import sorted_unique
 
@@ -332,3 +333,15 @@ class HeapAnalysis:
             "map": self.bins.to_json(),
             "finding_counts": dict(self.finding_counts),
         }
+
+
+def chunk_stats(chunk, clog: ClogArray, multi_update_xid=None, exact_free_space: bool = False) -> tuple[HeapStats, dict]:
+    """Counters for one chunk (a ``decode.vector.HeapChunk``), and ``{"dirtied_pages": bool per page}``:
+    the pages the next read would dirty to set hint bits. The compiled whole-heap pass
+    (``HeapAnalysis.add_chunk``) over the chunk's pages; ``exact_free_space``: count free space as
+    pgstattuple of 18+ does (see versions.py)."""
+    from pgpage.analysis.kernels import TABLES
+    analysis = HeapAnalysis(chunk.block_size, chunk.first_blkno + chunk.npages, clog, multi_update_xid,
+                            exact_free_space=exact_free_space, map_cells=1)
+    per_page = analysis.add_chunk(chunk.pages, chunk.first_blkno)
+    return analysis.stats, {"dirtied_pages": per_page[:, TABLES.PAGE_COLUMNS.index("hint_page")] != 0}

@@ -1,6 +1,6 @@
 """What became of each row version: the status `pgpage rows` prints, decided from the xid verdicts.
 
-The verdicts come from ``heapstats.xmin_states``/``xmax_states`` (hint bits first, then pg_xact, a
+The verdicts come from ``decode.xact.xmin_states``/``xmax_states`` (hint bits first, then pg_xact, a
 multixact through its updating member). A version is:
 
 * ``live``: its inserter committed (or it is frozen) and no committed transaction deleted or updated
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID,
-                                       ST_LOCK_ONLY, ST_UNKNOWN)
+from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY,
+                                ST_UNKNOWN)
 
 LIVE, DELETED, UPDATED, MOVED, ABORTED, IN_PROGRESS, UNKNOWN = range(7)
 STATUS_NAMES = ("live", "deleted", "updated", "moved", "aborted", "in_progress", "unknown")

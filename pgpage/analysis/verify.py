@@ -37,8 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from pgpage.analysis.heapstats import (max_heap_tuples_per_page, ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_UNKNOWN, ClogArray,
-                                       xmax_is_locked_only, xmax_states, xmin_states)
+from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
@@ -47,6 +46,8 @@ from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD
                                  PD_VALID_FLAG_BITS, SPEC_TOKEN_OFFSET)
 from pgpage.decode.vector import (SIZE_OF_PAGE_HEADER, LinePointers, PageHeaders, decode_headers,
                                   decode_line_pointers, decode_tuple_headers)
+from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_UNKNOWN, ClogArray,
+                                xmax_is_locked_only, xmax_states, xmin_states)
 from pgpage.findings import ERROR, WARNING, Finding
 
 MAXALIGN = 8
@@ -407,7 +408,7 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
     each_t(heap_only & ((im & HEAP_UPDATED) == 0), "heap.tuple.heap_only_not_updated",
            lambda j: "tuple is heap only, but not the result of an update", actual=lambda j: im[j])
 
-    # commit status, from hint bits then pg_xact (heapstats' vectorised verdicts)
+    # commit status, from hint bits then pg_xact (decode.xact's vectorised verdicts)
     clog = ctx.clog or ClogArray({})
     mux = _bounded_multi_lookup(ctx)
     xmin_st, _ = xmin_states(im.astype(np.uint16), xmin, clog)

@@ -100,7 +100,7 @@ def index_command(target: str, db: str | None, rel: str | None, json_out: bool, 
 def _resolve(target: str, db: str | None, rel: str | None):
     """(ForkTarget, DataDirectory or None, catalog Relation or None, Database or None)."""
     from pgpage.storage.datadir import open_data_directory
-    from pgpage.storage.target import find_data_directory, resolve_fork
+    from pgpage.storage.target import find_data_directory, fork_target, resolve_fork
     path = Path(target)
     if path.is_dir():
         if not rel:
@@ -108,7 +108,7 @@ def _resolve(target: str, db: str | None, rel: str | None):
         cluster = open_data_directory(path)
         database = cluster.database(db)
         relation = database.relation(rel)
-        return cluster.fork_target(db, rel, "main"), cluster, relation, database
+        return fork_target(cluster, db, rel, "main"), cluster, relation, database
     t = resolve_fork(target, db, rel, "main")
     datadir = find_data_directory(path) if path.exists() else None
     if datadir is None:

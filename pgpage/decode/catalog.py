@@ -2,7 +2,7 @@
 
 A catalog is a heap like any other; its rows are deformed with the column layout of the
 server's major (``versions.catalog_columns``) and filtered to the versions a new transaction
-would see, using hint bits and pg_xact (the rules of ``analysis.heapstats``). A catalog keeps dead row
+would see, using hint bits and pg_xact (the verdicts of ``decode.xact``). A catalog keeps dead row
 versions until VACUUM, so reading "every tuple" would list a renamed table twice.
 """
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from pgpage.analysis.heapstats import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN,
-                                       ClogArray, xmax_states, xmin_states)
 from pgpage.decode.datum import ATTALIGN_BYTES, decode_datum, decode_fixed_column
 from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
 from pgpage.decode.flags import HEAP_HASNULL, HEAP_NATTS_MASK, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
 from pgpage.decode.versions import catalog_columns, catalog_has_oid_system_column
+from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN, ClogArray,
+                                xmax_states, xmin_states)
 from pgpage.findings import Finding, WARNING
 
 
@@ -40,7 +40,7 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
     """Visible rows of ``catalog`` from its main fork's ``(first block, pages)`` chunks.
 
     Tuple headers are decoded a chunk at a time (``decode.vector``) and visibility decided for all of them
-    at once (hint bits first, then ``clog``, as everywhere: ``analysis.heapstats``); only the rows a new
+    at once (hint bits first, then ``clog``, as everywhere: ``decode.xact``); only the rows a new
     snapshot sees are deformed. ``columns`` overrides the built-in layout (e.g. columns read from
     pg_attribute). ``first_column`` keeps only rows whose first column, an oid at t_hoff, has that value
     (pg_attribute's attrelid: one relation's rows out of thousands). Rows are dicts of decoded column

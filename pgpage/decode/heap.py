@@ -12,7 +12,7 @@ from kaitaistruct import KaitaiStructError
 from pgpage.decode.flags import HEAP2_XACT_MASK, LP_NORMAL, LP_REDIRECT, LP_UNUSED
 from pgpage.decode.ksy.heap_tuple import HeapTuple
 from pgpage.decode.ksy.layouts import ENUMS
-from pgpage.decode.page import PageContext, flag_names, format_tid, line_pointers, maxalign
+from pgpage.decode.pagebase import PageContext, flag_names, format_tid, line_pointers, maxalign
 from pgpage.findings import WARNING
 
 SIZEOF_HEAP_TUPLE_HEADER = 23  # offsetof(HeapTupleHeaderData, t_bits)

@@ -12,7 +12,7 @@ from kaitaistruct import KaitaiStructError
 from pgpage.decode.flags import LP_DEAD
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.nbtree import Nbtree
-from pgpage.decode.page import PageContext, flag_names, format_tid, line_pointers
+from pgpage.decode.pagebase import PageContext, flag_names, format_tid, line_pointers
 from pgpage.decode.versions import BTPO_LEVEL_SINCE, POSTING_LISTS_SINCE, SUPPORTED_MAJORS, bt_metap_columns
 
 BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10

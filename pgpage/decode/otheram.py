@@ -11,7 +11,7 @@ from pgpage.decode.ksy.gist_page import GistPage
 from pgpage.decode.ksy.hash_page import HashPage
 from pgpage.decode.ksy.layouts import ENUMS, LAYOUTS
 from pgpage.decode.ksy.spgist_page import SpgistPage
-from pgpage.decode.page import flag_names, line_pointers
+from pgpage.decode.pagebase import flag_names, line_pointers
 
 # page kind: (parser, opaque type, its flag field, flag enum, metapage type, "is a metapage" test)
 AMS = {

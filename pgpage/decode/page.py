@@ -10,8 +10,6 @@ Every page comes back as a dict, even a page that is garbage: problems become fi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kaitaistruct import KaitaiStructError
 
 from pgpage.decode.checksum import checksum_page
@@ -19,55 +17,18 @@ from pgpage.decode.control import format_lsn
 from pgpage.decode.flags import PD_VALID_FLAG_BITS
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.pg_page import PgPage
+from pgpage.decode.pagebase import PageContext, flag_names, maxalign
 from pgpage.findings import Finding, WARNING
 
 SIZE_OF_PAGE_HEADER = 24
 SIZE_OF_ITEM_ID = 4
-MAXALIGN = 8
 PG_PAGE_LAYOUT_VERSION = 4
 SEQUENCE_MAGIC = 0x1717
 MAX_BT_CYCLE_ID = 0xFF7F
 HASHO_PAGE_ID, GIST_PAGE_ID, SPGIST_PAGE_ID = 0xFF80, 0xFF81, 0xFF82
 BRIN_PAGE_TYPES = {0xF091: "brin_meta", 0xF092: "brin_revmap", 0xF093: "brin_regular"}
 
-LP_FLAG_NAMES = ENUMS["pg_page::lp_flags"]
 PD_FLAG_NAMES = ENUMS["pg_page::pd_flags"]
-
-
-def maxalign(n: int) -> int:
-    return (n + MAXALIGN - 1) & ~(MAXALIGN - 1)
-
-
-def flag_names(value: int, names: dict[int, str]) -> list[str]:
-    """Names of the single bits set in ``value``, lowest first; unknown bits as hex."""
-    out = []
-    for bit in range(value.bit_length()):
-        b = 1 << bit
-        if value & b:
-            out.append(names.get(b, f"0x{b:04X}"))
-    return out
-
-
-def format_tid(block: int, offset: int) -> str:
-    return f"({block},{offset})"
-
-
-@dataclass(frozen=True)
-class PageContext:
-    """What the caller knows about where the page came from.
-
-    ``am`` is the relation's access method when a catalog said so ("heap", "btree", ...);
-    without it the page type is recognised from the page itself. ``major`` is the server
-    major when known (names and a few layouts differ). ``checksums`` is True/False when
-    pg_control says whether data checksums are on, None when unknown.
-    """
-
-    fork: str = "main"
-    am: str | None = None
-    major: int | None = None
-    checksums: bool | None = None
-    relation: str | None = None
-    block_size: int = 8192
 
 
 def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
@@ -229,13 +190,3 @@ def _btree_kind(raw: bytes) -> str:
     if flags & 0x2:
         return "btree_root"
     return "btree_internal"
-
-
-def line_pointers(parsed: PgPage) -> list[dict]:
-    """Every line pointer as (lp, lp_off, lp_flags, lp_len) with the flag's name."""
-    out = []
-    for i, lp in enumerate(parsed.linp, start=1):
-        flags = int(lp.lp_flags)
-        out.append({"lp": i, "lp_off": lp.lp_off, "lp_flags": flags,
-                    "lp_flags_name": LP_FLAG_NAMES.get(flags), "lp_len": lp.lp_len})
-    return out

@@ -5,9 +5,10 @@ Layouts: ``formats/pg_xact.ksy`` and ``formats/pg_multixact.ksy``. The per-page 
 instances and the bit and byte positions from ``layouts.LAYOUTS``, so nothing here keeps a second
 copy of the layout; multixact lookups then read a few words straight from the segment bytes
 instead of building a Kaitai object per member. Transaction status is looked up many xids at once
-by ``analysis.heapstats.ClogArray`` (in the compiled scanner). ``xact_page_statuses`` and
-``multixact_page`` decode a whole page through the generated parser, for display and for the
-tests that prove the fast paths agree.
+in ``ClogArray`` (pg_xact as one flat array the compiled scanner reads), and ``xmin_states`` and
+``xmax_states`` give a tuple's verdicts from its hint bits first, then pg_xact (and pg_multixact).
+``xact_page_statuses`` and ``multixact_page`` decode a whole page through the generated parser, for
+display and for the tests that prove the fast paths agree.
 
 The caller reads the files and passes ``{segment file name: bytes}``; names are hex segment numbers
 (``"0000"``, ``"1A3"``, ``"14078"``, or 15-digit long names; a leading directory is ignored).
@@ -26,6 +27,7 @@ import os
 import struct
 from typing import Mapping
 
+import numpy as np
 from kaitaistruct import KaitaiStream, BytesIO
 
 from pgpage.decode.ksy import layouts
@@ -118,6 +120,83 @@ def xact_page_statuses(page: bytes) -> list[int]:
     for g in parsed.groups:
         out += [int(g.status0), int(g.status1), int(g.status2), int(g.status3)]
     return out
+
+
+# ---------------------------------------------------------------------------- xid verdicts, many at once
+
+# xid states as small integers, for arrays
+ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVALID, ST_LOCK_ONLY = range(7)
+
+
+class ClogArray:
+    """pg_xact as one flat byte array, for looking up many xids at once (in the compiled scanner).
+
+    ``segments`` maps segment number to its bytes. ``in_progress_is_aborted``: in a cluster
+    that was shut down cleanly no transaction can still be running, so an xid pg_xact still
+    shows in progress never committed (its backend died, or it was never assigned).
+
+    ``flat`` holds the segments one after the other; ``seg_start[segno]`` is where a segment
+    starts in it (-1: absent) and ``seg_len[segno]`` its length, so a kernel finds an xid's two
+    bits without a dictionary (at most 4096 segments cover the 2^32 xids).
+    """
+
+    XACTS_PER_BYTE = 4
+
+    def __init__(self, segments: dict[int, bytes], block_size: int = 8192, pages_per_segment: int = 32,
+                 in_progress_is_aborted: bool = False):
+        self.xacts_per_segment = block_size * pages_per_segment * self.XACTS_PER_BYTE
+        self.in_progress_is_aborted = in_progress_is_aborted
+        present = sorted(s for s in segments if s is not None and s >= 0)
+        size = (present[-1] + 1) if present else 0
+        self.seg_start = np.full(size, -1, dtype=np.int64)
+        self.seg_len = np.zeros(size, dtype=np.int64)
+        at = 0
+        for s in present:
+            self.seg_start[s] = at
+            self.seg_len[s] = len(segments[s])
+            at += len(segments[s])
+        self.flat = np.frombuffer(b"".join(segments[s] for s in present), dtype=np.uint8) if present else \
+            np.zeros(0, dtype=np.uint8)
+
+    @property
+    def c_args(self) -> tuple:
+        """What the compiled lookups take (see ``_heapscan.c``: Clog)."""
+        return (self.flat.ctypes.data, self.seg_start.ctypes.data, self.seg_len.ctypes.data, len(self.seg_start),
+                self.xacts_per_segment, int(self.in_progress_is_aborted))
+
+    def states(self, xids: np.ndarray) -> np.ndarray:
+        """ST_* per xid: committed, aborted, in progress, frozen (1, 2), invalid (0), unknown."""
+        from pgpage.analysis.kernels import clog_states
+        return clog_states(xids, self)
+
+
+def xmin_states(infomask: np.ndarray, xmin: np.ndarray, clog: ClogArray) -> tuple[np.ndarray, np.ndarray]:
+    """(state, hinted) per tuple: hint bits first (HeapTupleHeaderXminCommitted/Invalid/Frozen), then pg_xact."""
+    from pgpage.analysis import kernels
+    return kernels.xmin_states(infomask, xmin, clog)
+
+
+def xmax_is_locked_only(infomask: np.ndarray) -> np.ndarray:
+    """HEAP_XMAX_IS_LOCKED_ONLY per tuple."""
+    from pgpage.analysis import kernels
+    return kernels.xmax_locked_only(infomask)
+
+
+def xmax_states(infomask: np.ndarray, xmax: np.ndarray, clog: ClogArray,
+                multi_update_xid=None) -> tuple[np.ndarray, np.ndarray]:
+    """(state, hinted) of the deleter: INVALID, LOCK_ONLY, COMMITTED, ABORTED, IN_PROGRESS or UNKNOWN.
+
+    ``multi_update_xid(multis) -> xids`` resolves an updating multixact to its update xid
+    (0 when it has none); without it such a multixact is UNKNOWN unless hinted.
+    """
+    from pgpage.analysis import kernels
+    xmax = np.ascontiguousarray(xmax, dtype=np.int64)
+    update_xid = np.full(len(xmax), -1, dtype=np.int64)
+    if multi_update_xid is not None:
+        multi = kernels.xmax_needs_multi(infomask, xmax)
+        if multi.any():
+            update_xid[multi] = multi_update_xid(xmax[multi])  # -1 where the members cannot be read
+    return kernels.xmax_states(infomask, xmax, update_xid, multi_update_xid is not None, clog)
 
 
 # ---------------------------------------------------------------------------- pg_multixact

@@ -19,7 +19,6 @@ from typing import Iterator
 
 import numpy as np
 
-from pgpage.analysis.heapstats import ST_ABORTED, xmax_states, xmin_states
 from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.decode import datum, pgtz, typeout
 from pgpage.decode.datum import ATTALIGN_BYTES, EXTERNAL, ToastPointer, Undecoded, Unreadable, parse_varlena
@@ -30,6 +29,7 @@ from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDT
 from pgpage.decode.toast import TOAST_MAX_CHUNK_SIZE_8K, reassemble
 from pgpage.decode.values import ValueFormatter
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, tuple_has_header
+from pgpage.decode.xact import ST_ABORTED, xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 
 DEFAULT_TIMEZONE = "GMT"

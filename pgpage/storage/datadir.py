@@ -158,8 +158,7 @@ class DataDirectory:
     def clog(self):
         """pg_xact as a vectorised ``ClogArray``. After a clean shutdown nothing is still running,
         so an xid pg_xact shows in progress never committed."""
-        from pgpage.analysis.heapstats import ClogArray
-        from pgpage.decode.xact import parse_segment_name as slru_segno
+        from pgpage.decode.xact import ClogArray, parse_segment_name as slru_segno
         segments = {slru_segno(name): data for name, data in self.xact_segments.items()}
         state = (self.control or {}).get("state_name")
         return ClogArray(segments, self.block_size,
@@ -312,15 +311,6 @@ class DataDirectory:
                 return d
         raise PgpageError(f"no database {name!r} in {self.path} (there are: "
                           f"{', '.join(str(d.name or d.oid) for d in dbs)})", ExitCode.USAGE)
-
-    def fork_target(self, db: str | None, rel: str, fork: str):
-        from pgpage.decode.page import PageContext
-        from pgpage.storage.target import ForkTarget
-        relation = self.database(db).relation(rel)
-        f = relation.forks.get(fork) or self.fork(relation.directory, relation.file_stem, fork)
-        ctx = PageContext(fork=fork, am=relation.am if fork == "main" else None, major=self.major,
-                          checksums=self.checksums, relation=relation.qualified_name, block_size=self.block_size)
-        return ForkTarget(f, ctx, f"{relation.database.name}.{relation.qualified_name}", self, relation)
 
 
 @dataclass

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pgpage.decode.page import PageContext
+from pgpage.decode.pagebase import PageContext
 from pgpage.findings import ExitCode, PgpageError
+from pgpage.storage.datadir import DataDirectory, open_data_directory
 from pgpage.storage.relfile import FORKS, RelationFork, open_segment_file
 
 
@@ -25,6 +26,15 @@ class ForkTarget:
         """Another fork of the same relation (e.g. the _vm of a main fork), if its file exists."""
         f = RelationFork(self.fork.directory, self.fork.stem, fork, self.fork.block_size, self.fork.relseg_size)
         return f if f.exists else None
+
+
+def fork_target(cluster: DataDirectory, db: str | None, rel: str, fork: str) -> ForkTarget:
+    """A fork of a relation the catalogs of database ``db`` name (its file need not exist)."""
+    relation = cluster.database(db).relation(rel)
+    f = relation.forks.get(fork) or cluster.fork(relation.directory, relation.file_stem, fork)
+    ctx = PageContext(fork=fork, am=relation.am if fork == "main" else None, major=cluster.major,
+                      checksums=cluster.checksums, relation=relation.qualified_name, block_size=cluster.block_size)
+    return ForkTarget(f, ctx, f"{relation.database.name}.{relation.qualified_name}", cluster, relation)
 
 
 def find_data_directory(path: Path) -> Path | None:
@@ -50,10 +60,9 @@ def resolve_fork(target: str, db: str | None, rel: str | None, fork: str) -> For
         raise PgpageError(f"--fork must be one of {', '.join(FORKS)}", ExitCode.USAGE)
     path = Path(target)
     if path.is_dir():
-        from pgpage.storage.datadir import open_data_directory
         if not rel:
             raise PgpageError(f"{target} is a directory: name a relation with --rel (and --db)", ExitCode.USAGE)
-        return open_data_directory(path).fork_target(db, rel, fork)
+        return fork_target(open_data_directory(path), db, rel, fork)
     if not path.exists():
         raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
     if db or rel:
@@ -61,7 +70,6 @@ def resolve_fork(target: str, db: str | None, rel: str | None, fork: str) -> For
     datadir = find_data_directory(path)
     checksums = relseg = block_size = cluster = None
     if datadir is not None:
-        from pgpage.storage.datadir import DataDirectory
         cluster = DataDirectory(datadir)
         if cluster.control and cluster.control["crc_ok"]:  # a damaged pg_control only costs us these hints
             checksums, relseg, block_size = cluster.checksums, cluster.relseg_size, cluster.block_size

@@ -15,7 +15,7 @@ from conftest import FIXTURES, MAJORS
 from pgpage.analysis.btree import (BT_IS_POSTING, BtreeScan, HeapTidCheck, IndexInfo, decode_index_keys, page_view,
                                    scan_index)
 from pgpage.decode.checksum import checksum_pages
-from pgpage.decode.page import PageContext
+from pgpage.decode.pagebase import PageContext
 from pgpage.storage.relfile import RelationFork
 
 BS = 8192

@@ -68,7 +68,8 @@ def test_hot_chains_are_found(major):
 def test_broken_hot_chain_is_a_finding(tmp_path):
     """Rewrite a real heap-only tuple's xmin in a copy: the chain's xmin check must name that item."""
     import shutil
-    from pgpage.decode.page import PageContext, decode_page
+    from pgpage.decode.page import decode_page
+    from pgpage.decode.pagebase import PageContext
     src = data_dir(15)
     dst = tmp_path / "data"
     shutil.copytree(src, dst)

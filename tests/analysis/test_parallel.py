@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from conftest import data_dir
 from pgpage import survey
-from pgpage.analysis.heapstats import ClogArray
+from pgpage.decode.xact import ClogArray
 from pgpage.storage.datadir import open_data_directory
 
 

@@ -19,7 +19,8 @@ from pgpage.analysis.verify import (VerifyContext, mxid_bounds, xid_bounds, XID_
                                     XID_IN_FUTURE, XID_INVALID, XID_OK)
 from pgpage.analysis.verify_run import Verification
 from pgpage.decode.checksum import checksum_page
-from pgpage.decode.page import PageContext, decode_page
+from pgpage.decode.page import decode_page
+from pgpage.decode.pagebase import PageContext
 from pgpage.storage.datadir import open_data_directory
 
 BLCKSZ = 8192

@@ -5,7 +5,8 @@ import pytest
 
 from conftest import all_rel_cases, data_dir, rel_oracle
 from pgpage.decode.control import parse_lsn
-from pgpage.decode.page import PageContext, decode_page
+from pgpage.decode.page import decode_page
+from pgpage.decode.pagebase import PageContext
 from pgpage.decode.vmfsm import fsm_page_contents_text
 from pgpage.storage.relfile import RelationFork
 

@@ -27,11 +27,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pgpage.analysis.heapstats import ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID, ST_UNKNOWN, \
-    ClogArray
 from pgpage.decode.control import decode_control
-from pgpage.decode.xact import (MULTIXACT_MODE, MultiXactMembers, multixact_page, parse_segment_name, segment_name,
-                                xact_page_statuses)
+from pgpage.decode.xact import (MULTIXACT_MODE, ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID,
+                                ST_UNKNOWN, ClogArray, MultiXactMembers, multixact_page, parse_segment_name,
+                                segment_name, xact_page_statuses)
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(os.environ.get("PGPAGE_FIXTURES", REPO / "fixtures"))
