@@ -163,6 +163,26 @@ def rows(
                                   jobs))
 
 
+@app.command()
+def report(
+    target: Optional[str] = typer.Argument(None, help="A data directory (or give --from DIR instead)."),
+    output: str = typer.Option(..., "--output", "-o", help="The HTML file to write."),
+    db: Optional[str] = typer.Option(None, "--db", help="Only this database."),
+    rel: Optional[str] = typer.Option(None, "--rel", help="Only relations whose name matches this glob."),
+    before: Optional[str] = typer.Option(None, "--before", help="An earlier snapshot of the same cluster: the report"
+                                         " adds what changed since (as `pgpage diff BEFORE TARGET`)."),
+    from_dir: Optional[str] = typer.Option(None, "--from", help="Build the report from saved --json outputs in this"
+                                           " directory (scan --deep, heap, index, diff, verify)."),
+    top: int = typer.Option(20, "--top", min=0, help="Tables and B-tree indexes shown in detail (each)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
+) -> None:
+    """One self-contained HTML file (no network request): the cluster, a sortable table of relations, per table
+    page maps, HOT chains and bloat, per B-tree levels and deduplication, findings by code, and with --before
+    what changed. Needs the report extra: pip install 'pgpage[report]'."""
+    from pgpage.cli.report_cmd import report_command
+    raise typer.Exit(report_command(target, db, rel, before, from_dir, output, top, jobs))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -1,0 +1,93 @@
+"""pgpage report: the other commands' JSON documents as one self-contained HTML file.
+
+From a data directory the commands run in this process, each through its own command function with
+``--json``, so the report shows exactly the documents `pgpage scan --deep --json`, `pgpage heap --json`,
+`pgpage index --json` and `pgpage diff --json` print for the same files; ``--from DIR`` renders such
+documents saved earlier.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from pgpage.cli.common import exit_status
+from pgpage.findings import ExitCode, PgpageError
+
+SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")  # in the table, in detail only when --rel names them
+
+
+def report_command(target: str | None, db: str | None, rel: str | None, before: str | None, from_dir: str | None,
+                   output: str, top: int, jobs: int = 1) -> int:
+    try:
+        from pgpage.render.report import ReportInputs, render_report
+    except ImportError as e:
+        raise PgpageError(f"pgpage report needs the report extra: pip install 'pgpage[report]' ({e})",
+                          ExitCode.USAGE) from None
+    if (target is None) == (from_dir is None):
+        raise PgpageError("give a data directory or --from DIR (saved --json outputs), not both", ExitCode.USAGE)
+    if from_dir is not None:
+        if db or rel or before:
+            raise PgpageError("--db, --rel and --before go with a data directory, not --from", ExitCode.USAGE)
+        if not Path(from_dir).is_dir():
+            raise PgpageError(f"{from_dir}: not a directory", ExitCode.UNREADABLE)
+        inputs = ReportInputs.from_directory(from_dir)
+    else:
+        inputs = gather(target, db, rel, before, top, jobs)
+    html = render_report(inputs)
+    Path(output).write_text(html, encoding="utf-8")
+    findings = [f for d in inputs.scan["databases"] for r in d["relations"] for f in r["findings"]]
+    findings += [f for doc in inputs.heaps + inputs.indexes for f in doc.get("findings", [])]
+    findings += inputs.scan.get("findings", [])
+    return exit_status(findings)
+
+
+def command_json(command, *args) -> dict:
+    """What a command prints with --json, run in this process (its document, parsed back)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        command(*args)
+    return json.loads(out.getvalue())
+
+
+def gather(target: str, db: str | None, rel: str | None, before: str | None, top: int, jobs: int):
+    from pgpage.cli.diff_cmd import diff_command
+    from pgpage.cli.heap_cmd import heap_command
+    from pgpage.cli.index_cmd import index_command
+    from pgpage.cli.scan_cmd import scan_command
+    from pgpage.render.report import ReportInputs
+
+    if not Path(target).is_dir():
+        raise PgpageError(f"{target}: pgpage report reads a data directory (or --from DIR)", ExitCode.USAGE)
+    scan = command_json(scan_command, target, db, None, None, rel, True, True, jobs)
+    heaps, indexes = [], []
+    for dbname, r in chosen(scan, rel, top, "heap"):
+        heaps.append(command_json(heap_command, target, dbname, r, True, None, jobs))
+    for dbname, r in chosen(scan, rel, top, "btree"):
+        indexes.append(command_json(index_command, target, dbname, r, True, False, None, jobs))
+    diff = None
+    if before is not None:
+        one = rel if rel and not any(c in rel for c in "*?[") else None
+        diff = command_json(diff_command, before, target, db, one, False, False, True)
+    return ReportInputs(scan, heaps, indexes, diff)
+
+
+def chosen(scan: dict, rel: str | None, top: int, am: str) -> list[tuple[str, str]]:
+    """The relations shown in detail: the user's (the catalogs' only when --rel names them), the largest
+    ``top`` of each kind."""
+    out = []
+    for d in scan["databases"]:
+        for r in d["relations"]:
+            if r.get("am") != am or not (r.get("fork_bytes") or {}).get("main"):
+                continue
+            if am == "heap" and r.get("kind") not in ("table", "materialized view", "toast table"):
+                continue
+            if rel and not (fnmatchcase(r["name"], rel) or fnmatchcase(r["name"].split(".")[-1], rel)):
+                continue
+            if not rel and r["name"].split(".")[0] in SYSTEM_SCHEMAS:
+                continue
+            out.append((-(r.get("size_bytes") or 0), d["name"], r["name"]))
+    out.sort()
+    return [(dbname, name) for _, dbname, name in out[:top]]
