@@ -40,11 +40,16 @@ class PageVisit:
     table_rows: list[dict] = field(default_factory=list)  # the relations table as drawn: rel, db, cells' data-v
     plots_drawn: int = 0
     screenshot: Path | None = None
+    hovers: list[str] = field(default_factory=list)  # the hover label's text, one per point asked for
 
 
 def open_page(html: Path, screenshot: Path | None = None, width: int = 1300, height: int = 1000,
-              timeout: float = 60.0, full_page: bool = False, scroll_to: str | None = None) -> PageVisit:
+              timeout: float = 60.0, full_page: bool = False, scroll_to: str | None = None,
+              hover: list[tuple[str, float, float]] = ()) -> PageVisit:
+    """``hover``: (a chart's CSS selector, x and y as fractions of its plot area) where the mouse rests."""
     from selenium import webdriver
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
     from selenium.webdriver.chrome.service import Service
 
     profile = tempfile.mkdtemp(prefix="pgpage-chromium-")
@@ -77,6 +82,16 @@ def open_page(html: Path, screenshot: Path | None = None, width: int = 1300, hei
                       cells: Array.prototype.map.call(tr.cells, function (td) { return td.dataset.v; })}; });""")
         drawn = driver.execute_script("return document.querySelectorAll('.plot .main-svg').length ? "
                                       "document.querySelectorAll('.plot.js-plotly-plot').length : 0;")
+        hovers = []
+        for selector, fx, fy in hover:
+            area = driver.find_element(By.CSS_SELECTOR, selector + " .nsewdrag")
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", area)
+            w, h = area.rect["width"], area.rect["height"]
+            ActionChains(driver).move_to_element_with_offset(area, int(w * (fx - 0.5)), int(h * (fy - 0.5))).perform()
+            time.sleep(0.3)
+            hovers.append(driver.execute_script("var h = document.querySelector(arguments[0] + ' .hoverlayer');"
+                                                " return h ? h.textContent : '';", selector))
+        driver.execute_script("window.scrollTo(0, 0)")
         shot = None
         if screenshot is not None:
             if scroll_to:  # the viewport from this element down
@@ -96,7 +111,8 @@ def open_page(html: Path, screenshot: Path | None = None, width: int = 1300, hei
         page = Path(html).resolve().as_uri()  # what the browser's own start page asked for went before it
         requests = requests[requests.index(page):] if page in requests else requests
         return PageVisit(load_seconds=load, ready_seconds=ready, console=console, requests=requests,
-                         figures=figures, table_rows=rows, plots_drawn=drawn, screenshot=shot)
+                         figures=figures, table_rows=rows, plots_drawn=drawn, screenshot=shot,
+                         hovers=hovers)
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)

@@ -174,13 +174,15 @@ def report(
     from_dir: Optional[str] = typer.Option(None, "--from", help="Build the report from saved --json outputs in this"
                                            " directory (scan --deep, heap, index, diff, verify)."),
     top: int = typer.Option(20, "--top", min=0, help="Tables and B-tree indexes shown in detail (each)."),
+    verify: bool = typer.Option(False, "--verify", help="Also run `pgpage verify` (the integrity audit: page and"
+                                " tuple structure, HOT chains, B-tree rules, VM) and show its findings."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
     """One self-contained HTML file (no network request): the cluster, a sortable table of relations, per table
     page maps, HOT chains and bloat, per B-tree levels and deduplication, findings by code, and with --before
     what changed. Needs the report extra: pip install 'pgpage[report]'."""
     from pgpage.cli.report_cmd import report_command
-    raise typer.Exit(report_command(target, db, rel, before, from_dir, output, top, jobs))
+    raise typer.Exit(report_command(target, db, rel, before, from_dir, output, top, jobs, verify))
 
 
 def run() -> None:

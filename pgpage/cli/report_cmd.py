@@ -20,7 +20,7 @@ SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")  # in the tabl
 
 
 def report_command(target: str | None, db: str | None, rel: str | None, before: str | None, from_dir: str | None,
-                   output: str, top: int, jobs: int = 1) -> int:
+                   output: str, top: int, jobs: int = 1, verify: bool = False) -> int:
     try:
         from pgpage.render.report import ReportInputs, render_report
     except ImportError as e:
@@ -29,18 +29,20 @@ def report_command(target: str | None, db: str | None, rel: str | None, before: 
     if (target is None) == (from_dir is None):
         raise PgpageError("give a data directory or --from DIR (saved --json outputs), not both", ExitCode.USAGE)
     if from_dir is not None:
-        if db or rel or before:
-            raise PgpageError("--db, --rel and --before go with a data directory, not --from", ExitCode.USAGE)
+        if db or rel or before or verify:
+            raise PgpageError("--db, --rel, --before and --verify go with a data directory, not --from",
+                              ExitCode.USAGE)
         if not Path(from_dir).is_dir():
             raise PgpageError(f"{from_dir}: not a directory", ExitCode.UNREADABLE)
         inputs = ReportInputs.from_directory(from_dir)
     else:
-        inputs = gather(target, db, rel, before, top, jobs)
+        inputs = gather(target, db, rel, before, top, jobs, verify)
     html = render_report(inputs)
     Path(output).write_text(html, encoding="utf-8")
     findings = [f for d in inputs.scan["databases"] for r in d["relations"] for f in r["findings"]]
     findings += [f for doc in inputs.heaps + inputs.indexes for f in doc.get("findings", [])]
     findings += inputs.scan.get("findings", [])
+    findings += [f for f in inputs.verify or [] if f.get("type") == "finding" and f.get("fails")]
     return exit_status(findings)
 
 
@@ -52,11 +54,21 @@ def command_json(command, *args) -> dict:
     return json.loads(out.getvalue())
 
 
-def gather(target: str, db: str | None, rel: str | None, before: str | None, top: int, jobs: int):
+def command_lines(command, *args) -> list[dict]:
+    """What a command streams with --json (newline-delimited records), run in this process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        command(*args)
+    return [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
+
+
+def gather(target: str, db: str | None, rel: str | None, before: str | None, top: int, jobs: int,
+           verify: bool = False):
     from pgpage.cli.diff_cmd import diff_command
     from pgpage.cli.heap_cmd import heap_command
     from pgpage.cli.index_cmd import index_command
     from pgpage.cli.scan_cmd import scan_command
+    from pgpage.cli.verify_cmd import verify_command
     from pgpage.render.report import ReportInputs
 
     if not Path(target).is_dir():
@@ -67,11 +79,12 @@ def gather(target: str, db: str | None, rel: str | None, before: str | None, top
         heaps.append(command_json(heap_command, target, dbname, r, True, None, jobs))
     for dbname, r in chosen(scan, rel, top, "btree"):
         indexes.append(command_json(index_command, target, dbname, r, True, False, None, jobs))
+    one = rel if rel and not any(c in rel for c in "*?[") else None  # diff and verify take one name, no glob
     diff = None
     if before is not None:
-        one = rel if rel and not any(c in rel for c in "*?[") else None
         diff = command_json(diff_command, before, target, db, one, False, False, True)
-    return ReportInputs(scan, heaps, indexes, diff)
+    records = command_lines(verify_command, target, db, one, None, True, None, False, jobs) if verify else None
+    return ReportInputs(scan, heaps, indexes, diff, records)
 
 
 def chosen(scan: dict, rel: str | None, top: int, am: str) -> list[tuple[str, str]]:

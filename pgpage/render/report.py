@@ -182,7 +182,9 @@ def heat_maps(doc: dict) -> list[dict]:
         f.update_layout(title={"text": title, "font": {"size": 13}}, height=90 + 18 * nrows, margin=dict(l=60, r=10,
                         t=30, b=20), yaxis={"autorange": "reversed", "title": None, "type": "category"
                                              if nrows <= 3 else "linear"},
-                        xaxis={"title": None, "showticklabels": cols > 1}, plot_bgcolor="#f4f4f4",
+                        xaxis={"title": None, "showticklabels": cols > 1, "tickformat": ",d",
+                               **({"tickvals": [round(c * per, 1) for c in range(cols)]} if cols <= 12 else {})},
+                        plot_bgcolor="#f4f4f4",
                         paper_bgcolor="white", font={"family": "system-ui, sans-serif", "size": 11})
         out.append({"key": key, "json": _figure_json(f)})
     return out
@@ -270,7 +272,8 @@ def findings_by_code(inputs: ReportInputs) -> list[dict]:
     def add(f: dict, where: str | None = None):
         # the same finding from two documents: `heap` names its relation database.schema.name, `scan` schema.name
         rel = ".".join(str(f.get("relation") or where or "").split(".")[-2:])
-        key = json.dumps({**f, "relation": rel}, sort_keys=True, default=str)
+        same = {k: v for k, v in f.items() if k not in ("fails", "database")}  # verify's records add these
+        key = json.dumps({**same, "relation": rel}, sort_keys=True, default=str)
         if key in seen:
             return
         seen.add(key)
@@ -289,7 +292,7 @@ def findings_by_code(inputs: ReportInputs) -> list[dict]:
         for f in doc.get("findings", []):
             add(f, doc.get("relation"))
     for rec in inputs.verify or []:
-        if rec.get("type") == "finding" or "code" in rec and "severity" in rec:
+        if rec.get("type") == "finding":
             add({k: v for k, v in rec.items() if k not in ("type", "schema")})
     rank = {"error": 0, "warning": 1, "info": 2}
     out = []
@@ -340,6 +343,9 @@ def render_report(inputs: ReportInputs, title: str | None = None) -> str:
     indexes = [{"doc": x, "src": f"index:{x.get('file') or x.get('relation')}", "chart": index_chart(x)}
                for x in inputs.indexes]
     rows = relation_rows(scan)
+    # the table's names link to their details (heap and index documents name them database.schema.name)
+    links = {h["doc"]["relation"]: f"heap-{i}" for i, h in enumerate(heaps, 1)}
+    links.update({x["doc"].get("file") or "": f"index-{i}" for i, x in enumerate(indexes, 1)})
     nrel = len(rows)
     total = sum(r[4] or 0 for r in rows)
     template = env.get_template("report.html.j2")
@@ -348,7 +354,7 @@ def render_report(inputs: ReportInputs, title: str | None = None) -> str:
         databases=scan["databases"], nrel=nrel, total_bytes=total, heaps=heaps, indexes=indexes,
         findings=findings_by_code(inputs), diff=diff_view(inputs.diff) if inputs.diff else None,
         verify=inputs.verify, page_classes=PAGE_CLASSES, columns=RELATION_COLUMNS,
-        rows_json=Markup(_script_json(rows)), rows_shown=TABLE_ROWS_SHOWN,
+        rows_json=Markup(_script_json(rows)), links_json=Markup(_script_json(links)), rows_shown=TABLE_ROWS_SHOWN,
         plot_config=Markup(json.dumps(PLOT_CONFIG)), plotly_js=Markup(_inline_js(get_plotlyjs())),
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), escape=escape,
         findings_listed=FINDINGS_LISTED)

@@ -151,7 +151,9 @@ def test_before_after_scenario_in_browser(tmp_path):
             "heap:pgpage.public.bloat": cli_json("heap", after, "--rel", "public.bloat")}
     assert {s for s, _, _ in figures_in(html)} == set(docs)
     shot = tmp_path / "bloat.png"
-    visit = browser.open_page(out, screenshot=shot)
+    # the dead-tuple map of a 10-block table: one cell per block; the mouse on blocks 3 and 7
+    cells = [("#heap-1 .plot[data-fig=map-dead]", (b + 0.5) / 10, 0.5) for b in (3, 7)]
+    visit = browser.open_page(out, screenshot=shot, hover=cells)
     check_clean(visit, shot)
     check_figures(visit, docs)
     check_table(visit, docs["scan"])
@@ -160,6 +162,11 @@ def test_before_after_scenario_in_browser(tmp_path):
     shown = {f["path"]: json.loads(f["v"]) for f in visit.figures if f["src"] == "diff"}
     assert shown[f"relations.{i}.pages.tuples.non_hot_updated"] == 500
     assert shown[f"relations.{i}.after.blocks"] == 10 and shown[f"relations.{i}.before.blocks"] == 5
+    m = docs["heap:pgpage.public.bloat"]["map"]
+    for block, text in zip((3, 7), visit.hovers):  # hover shows that block's figures from `pgpage heap --json`
+        assert f"blocks {block}–{block} (1 pages)" in text, text
+        assert f"tuple bytes {m['used'][block]:,} (dead {m['dead'][block]:,})" in text, text
+        assert f"free bytes {m['free'][block]:,}" in text, text
 
 
 def test_from_saved_json_is_the_same_report(tmp_path):
@@ -220,3 +227,27 @@ def test_twenty_thousand_relations(tmp_path):
     assert visit.load_seconds < 5, visit.load_seconds
     print(f"20 000 relations: {size / 2 ** 20:.1f} MB, load {visit.load_seconds:.2f} s,"
           f" every chart drawn {visit.ready_seconds:.2f} s")
+
+
+def test_damaged_copy_findings_by_code(tmp_path):
+    """A copy of the demo with a torn page: `report --verify` lists verify's findings under their code, with the
+    block, and exits 1 as verify does."""
+    import html as htmlmod
+    import shutil
+    data = tmp_path / "data"
+    shutil.copytree(DEMO, data)
+    scan = cli_json("scan", data)
+    (bloated,) = [r for r in scan["databases"][0]["relations"] if r["name"] == "public.bloated"]
+    with open(data / bloated["files"][0], "r+b") as f:  # 16 bytes of tuple data in block 3 overwritten
+        f.seek(3 * 8192 + 4000)
+        f.write(b"\xff" * 16)
+    out = tmp_path / "damaged.html"
+    assert pgpage("report", data, "--verify", "-o", out, ok=(1,)).returncode == 1
+    page = out.read_text()
+    records = [json.loads(line) for line in pgpage("verify", data, "--json", ok=(1,)).stdout.splitlines()]
+    found = [r for r in records if r["type"] == "finding"]
+    assert found and any(r["code"] == "checksum.mismatch" and r["block"] == 3 for r in found)
+    for r in found:
+        group = re.search(rf'<details[^>]*data-code="{re.escape(r["code"])}"[^>]*>(.*?)</details>', page, re.S)
+        assert group, r["code"]
+        assert htmlmod.escape(f"block {r['block']}: {r['message']}") in group.group(1)
