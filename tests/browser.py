@@ -45,8 +45,9 @@ class PageVisit:
 
 def open_page(html: Path, screenshot: Path | None = None, width: int = 1300, height: int = 1000,
               timeout: float = 60.0, full_page: bool = False, scroll_to: str | None = None,
-              hover: list[tuple[str, float, float]] = ()) -> PageVisit:
-    """``hover``: (a chart's CSS selector, x and y as fractions of its plot area) where the mouse rests."""
+              hover: list[tuple[str, float, float]] = (), pdf: Path | None = None) -> PageVisit:
+    """``hover``: (a chart's CSS selector, x and y as fractions of its plot area) where the mouse rests;
+    ``pdf``: print the page there (A4), as a person's "print to PDF" would."""
     from selenium import webdriver
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
@@ -102,6 +103,12 @@ def open_page(html: Path, screenshot: Path | None = None, width: int = 1300, hei
                 time.sleep(0.5)
             driver.save_screenshot(str(screenshot))
             shot = Path(screenshot)
+        if pdf is not None:
+            import base64
+            from selenium.webdriver.common.print_page_options import PrintOptions
+            options = PrintOptions()
+            options.page_width, options.page_height = 21.0, 29.7
+            Path(pdf).write_bytes(base64.b64decode(driver.print_page(options)))
         console = driver.get_log("browser")
         requests = []
         for entry in driver.get_log("performance"):

@@ -130,9 +130,11 @@ def test_demo_report_in_browser(tmp_path):
         docs[f"heap:{h}"] = cli_json("heap", DEMO, "--rel", h.split(".", 1)[1])
     for i in indexes:
         docs[f"index:{i}"] = cli_json("index", DEMO, "--rel", i.split(".", 1)[1])
-    shot = tmp_path / "demo.png"
-    visit = browser.open_page(out, screenshot=shot)
+    shot, pdf = tmp_path / "demo.png", tmp_path / "demo.pdf"
+    visit = browser.open_page(out, screenshot=shot, pdf=pdf)
     check_clean(visit, shot)
+    printed = pdf.read_bytes()  # printed: every section, its charts drawn (as vectors) before the print
+    assert printed.startswith(b"%PDF") and len(re.findall(rb"/Type\s*/Page\b", printed)) >= 5
     assert check_figures(visit, docs) > 300
     check_table(visit, scan)
     assert visit.plots_drawn == 5 * 3 + 5 + 3 + 5  # heat maps (no VM fork but dups'), sizes, chains, indexes
