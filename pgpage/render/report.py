@@ -245,7 +245,7 @@ CLASS_COLOURS = {"hint_bits_only": "#f08c00", "all_visible_only": "#2f9e44", "hi
 
 
 def diff_chart(changed: list[dict]) -> str | None:
-    """Pages changed per relation, stacked by cause."""
+    """Pages changed per relation, by cause."""
     import plotly.graph_objects as go
     heaps = [r for r in changed if "page_classes" in (r.get("pages") or {})][:20]
     if not heaps:
@@ -256,8 +256,10 @@ def diff_chart(changed: list[dict]) -> str | None:
         if any(vals):
             f.add_trace(go.Bar(name=label, y=[r["name"] for r in heaps], x=vals, orientation="h",
                                marker_color=CLASS_COLOURS[key], hovertemplate="%{y}: %{x:,} pages " + label + "<extra></extra>"))
-    f.update_layout(barmode="stack", title={"text": "heap pages changed, by cause", "font": {"size": 13}},
-                    height=110 + 26 * len(heaps), margin=dict(l=170, r=10, t=30, b=25),
+    # causes are not exclusive (one page can gain new tuples and have xmax set): bars side by side, not stacked
+    f.update_layout(barmode="group", title={"text": "heap pages changed, by cause (a page can have several)",
+                                            "font": {"size": 13}},
+                    height=110 + len(heaps) * (10 + 9 * len(f.data)), margin=dict(l=170, r=10, t=30, b=25),
                     yaxis={"autorange": "reversed"}, legend={"orientation": "h", "y": -0.15},
                     paper_bgcolor="white", font={"family": "system-ui, sans-serif", "size": 11})
     return _figure_json(f)
