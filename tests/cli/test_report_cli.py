@@ -253,3 +253,21 @@ def test_damaged_copy_findings_by_code(tmp_path):
         group = re.search(rf'<details[^>]*data-code="{re.escape(r["code"])}"[^>]*>(.*?)</details>', page, re.S)
         assert group, r["code"]
         assert htmlmod.escape(f"block {r['block']}: {r['message']}") in group.group(1)
+
+
+def test_heat_map_of_a_1gb_table_stays_small():
+    """A 1 GB table (131 072 blocks) comes from `pgpage heap` in 800 bins: the heat maps draw 800 cells that
+    cover every block once, in order, and the page keeps no per-block array."""
+    from pgpage.render.report import heat_maps
+    heap = cli_json("heap", DEMO, "--rel", "bloated")
+    nblocks, bins = 131_072, 800
+    heap["map"] = {k: (v * 80)[:bins] if isinstance(v, list) else nblocks / bins for k, v in heap["map"].items()}
+    heap["visibility"]["vm_present"] = True
+    maps = heat_maps(heap)
+    assert [m["key"] for m in maps] == ["dead", "fill", "hints", "vm"]
+    for m in maps:
+        trace = json.loads(m["json"].replace("<\\/", "</"))["data"][0]
+        cells = [c for row in trace["customdata"] for c in row if c is not None]
+        assert len(cells) == bins and len(m["json"]) < 150_000
+        assert cells[0][0] == 0 and cells[-1][1] == nblocks - 1
+        assert all(a[1] + 1 == b[0] for a, b in zip(cells, cells[1:]))  # contiguous, no block twice
