@@ -22,6 +22,8 @@ SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")  # in the tabl
 def report_command(target: str | None, db: str | None, rel: str | None, before: str | None, from_dir: str | None,
                    output: str, top: int, jobs: int = 1, verify: bool = False) -> int:
     try:
+        import jinja2  # noqa: F401  (the report extra)
+        import plotly  # noqa: F401
         from pgpage.render.report import ReportInputs, render_report
     except ImportError as e:
         raise PgpageError(f"pgpage report needs the report extra: pip install 'pgpage[report]' ({e})",
