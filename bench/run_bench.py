@@ -176,7 +176,7 @@ def pgpage_has(command: str) -> tuple[bool, bool]:
 CHECKSUM_SNIPPET = """
 import sys, time
 from pgpage.storage.datadir import open_data_directory
-from pgpage.survey import fork_pass
+from pgpage.passes.heap import fork_pass
 from pgpage.analysis.kernels import warm
 warm()
 cluster = open_data_directory(sys.argv[1])
@@ -191,13 +191,13 @@ print(time.perf_counter() - t, len(bad))
 ANALYSIS_SNIPPET = """
 import sys, time
 from pgpage.storage.datadir import open_data_directory
-from pgpage import survey
+from pgpage.passes.heap import heap_report
 from pgpage.analysis.kernels import warm
 warm()
 cluster = open_data_directory(sys.argv[1])
 rel = cluster.database("bench").relation("public.bench")
 t = time.perf_counter()
-survey.heap_report(cluster, rel.forks["main"], rel.forks.get("vm"), rel.forks.get("fsm"), "bench", jobs=int(sys.argv[2]))
+heap_report(cluster, rel.forks["main"], rel.forks.get("vm"), rel.forks.get("fsm"), "bench", jobs=int(sys.argv[2]))
 print(time.perf_counter() - t)
 """
 

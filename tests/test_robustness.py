@@ -34,8 +34,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import MAJORS, data_dir
 from pgpage.analysis.heap import chunk_stats
 from pgpage.analysis.verify import VerifyContext, verify_generic_chunk, verify_heap_chunk, vm_bits_for
-from pgpage.analysis.verify_btree import BtreeVerifier, heap_tid_check, shape_from_index_row
-from pgpage.analysis.verify_run import Subject, Verification
+from pgpage.analysis.verify_btree import BtreeVerifier, shape_from_index_row
 from pgpage.decode.control import decode_control
 from pgpage.decode.errors import DecodeError
 from pgpage.decode.filenode_map import decode_filenode_map
@@ -43,6 +42,8 @@ from pgpage.decode.page import decode_page
 from pgpage.decode.pagebase import PageContext
 from pgpage.decode.vector import decode_heap_chunk
 from pgpage.findings import PgpageError
+from pgpage.passes.index import heap_tid_check
+from pgpage.passes.verify import Subject, Verification
 from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.relfile import open_segment_file
 
@@ -483,7 +484,7 @@ def test_damaged_catalogs_and_control_files(tmp_path, major):
     """A data directory whose catalogs (pg_class, pg_attribute, pg_namespace, pg_database, ...),
     relation files, pg_control or maps are damaged: the catalogs are read, ``scan``'s survey and
     ``verify`` run over every relation they name, and nothing escapes."""
-    from pgpage import survey
+    from pgpage.passes import scan as scan_pass
     rng = np.random.default_rng(SEED + major)
     tried = 0
     for case in range(8):
@@ -509,13 +510,13 @@ def test_damaged_catalogs_and_control_files(tmp_path, major):
                 p.write_bytes(b.tobytes())
         with time_limit(180, f"damaged catalogs {major}/{case}"):
             cluster = open_data_directory(copy)
-            survey.cluster_summary(cluster)
+            scan_pass.cluster_summary(cluster)
             for db in cluster.databases():
                 if db.path.is_dir():
-                    survey.database_summary(cluster, db)
+                    scan_pass.database_summary(cluster, db)
                     for rel in db.relations():
                         if rel.has_storage and rel.forks:
-                            survey.relation_health(cluster, rel)
+                            scan_pass.relation_health(cluster, rel)
             recs = list(Verification(open_data_directory(copy)).cluster_records())
         assert any(r["type"] == "finding" for r in recs)
         tried += 1

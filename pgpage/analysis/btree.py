@@ -61,7 +61,6 @@ from pgpage.decode.pagebase import PageContext, format_tid, maxalign
 from pgpage.decode.vector import count_set_bits, decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.findings import ERROR, WARNING, Finding
-from pgpage.parallel import shared_zeros
 
 # nbtree.h
 BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
@@ -198,7 +197,7 @@ RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all 
 READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
 
 
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Ascending (lo, hi) ranges with the adjacent ones joined."""
     out: list[tuple[int, int]] = []
     for lo, hi in ranges:
@@ -217,6 +216,16 @@ def _through_gaps(blocks: np.ndarray) -> np.ndarray:
     starts = blocks[np.concatenate([[0], breaks + 1])]
     lengths = blocks[np.concatenate([breaks, [len(blocks) - 1]])] + 1 - starts
     return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(int(lengths.sum()))
+
+
+def _shared_zeros(shape, dtype):
+    """A zeroed numpy array in memory shared with the processes forked after it is made (anonymous shared
+    memory, no file): what they write into it is seen here and by those forked later (``HeapTidCheck``'s
+    shared cache; the workers themselves are ``passes.parallel``'s)."""
+    import mmap
+    count = int(np.prod(shape))
+    buf = mmap.mmap(-1, max(1, count * np.dtype(dtype).itemsize), flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
 
 
 class HeapTidCheck:
@@ -244,12 +253,12 @@ class HeapTidCheck:
     read 16 times what it needs). ``heap_blocks_read`` counts the table blocks the index points
     into (each once, however often it was read).
 
-    ``shared``: the cache lives in memory shared with the worker processes forked after it (``scan_index``
-    with --jobs): workers ``fill`` a window together, each decoding part of it, then check their parts
-    of the index against it (``worker``); the window moves only when ``fill_window`` moves it, so the
-    TIDs into other windows are always deferred. Every table block is decoded then, even those no TID
-    points into (``index`` keeps an index with fewer entries than a quarter of the table's blocks in
-    one process)."""
+    ``shared``: the cache lives in memory shared with the worker processes forked after it
+    (``passes.index.scan_index`` with --jobs): workers ``fill`` a window together, each decoding part of
+    it (``fill_parts``), then check their parts of the index against it (``worker``); the window moves
+    only when ``fill_parts`` moves it, so the TIDs into other windows are always deferred. Every table
+    block is decoded then, even those no TID points into (``passes.index`` keeps an index with fewer
+    entries than a quarter of the table's blocks in one process)."""
 
     def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
                  table: str | None = None, cache_blocks: int = HEAP_CACHE_BLOCKS, shared: bool = False):
@@ -265,7 +274,7 @@ class HeapTidCheck:
         self.index_pass = True  # the index's own pass (not a second read for other windows)
         self.deferred: list[tuple[int, int, tuple[int, ...]]] = []  # (index pages lo, hi: their TIDs into windows)
         self.shared = shared
-        zeros = shared_zeros if shared else np.zeros
+        zeros = _shared_zeros if shared else np.zeros
         self.cached = zeros(self.capacity, dtype=bool)
         self.states = zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
         # per slot, kept by the C code: the page's line pointers, whether its header is sane (or it is new) or
@@ -284,18 +293,15 @@ class HeapTidCheck:
         self.cached[:] = False
         self.filled = False
 
-    def fill_window(self, window: int, jobs: int) -> None:
-        """A shared cache: move it to ``window`` and decode all of the window's blocks, ``jobs`` workers each
-        a part (then every TID into the window is checked without a read)."""
-        from pgpage.parallel import TASKS_PER_JOB, run_tasks
+    def fill_parts(self, window: int, parts: int) -> list[tuple[int, int]]:
+        """A shared cache: move it to ``window`` and cut the window's blocks into at most ``parts`` ranges, for
+        workers to ``fill`` together (``passes.index.fill_window``; then ``filled``: every TID into the window
+        is checked without a read)."""
         self._move_to(window)
         lo = window * self.capacity
         hi = min(lo + self.capacity, self.nblocks)
-        cuts = np.linspace(lo, hi, jobs * TASKS_PER_JOB + 1).astype(np.int64).tolist()
-        parts = [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
-        for _ in run_tasks(self.fill, parts, jobs):
-            pass
-        self.filled = True
+        cuts = np.linspace(lo, hi, parts + 1).astype(np.int64).tolist()
+        return [(a, b) for a, b in zip(cuts, cuts[1:]) if b > a]
 
     def fill(self, blocks: tuple[int, int]) -> None:
         """Decode table blocks lo..hi-1, all in the window, into the cache."""
@@ -353,7 +359,7 @@ class HeapTidCheck:
         hi = min(lo + self.capacity, self.nblocks)
         state = np.full(len(hblk), H_NORMAL, dtype=np.int8)  # TIDs outside the window: decided in another pass
         errors = int(self.counts[_STATE_IS_ERROR].sum())
-        # a window filled whole (fill_window) needs no read: no list of the blocks wanted either
+        # a window filled whole (fill_parts, fill) needs no read: no list of the blocks wanted either
         blocks = None if self.filled else kernels.unique_blocks(hblk, lo, hi, self._bits)
         if blocks is None or len(blocks):
             if blocks is not None:
@@ -740,6 +746,20 @@ class BtreeScan:
                             self._kernel_out)
         return self._kernel_out
 
+    def last_heap_blocks(self):
+        """The heap block numbers of the TIDs in the pages the last ``add_chunk`` read (what ``passes.index``
+        samples to tell whether an index is in table order)."""
+        return self._kernel_out.tids()[0] if self._kernel_out is not None else ()
+
+    def for_recheck(self, heap: HeapTidCheck) -> "BtreeScan":
+        """A copy of this scan that reads index pages again only to check their TIDs against ``heap`` (a
+        worker's view of a shared table cache, ``HeapTidCheck.worker``): it knows every page's kind, flags, next
+        link and item count from this scan, and keeps findings of its own (``check_pages``)."""
+        from copy import copy
+        part = copy(self)
+        part.heap, part.find, part._kernel_out = heap, FindingSink(self.find.relation), None
+        return part
+
     def check_heap_windows(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]]) -> None:
         """After the pass: when the table is bigger than the heap check's cache (``HeapTidCheck``),
         read the index pages whose TIDs point into other windows of table blocks again
@@ -754,7 +774,7 @@ class BtreeScan:
     def check_pages(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]],
                     ranges: list[tuple[int, int]]) -> None:
         """Read index pages lo..hi-1 of each range again and check their TIDs into the heap check's window."""
-        for lo, hi in _merged(ranges):
+        for lo, hi in merged_ranges(ranges):
             for first, chunk in chunks(lo, hi):
                 for start in range(max(first, lo), min(first + chunk.shape[0], hi), SUB_CHUNK):
                     part = chunk[start - first:min(start + SUB_CHUNK, hi) - first]
@@ -1171,138 +1191,6 @@ class BtreeScan:
         return {"kind": [KIND_NAMES[int(k)] for k in self.kind], "density": np.round(density, 1).tolist(),
                 "dead_items": self.dead_items.tolist(), "dead_share": np.round(dead, 1).tolist(),
                 "posting_share": np.round(share, 1).tolist(), "tids": self.tids.tolist()}
-
-
-def scan_index(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], nblocks: int, block_size: int,
-               major: int | None, info: IndexInfo | None = None,
-               make_heap: Callable[..., HeapTidCheck] | None = None, checksums: bool | None = None,
-               next_xid: int | None = None, next_full_xid: int | None = None, on_chunk=None,
-               keep_rows: bool = False, ranges: list[tuple[int, int]] | None = None,
-               jobs: int = 1, heap_per_worker: bool | None = None) -> tuple[dict, list[Finding]]:
-    """Analyse a whole index from its chunks of pages (``chunks()`` iterates them all, ``chunks(lo, hi)``
-    pages lo..hi-1, as ``RelationFork.iter_chunks``); ``make_heap(**kw)`` makes the check of the index against
-    its table. With ``ranges`` of blocks (``parallel.block_ranges``) and ``jobs`` > 1, the ranges are scanned
-    by worker processes and merged in block order: the same report and findings, the table checked by each
-    worker on its own (``heap_per_worker``, ``_scan_per_worker``) or through a cache they share
-    (``_scan_in_workers``); by default the first when the index is in table order (``_in_table_order``).
-    Returns (report, findings)."""
-    def new_scan(heap: HeapTidCheck | None) -> BtreeScan:
-        return BtreeScan(nblocks, block_size, major, info, heap, checksums, next_xid, next_full_xid)
-
-    if jobs > 1 and ranges and len(ranges) > 1:
-        if heap_per_worker is None:
-            heap_per_worker = make_heap is None or _in_table_order(new_scan, chunks, nblocks, make_heap())
-        scan = (_scan_per_worker if heap_per_worker else _scan_in_workers)(new_scan, chunks, make_heap, ranges,
-                                                                            jobs, on_chunk)
-    else:
-        scan = _one_pass(new_scan(make_heap() if make_heap else None), chunks, on_chunk=on_chunk)
-    report = scan.report()
-    if keep_rows:
-        report["map"] = scan.leaf_rows()
-    return report, scan.find.close()
-
-
-def _one_pass(scan: BtreeScan, chunks, blocks: tuple[int | None, int | None] = (None, None),
-              on_chunk=None) -> BtreeScan:
-    """``scan`` fed index blocks lo..hi-1 (all of them by default), then its pages with TIDs into other windows
-    of the table read again (``check_heap_windows``)."""
-    for first, chunk in chunks(*blocks):
-        scan.add_chunk(first, chunk)
-        if on_chunk:
-            on_chunk(chunk.shape[0])
-    scan.check_heap_windows(chunks)
-    return scan
-
-
-ORDER_SAMPLES = 32  # index blocks read to tell whether an index is in table order
-
-
-def _in_table_order(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, nblocks: int,
-                    heap: HeapTidCheck | None) -> bool:
-    """Whether the index is best checked by workers with a table cache each (``_scan_per_worker``): the table
-    is bigger than one window of the cache and the index's leaf pages, read in block order, point into the
-    table in order (nine in ten sampled leaves have all their TIDs in one window, and the windows go forward).
-    Then each worker reads about its share of the table and few index pages twice; an index in random order
-    would have each worker read all of the table, and is checked through a cache the workers share instead,
-    as is any index of a table that fits one window (decoded once, by all workers, whatever the order)."""
-    if heap is None:
-        return True
-    if heap.windows == 1:
-        return False
-    probe = new_scan(None)
-    windows = []  # per sampled leaf with TIDs: (first, last) window they point into
-    for blkno in sorted(set(np.linspace(1, nblocks - 1, ORDER_SAMPLES).astype(np.int64).tolist())):
-        for first, chunk in chunks(blkno, blkno + 1):
-            probe.add_chunk(first, chunk)
-            hblk = probe._kernel_out.tids()[0] if probe._kernel_out is not None else ()
-            if len(hblk):
-                windows.append((int(hblk.min()) // heap.capacity, int(hblk.max()) // heap.capacity))
-    if len(windows) < 2:
-        return False
-    in_one = sum(lo == hi for lo, hi in windows)
-    forward = sum(b[0] >= a[1] for a, b in zip(windows, windows[1:]))
-    return 10 * in_one >= 9 * len(windows) and 10 * forward >= 9 * (len(windows) - 1)
-
-
-def _scan_per_worker(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, make_heap, ranges, jobs: int,
-                     on_chunk) -> BtreeScan:
-    """The index's ranges scanned by ``jobs`` workers, merged here in block order, each worker checking its
-    range's TIDs against a table cache of its own (then reading again its pages with TIDs into other windows,
-    ``check_heap_windows``)."""
-    from pgpage.parallel import run_tasks
-
-    def scan_range(r: tuple[int, int]) -> dict:
-        return _one_pass(new_scan(make_heap() if make_heap else None), chunks, r).part(*r)
-
-    scan = new_scan(make_heap(cache_blocks=1) if make_heap else None)  # the parts are merged into it
-    for (start, stop), part in zip(ranges, run_tasks(scan_range, ranges, jobs)):
-        scan.merge(part)
-        if on_chunk:
-            on_chunk(stop - start)
-    return scan
-
-
-def _scan_in_workers(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunks, make_heap, ranges, jobs: int,
-                     on_chunk) -> BtreeScan:
-    """The index's ranges scanned by ``jobs`` workers, merged here in block order. The table is checked
-    through one cache shared by all workers, a window of it at a time: the workers decode the window's
-    blocks together, then scan their ranges of the index against it (window 0) or read again the index
-    pages whose TIDs point into it (the windows after): each table block is decoded once, each index
-    page read once per window its TIDs point into, whatever the number of workers."""
-    from pgpage.parallel import TASKS_PER_JOB, run_tasks, split_ranges
-    heap = make_heap(shared=True) if make_heap else None
-    scan = new_scan(heap)
-
-    def scan_range(r: tuple[int, int]) -> dict:
-        part = new_scan(heap.worker(index_pass=True) if heap is not None else None)
-        for first, chunk in chunks(*r):
-            part.add_chunk(first, chunk)
-        return part.part(*r)
-
-    def recheck(pages: list[tuple[int, int]]) -> tuple[dict, FindingSink]:
-        from copy import copy
-        part = copy(scan)  # the merged scan knows every page's kind, flags, next and item count; counts apart
-        part.heap, part.find, part._kernel_out = heap.worker(index_pass=False), FindingSink(scan.find.relation), None
-        part.check_pages(chunks, pages)
-        return part.heap.part(), part.find
-
-    for window in range(heap.windows if heap is not None else 1):
-        if heap is not None:
-            heap.fill_window(window, jobs)
-        if window == 0:
-            for (start, stop), part in zip(ranges, run_tasks(scan_range, ranges, jobs)):
-                scan.merge(part)
-                if on_chunk:
-                    on_chunk(stop - start)
-            continue
-        groups = split_ranges(_merged(sorted((lo, hi) for lo, hi, ws in heap.deferred if window in ws)),
-                              jobs * TASKS_PER_JOB)
-        for heap_part, find in run_tasks(recheck, groups, jobs):
-            heap.merge(heap_part)  # (a recheck defers nothing)
-            scan.find.merge(find)
-    if heap is not None:
-        heap.release()
-    return scan
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ headers, transaction ids, HOT chains and the visibility map.
 
 Pure functions over numpy chunks of pages (``RelationFork.iter_chunks``) plus what the caller knows
 (``VerifyContext``: pg_control's xid horizon, pg_class's relfrozenxid, pg_xact); they return
-``Finding`` lists and never read files. ``pgpage.analysis.verify_run`` wires them to storage and
+``Finding`` lists and never read files. ``pgpage.passes.verify`` wires them to storage and
 ``pgpage.analysis.verify_btree`` holds the B-tree rules.
 
 The heap rules follow amcheck's ``verify_heapam`` (``contrib/amcheck/verify_heapam.c``): the same

@@ -81,14 +81,6 @@ class _EveryFinding(FindingSink):
         return self.items
 
 
-def heap_tid_check(table_fork, table: str | None, **kw) -> HeapTidCheck | None:
-    """``HeapTidCheck`` over the table's main fork, reading the blocks it asks for (read-only, one
-    batch at a time); ``kw``: HeapTidCheck's own (cache_blocks)."""
-    if table_fork is None or not table_fork.exists:
-        return None
-    return HeapTidCheck(table_fork.end_block, table_fork.block_reader(), table_fork.block_size, table, **kw)
-
-
 class BtreeVerifier:
     """Feed the main fork's chunks in block order (block 0 first), then call ``finish``."""
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from fnmatch import fnmatchcase
-from pathlib import Path
 
 from pgpage.findings import ERROR, ExitCode, PgpageError
 
@@ -67,13 +66,11 @@ class FailOn:
 
 def verify_command(target: str, db: str | None, rel: str | None, fork: str | None, json_out: bool,
                    fail_on: str | None, verbose: bool, jobs: int = 1) -> int:
-    from pgpage.analysis.verify_run import Verification
-    from pgpage.parallel import default_jobs
+    from pgpage.passes.verify import plan
     from pgpage.render.progress import progress
 
     policy = FailOn(fail_on)
-    verification, records, start = _plan(target, db, rel, fork, Verification)
-    verification.jobs = jobs or default_jobs()
+    verification, records, start = plan(target, db, rel, fork, jobs)
     start.update(type="start", schema=SCHEMA, target=target, fail_on=fail_on)
     began = time.monotonic()
     if json_out:
@@ -97,107 +94,3 @@ def verify_command(target: str, db: str | None, rel: str | None, fork: str | Non
                  "by_code": dict(sorted(sink.by_code.items())), "seconds": round(time.monotonic() - began, 3),
                  "exit_status": status})
     return status
-
-
-def _plan(target: str, db: str | None, rel: str | None, fork: str | None, Verification):
-    """(Verification, record iterator, start record) for what the user named."""
-    from pgpage.storage.relfile import FORKS
-    if fork is not None and fork not in FORKS:
-        raise PgpageError(f"--fork must be one of {', '.join(FORKS)}", ExitCode.USAGE)
-    path = Path(target)
-    if path.is_dir():
-        from pgpage.storage.datadir import open_data_directory
-        cluster = open_data_directory(path)
-        v = Verification(cluster)
-        start = _cluster_start(cluster)
-        if rel:
-            relation = cluster.database(db).relation(rel)
-            relation.database.relations()  # checks the files against pg_class: a missing file is a finding
-            subject = v.subject_of(relation, fork)
-            start.update(scope="relation", database=relation.database.name, relation=relation.qualified_name)
-            start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
-
-            def records():
-                yield from v.cluster_findings_for_relation()
-                for f in relation.database.findings:
-                    if f.relation == relation.qualified_name:
-                        yield {"type": "finding", "database": relation.database.name, **f.to_json()}
-                yield from v.subjects_records([subject])
-            return v, records(), start
-        if fork:
-            raise PgpageError("--fork goes with --rel (a whole data directory is verified fork by fork)",
-                              ExitCode.USAGE)
-        start.update(scope="database" if db else "cluster", database=db)
-        return v, v.cluster_records(db), start
-    if not path.exists():
-        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
-    if db or rel:
-        raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
-    return _plan_file(path, fork, Verification)
-
-
-def _cluster_start(cluster) -> dict:
-    c = cluster.control or {}
-    cp = c.get("checkPointCopy", {})
-    return {"data_directory": str(cluster.path), "major": cluster.major, "block_size": cluster.block_size,
-            "data_checksums": cluster.checksums, "state": c.get("state_name"),
-            "next_xid": cp.get("nextFullXid"), "oldest_xid": cp.get("oldestXid"),
-            "next_multixact": cp.get("nextMulti"), "oldest_multixact": cp.get("oldestMulti")}
-
-
-def _plan_file(path: Path, fork: str | None, Verification):
-    from pgpage.analysis.verify_run import Subject, looks_like_relation
-    from pgpage.storage.datadir import open_data_directory
-    from pgpage.storage.relfile import open_segment_file, parse_segment_name
-    from pgpage.storage.target import find_data_directory
-
-    if fork is not None:
-        raise PgpageError("--fork goes with a data directory; a file names its fork itself (16384_vm)",
-                          ExitCode.USAGE)
-    datadir = find_data_directory(path) if path.exists() else None
-    cluster = None
-    relation = None
-    parsed = parse_segment_name(path.name)
-    if datadir is not None:
-        try:
-            cluster = open_data_directory(datadir)
-            relation = _relation_of_file(cluster, path, parsed)
-        except PgpageError:
-            cluster, relation = None, None
-    v = Verification(cluster)
-    start = _cluster_start(cluster) if cluster is not None else {}
-    if relation is not None:
-        subject = v.subject_of(relation, parsed.fork, parsed.segno)
-        start.update(scope="file", file=str(path), database=relation.database.name,
-                     relation=relation.qualified_name)
-    else:
-        size = cluster.block_size if cluster is not None and cluster.control else None
-        kw = {"relseg_size": cluster.relseg_size} if cluster is not None and cluster.control else {}
-        relfork = open_segment_file(path, size, **kw)
-        if relfork.size_bytes and not looks_like_relation(relfork):
-            raise PgpageError(f"{path}: not a PostgreSQL relation file (no block starts with a page header of"
-                              f" {relfork.block_size}-byte pages)", ExitCode.UNREADABLE)
-        subject = Subject(path.name, None, {relfork.fork: relfork},
-                          main_whole=parsed is None or parsed.segno is None)
-        start.update(scope="file", file=str(path), block_size=relfork.block_size)
-    start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
-
-    def records():
-        if cluster is not None:
-            yield from v.cluster_findings_for_relation()
-        yield from v.relation_records(subject)
-    return v, records(), start
-
-
-def _relation_of_file(cluster, path: Path, parsed):
-    """The catalog's relation whose files include ``path`` (None when no catalog names it)."""
-    if parsed is None:
-        return None
-    directory = path.resolve().parent
-    for d in cluster.databases():
-        if not d.path.is_dir():
-            continue
-        for r in d.relations():
-            if r.has_storage and r.file_stem == parsed.stem and r.directory.resolve() == directory:
-                return r if parsed.fork in r.forks else None
-    return None

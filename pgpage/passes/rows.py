@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -31,9 +32,12 @@ from pgpage.decode.values import ValueFormatter
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, tuple_has_header
 from pgpage.decode.xact import ST_ABORTED, xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.passes.blocks import parse_block_range
+from pgpage.storage.datadir import open_data_directory
+from pgpage.storage.target import find_data_directory
 
-DEFAULT_TIMEZONE = "GMT"
-RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)   # the server's boot value of TimeZone when no configuration file sets it
+DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
+RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
 
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
 # the attlen the column must have: the types datum prints from their bytes alone. A table printing a column of
@@ -214,6 +218,40 @@ class RowOptions:
     timezone: str | None = None        # overrides the cluster's configuration
 
 
+def table_rows(target: str, db: str | None, rel: str | None, options: RowOptions | None = None,
+               blocks: str | None = None) -> "TableRows":
+    """`pgpage rows` of the table ``target`` names (``open_table``), only blocks ``A:B`` of it with ``blocks``."""
+    options = options or RowOptions()
+    cluster, relation = open_table(target, db, rel)
+    if blocks is not None:
+        fork = relation.forks.get("main")
+        first, end = (fork.first_block, fork.end_block) if fork is not None else (0, 0)
+        options.start, options.stop = parse_block_range(None, blocks, False, first, end)
+    return TableRows(cluster, relation, options)
+
+
+def open_table(target: str, db: str | None, rel: str | None):
+    """(cluster, relation): a data directory with --rel, or a table's file inside one."""
+    path = Path(target)
+    if path.is_dir():
+        if not rel:
+            raise PgpageError(f"{target} is a directory: name a table with --rel (and --db)", ExitCode.USAGE)
+        cluster = open_data_directory(path)
+        return cluster, cluster.database(db).relation(rel)
+    if not path.exists():
+        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
+    if db or rel:
+        raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
+    home = find_data_directory(path)
+    if home is None:
+        raise PgpageError(f"{target}: rows need the catalogs to know the columns: give the data directory the"
+                          " file belongs to (this file is not inside one)", ExitCode.USAGE)
+    cluster = open_data_directory(home)
+    stem = path.name.split(".")[0]
+    database = cluster.database(path.parent.name if path.parent.name.isdigit() else None)
+    return cluster, database.relation(stem)
+
+
 class TableRows:
     """The row versions of one table, in ctid order (iterate it), and what could not be read (``findings``,
     complete once iteration ends)."""
@@ -295,8 +333,9 @@ class TableRows:
     def in_parallel(self, work, jobs: int) -> Iterator:
         """``work(part)`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker processes (they
         inherit this object: the catalogs are read once), results in block order; the parts' findings and status
-        counts are merged into this object as the results come in."""
-        from pgpage.parallel import run_tasks
+        counts are merged into this object as the results come in. ``jobs`` 0: one per core."""
+        from pgpage.passes.parallel import default_jobs, run_tasks
+        jobs = jobs or default_jobs()
         if self.fork is None or not self.fork.exists:
             yield work(self)
             return

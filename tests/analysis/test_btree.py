@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, MAJORS
-from pgpage.analysis.btree import (BT_IS_POSTING, BtreeScan, HeapTidCheck, IndexInfo, decode_index_keys, page_view,
-                                   scan_index)
+from pgpage.analysis.btree import BT_IS_POSTING, BtreeScan, HeapTidCheck, IndexInfo, decode_index_keys, page_view
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.pagebase import PageContext
+from pgpage.passes.index import scan_index
 from pgpage.storage.relfile import RelationFork
 
 BS = 8192
@@ -69,7 +69,7 @@ def heap_check_for(src: str, relname: str, cache_blocks: int = 262_144, shared: 
 
 
 def info_for(src: str, relname: str) -> IndexInfo:
-    from pgpage.cli.index_cmd import _index_info
+    from pgpage.passes.index import _index_info
     _, db = cluster(src)
     return _index_info(db.relation(relname), db)
 
@@ -557,7 +557,7 @@ def test_index_cut_into_ranges_says_what_one_pass_says(tmp_path, monkeypatch, ca
     cache of its own or through one cache the workers share and fill together, window by window, the parts
     merged: the same report and findings as one pass, here with ranges of 2 blocks, on the real indexes of
     several blocks and on one with damaged heap TIDs, and with the table checked in windows of 2 blocks too."""
-    from pgpage import parallel
+    from pgpage.passes import parallel
     from pgpage.storage import relfile
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 2)
     monkeypatch.setattr(parallel, "MIN_RANGE_CHUNKS", 1)
@@ -588,8 +588,8 @@ def test_index_in_table_order_is_checked_per_worker(monkeypatch):
     rows inserted in id order) is told apart from one in random order (a column scrambled against id), and both
     ways of checking the table with workers give what one pass gives: every TID of the table's rows normal."""
     from livepg import running_server
-    from pgpage import parallel
-    from pgpage.analysis.btree import _in_table_order
+    from pgpage.passes import parallel
+    from pgpage.passes.index import _in_table_order
     from pgpage.storage import relfile
     from pgpage.storage.datadir import open_data_directory
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 8)

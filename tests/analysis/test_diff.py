@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
-from pgpage import snapshots
+from pgpage.passes import diff as diff_pass
 
 SNAP = FIXTURES / "scenarios" / "snapshots"
 
@@ -33,12 +33,12 @@ def oracle(t: str, relname: str) -> dict:
 
 @pytest.fixture(scope="module")
 def t1_t2():
-    return {r["name"]: r for r in snapshots.compare_clusters(data("t1"), data("t2"), None, None)["relations"]}
+    return {r["name"]: r for r in diff_pass.compare_clusters(data("t1"), data("t2"), None, None)["relations"]}
 
 
 @pytest.fixture(scope="module")
 def t2_t3():
-    return {r["name"]: r for r in snapshots.compare_clusters(data("t2"), data("t3"), None, None)["relations"]}
+    return {r["name"]: r for r in diff_pass.compare_clusters(data("t2"), data("t3"), None, None)["relations"]}
 
 
 def leaf_tids(t: str, index: str) -> int:
@@ -146,7 +146,7 @@ def test_cli_exit_codes_and_text():
 
 def test_two_relation_files():
     path = next(p for p in (SNAP / "t1" / "data" / "base").iterdir() if p.is_dir())
-    rel = snapshots.compare_clusters(data("t1"), data("t2"), None, "hint_load")["relations"][0]
+    rel = diff_pass.compare_clusters(data("t1"), data("t2"), None, "hint_load")["relations"][0]
     stem = str(rel["before"]["relfilenode"])
-    doc = snapshots.compare_files(str(path / stem), str(SNAP / "t2" / "data" / "base" / path.name / stem))
+    doc = diff_pass.compare_files(str(path / stem), str(SNAP / "t2" / "data" / "base" / path.name / stem))
     assert doc["relations"][0]["pages"]["page_classes"] == rel["pages"]["page_classes"]

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import all_rel_cases, data_dir, rel_oracle
-from pgpage import survey
+from pgpage.passes.heap import heap_report
 from pgpage.storage.datadir import open_data_directory
 
 HEAP_CASES = [(m, r) for m, r in all_rel_cases() if rel_oracle(m, r)["relkind"] in "rtm"
@@ -18,7 +18,7 @@ HEAP_CASES = [(m, r) for m, r in all_rel_cases() if rel_oracle(m, r)["relkind"] 
 def report(major: int, relname: str) -> dict:
     cluster = open_data_directory(data_dir(major))
     rel = cluster.database(None).relation(f"{rel_oracle(major, relname)['nspname']}.{relname}")
-    return survey.heap_report(cluster, rel.forks["main"], rel.forks.get("vm"), rel.forks.get("fsm"),
+    return heap_report(cluster, rel.forks["main"], rel.forks.get("vm"), rel.forks.get("fsm"),
                               rel.qualified_name)
 
 
@@ -88,7 +88,7 @@ def test_broken_hot_chain_is_a_finding(tmp_path):
     off = blkno * 8192 + victim["lp_off"]
     data[off:off + 4] = (victim["t_xmin"] + 1000).to_bytes(4, "little")
     path.write_bytes(bytes(data))
-    r = survey.heap_report(open_data_directory(dst), rel.forks["main"], None, None, "public.heap_hot")
+    r = heap_report(open_data_directory(dst), rel.forks["main"], None, None, "public.heap_hot")
     hits = [f for f in r["findings"] if f["code"] == "heap.hot.xmin_mismatch"]
     assert hits and hits[0]["block"] == blkno
     assert r["pgstattuple"]["table_len"] == 16384  # the rest of the relation is still analysed

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from conftest import FIXTURES
-from pgpage import survey
+from pgpage.passes.heap import heap_report
 from pgpage.storage.datadir import open_data_directory
 
 SNAP = FIXTURES / "scenarios" / "snapshots"
@@ -24,7 +24,7 @@ def report(t: str, relname: str) -> dict:
     cluster = open_data_directory(SNAP / t / "data")
     rel = cluster.database(None).relation(f"public.{relname}")
     f = rel.forks
-    return survey.heap_report(cluster, f["main"], f.get("vm"), f.get("fsm"), rel.qualified_name, rel.fillfactor)
+    return heap_report(cluster, f["main"], f.get("vm"), f.get("fsm"), rel.qualified_name, rel.fillfactor)
 
 
 def pages_with_unhinted_tuples(o: dict) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import all_rel_cases, data_dir, rel_oracle
-from pgpage import survey
+from pgpage.passes.heap import scan_fork
 from pgpage.storage.datadir import open_data_directory
 
 HEAP_CASES = [(m, r) for m, r in all_rel_cases()
@@ -20,7 +20,7 @@ def test_pgstattuple_offline(major, relname):
     if main is None:  # no file at all is only right for an empty relation
         assert oracle["pgstattuple"]["table_len"] == 0
         return
-    _, stats = survey.scan_fork(cluster, main, checksums=False, heap=True)
+    _, stats = scan_fork(cluster, main, checksums=False, heap=True)
     assert stats.pgstattuple() == oracle["pgstattuple"]
     assert stats.undecided_count == 0
 

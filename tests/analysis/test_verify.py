@@ -17,10 +17,10 @@ import pytest
 from conftest import MAJORS, catalog_oracle, data_dir, rel_names, rel_oracle
 from pgpage.analysis.verify import (VerifyContext, mxid_bounds, xid_bounds, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN,
                                     XID_IN_FUTURE, XID_INVALID, XID_OK)
-from pgpage.analysis.verify_run import Verification
 from pgpage.decode.checksum import checksum_page
 from pgpage.decode.page import decode_page
 from pgpage.decode.pagebase import PageContext
+from pgpage.passes.verify import Verification
 from pgpage.storage.datadir import open_data_directory
 
 BLCKSZ = 8192

@@ -203,18 +203,17 @@ def test_an_index_of_few_entries_is_checked_in_one_process(monkeypatch):
     in one process whatever --jobs says (workers sharing the table's cache would decode all of the table);
     an index of every row is cut over the workers. Both report the server's pgstatindex."""
     from livepg import running_server
-    from pgpage import parallel
-    from pgpage.analysis import btree
+    from pgpage.passes import index as index_pass, parallel
     from pgpage.storage import relfile
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 4)  # so that even a small index is cut into ranges
     monkeypatch.setattr(parallel, "MIN_RANGE_CHUNKS", 1)
     jobs_used = []
-    scan_index = btree.scan_index
+    scan_index = index_pass.scan_index
 
     def spy(*args, **kw):
         jobs_used.append(kw["jobs"])
         return scan_index(*args, **kw)
-    monkeypatch.setattr(btree, "scan_index", spy)
+    monkeypatch.setattr(index_pass, "scan_index", spy)
     with running_server() as srv:
         with srv.connect() as conn:
             conn.execute("CREATE EXTENSION pgstattuple")

@@ -109,14 +109,14 @@ def test_scan_json_into_a_pipe_is_written_as_read_and_equals_a_terminals(tmp_pat
 def test_scan_hands_on_each_relation_before_reading_the_rest(monkeypatch):
     """scan_relations yields the biggest relation's entry after reading its forks, not after reading every
     relation's (what keeps `pgpage scan` of many relations flat); a task a batch, as a big cluster's are."""
-    from pgpage import survey
-    monkeypatch.setattr(survey, "BATCH_BLOCKS", 1)
+    from pgpage.passes import scan as scan_pass
+    monkeypatch.setattr(scan_pass, "BATCH_BLOCKS", 1)
     from pgpage.storage.datadir import open_data_directory
     cluster = open_data_directory(data_dir(17))
-    rels = survey.select_relations(cluster.database(None).relations(), None, None)
+    rels = scan_pass.select_relations(cluster.database(None).relations(), None, None)
     total = sum(f.nblocks for r in rels for f in r.forks.values())
     read = []
-    entries = survey.scan_relations(cluster, rels, on_blocks=read.append)
+    entries = scan_pass.scan_relations(cluster, rels, on_blocks=read.append)
     first = next(entries)
     assert first["name"] == rels[0].qualified_name and first["blocks"] == rels[0].forks["main"].nblocks
     assert 0 < sum(read) < total / 2

@@ -113,7 +113,7 @@ def test_scan_and_heap_report_a_table_truncated_after_it_was_listed(tmp_path):
     naming the cut, in `scan` (each relation's health) and in the heap report."""
     import shutil
 
-    from pgpage import survey
+    from pgpage.passes import heap as heap_pass, scan as scan_pass
     copy = tmp_path / "data"
     shutil.copytree(data_dir(17), copy)
     db = open_data_directory(copy).database(None)
@@ -126,15 +126,15 @@ def test_scan_and_heap_report_a_table_truncated_after_it_was_listed(tmp_path):
     path.write_bytes(path.read_bytes()[:keep * BS])
     short = RelationFork(main.directory, main.stem, "main", BS)  # the same file, listed after the cut
     cluster = db.cluster
-    report = survey.heap_report(cluster, main, None, None, rel.qualified_name)
-    expected = survey.heap_report(cluster, short, None, None, rel.qualified_name)
+    report = heap_pass.heap_report(cluster, main, None, None, rel.qualified_name)
+    expected = heap_pass.heap_report(cluster, short, None, None, rel.qualified_name)
     shrank = [f for f in report["findings"] if f["code"] == "segment.shrank"]
     assert [(f["block"], f["severity"]) for f in shrank] == [(keep, "warning")]
     assert [f for f in report["findings"] if f["code"] != "segment.shrank"] == expected["findings"]
     assert report["pgstattuple"] == expected["pgstattuple"]
-    assert 0 < expected["pgstattuple"]["tuple_count"] < survey.heap_report(
+    assert 0 < expected["pgstattuple"]["tuple_count"] < heap_pass.heap_report(
         cluster, open_data_directory(data_dir(17)).database(None).relation(rel.qualified_name).forks["main"], None,
         None, rel.qualified_name)["pgstattuple"]["tuple_count"]
-    health = survey.relation_health(cluster, rel)
+    health = scan_pass.relation_health(cluster, rel)
     assert [f["block"] for f in health["findings"] if f["code"] == "segment.shrank"] == [keep]
     assert health["health"]["live_tuples"] == expected["pgstattuple"]["tuple_count"]

@@ -12,8 +12,8 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from conftest import data_dir
-from pgpage import survey
 from pgpage.decode.xact import ClogArray
+from pgpage.passes.heap import fork_pass, new_heap_analysis
 from pgpage.storage.datadir import open_data_directory
 
 
@@ -58,12 +58,12 @@ def test_ranges_merge_to_the_single_pass(tmp_path):
         if main is None or rel.kind not in "rtm" or not main.nblocks:
             continue
         vm, fsm = rel.forks.get("vm"), rel.forks.get("fsm")
-        whole = survey.new_heap_analysis(cluster, main, rel.qualified_name, 40)
-        survey.fork_pass(main, main.first_block, main.end_block, False, whole, vm, fsm)
-        merged = survey.new_heap_analysis(cluster, main, rel.qualified_name, 40)
+        whole = new_heap_analysis(cluster, main, rel.qualified_name, 40)
+        fork_pass(main, main.first_block, main.end_block, False, whole, vm, fsm)
+        merged = new_heap_analysis(cluster, main, rel.qualified_name, 40)
         for b in range(main.first_block, main.end_block):
-            part = survey.new_heap_analysis(cluster, main, rel.qualified_name, 40)
-            survey.fork_pass(main, b, b + 1, False, part, vm, fsm)
+            part = new_heap_analysis(cluster, main, rel.qualified_name, 40)
+            fork_pass(main, b, b + 1, False, part, vm, fsm)
             merged.merge(part, 1)
         a, b = whole.result(), merged.result()
         assert {k: v for k, v in a.items() if k != "finding_counts"} == \
@@ -138,8 +138,8 @@ def test_scanner_builds_from_its_source_and_says_which(tmp_path):
 def test_verify_jobs_cut_heaps_into_ranges_and_say_the_same(tmp_path, monkeypatch):
     """verify --jobs: relations spread over workers, big heaps' main forks cut into ranges (here every heap of
     more than 2 blocks, on a damaged copy): the same records, relation by relation, as one process."""
-    from pgpage import parallel
-    from pgpage.analysis.verify_run import Verification
+    from pgpage.passes import parallel
+    from pgpage.passes.verify import Verification
     from pgpage.storage import relfile
     dst = damaged_copy(tmp_path, 16, 11)
     monkeypatch.setattr(relfile, "CHUNK_BLOCKS", 2)
@@ -173,7 +173,7 @@ def test_ranges_shrink_cover_every_block_and_never_cross_a_gap(tmp_path):
     """The 6 GB benchmark table's shape: ranges in block order, each starting where a single pass starts a chunk,
     shrinking from a quarter of the fork to MIN_RANGE_CHUNKS chunks (the last ones small, so two workers end
     together); a short segment followed by another is a gap no range spans."""
-    from pgpage.parallel import MIN_RANGE_CHUNKS, block_ranges
+    from pgpage.passes.parallel import MIN_RANGE_CHUNKS, block_ranges
     from pgpage.storage.relfile import CHUNK_BLOCKS
     fork = _sparse_fork(tmp_path, [131072] * 5 + [79935])
     ranges = block_ranges(fork, 2)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from itertools import zip_longest
+from pathlib import Path
 
 import numpy as np
 
@@ -19,8 +20,28 @@ from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_dat
 from pgpage.storage.relfile import RelationFork
 
 
+def diff_document(before: str, after: str, db: str | None, rel: str | None, details: bool = False) -> dict:
+    """The `pgpage diff` document (schema pgpage.diff/1) of two data directories or two relation files, with
+    ``relations_changed``: how many relations moved or changed (the command's exit status)."""
+    b, a = Path(before), Path(after)
+    for p in (b, a):
+        if not p.exists():
+            raise PgpageError(f"{p}: no such file or directory", ExitCode.UNREADABLE)
+    if b.is_dir() != a.is_dir():
+        raise PgpageError("give two data directories or two relation files", ExitCode.USAGE)
+    if b.is_dir():
+        doc = compare_clusters(before, after, db, rel, details)
+    else:
+        if db or rel:
+            raise PgpageError("--db and --rel go with data directories", ExitCode.USAGE)
+        doc = compare_files(before, after)
+    doc = {"schema": "pgpage.diff/1", **doc}
+    doc["relations_changed"] = sum(1 for r in doc["relations"] if r["status"] != "in place" or r.get("changed"))
+    return doc
+
+
 def _heap_summary(cluster: DataDirectory | None, fork: RelationFork, vm, fsm, name: str) -> dict:
-    from pgpage.survey import heap_report
+    from pgpage.passes.heap import heap_report
     r = heap_report(cluster, fork, vm, fsm, name, map_cells=1)
     return {"pgstattuple": r["pgstattuple"], "line_pointers": r["line_pointers"],
             "vm_all_visible_pages": r["visibility"]["vm_all_visible_pages"],
@@ -31,7 +52,8 @@ def _heap_summary(cluster: DataDirectory | None, fork: RelationFork, vm, fsm, na
 
 
 def _index_summary(cluster: DataDirectory | None, fork: RelationFork, name: str) -> dict:
-    from pgpage.analysis.btree import IndexInfo, scan_index
+    from pgpage.analysis.btree import IndexInfo
+    from pgpage.passes.index import scan_index
     major = cluster.major if cluster else None
     report, _ = scan_index(fork.iter_chunks, fork.end_block, fork.block_size, major, IndexInfo(relation=name))
     d = report["deduplication"]

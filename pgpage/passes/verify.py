@@ -1,10 +1,11 @@
-"""``pgpage verify``'s walk: storage hands out chunks, ``analysis.verify`` and ``analysis.verify_btree``
+"""`pgpage verify`'s pass: storage hands out chunks, ``analysis.verify`` and ``analysis.verify_btree``
 judge them, and this module yields one record per finding as soon as it is known.
 
-Like ``pgpage.survey`` it wires layers together and never prints; unlike the rules themselves it
-touches storage objects (``RelationFork.iter_chunks``, ``read_block``), which do the (read-only) I/O.
-Memory stays flat: one chunk of pages at a time, plus per-block arrays of a few bytes for a B-tree's
-cross-page rules and one visibility map page.
+It wires the layers together and never prints; the rules themselves never touch storage. ``plan``
+turns what the user named (a data directory, a database, a relation, a relation file) into the
+records to write; with ``--jobs`` relations (and big heaps' ranges of blocks) go to worker processes
+and the records still come out in the same order. Memory stays flat: one chunk of pages at a time,
+plus per-block arrays of a few bytes for a B-tree's cross-page rules and one visibility map page.
 
 Records are plain dicts, ready for ``json.dumps``::
 
@@ -24,13 +25,121 @@ import numpy as np
 
 from pgpage.analysis.verify import (VerifyContext, check_pages, verify_generic_chunk, verify_heap_chunk, vm_bits_for,
                                     vm_tail_findings)
-from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, heap_tid_check, shape_from_index_row
+from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, shape_from_index_row
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
-from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES
-from pgpage.storage.relfile import FORKS, RelationFork, parse_segment_name
+from pgpage.passes.index import heap_tid_check
+from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
+from pgpage.storage.relfile import FORKS, RelationFork, open_segment_file, parse_segment_name
+from pgpage.storage.target import find_data_directory
 
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
+
+
+def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1):
+    """(Verification, record iterator, start record) for what the user named: a data directory (every
+    relation), one database, one relation (``rel``, and only its ``fork``), or a relation file. ``jobs`` 0:
+    one worker per core. The start record carries ``blocks_planned`` (for a progress bar)."""
+    from pgpage.passes.parallel import default_jobs
+    verification, records, start = _plan(target, db, rel, fork)
+    verification.jobs = jobs or default_jobs()
+    return verification, records, start
+
+
+def _plan(target: str, db: str | None, rel: str | None, fork: str | None):
+    if fork is not None and fork not in FORKS:
+        raise PgpageError(f"--fork must be one of {', '.join(FORKS)}", ExitCode.USAGE)
+    path = Path(target)
+    if path.is_dir():
+        cluster = open_data_directory(path)
+        v = Verification(cluster)
+        start = _cluster_start(cluster)
+        if rel:
+            relation = cluster.database(db).relation(rel)
+            relation.database.relations()  # checks the files against pg_class: a missing file is a finding
+            subject = v.subject_of(relation, fork)
+            start.update(scope="relation", database=relation.database.name, relation=relation.qualified_name)
+            start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
+
+            def records():
+                yield from v.cluster_findings_for_relation()
+                for f in relation.database.findings:
+                    if f.relation == relation.qualified_name:
+                        yield {"type": "finding", "database": relation.database.name, **f.to_json()}
+                yield from v.subjects_records([subject])
+            return v, records(), start
+        if fork:
+            raise PgpageError("--fork goes with --rel (a whole data directory is verified fork by fork)",
+                              ExitCode.USAGE)
+        start.update(scope="database" if db else "cluster", database=db)
+        return v, v.cluster_records(db), start
+    if not path.exists():
+        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
+    if db or rel:
+        raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
+    return _plan_file(path, fork)
+
+
+def _cluster_start(cluster) -> dict:
+    c = cluster.control or {}
+    cp = c.get("checkPointCopy", {})
+    return {"data_directory": str(cluster.path), "major": cluster.major, "block_size": cluster.block_size,
+            "data_checksums": cluster.checksums, "state": c.get("state_name"),
+            "next_xid": cp.get("nextFullXid"), "oldest_xid": cp.get("oldestXid"),
+            "next_multixact": cp.get("nextMulti"), "oldest_multixact": cp.get("oldestMulti")}
+
+
+def _plan_file(path: Path, fork: str | None):
+    if fork is not None:
+        raise PgpageError("--fork goes with a data directory; a file names its fork itself (16384_vm)",
+                          ExitCode.USAGE)
+    datadir = find_data_directory(path) if path.exists() else None
+    cluster = None
+    relation = None
+    parsed = parse_segment_name(path.name)
+    if datadir is not None:
+        try:
+            cluster = open_data_directory(datadir)
+            relation = _relation_of_file(cluster, path, parsed)
+        except PgpageError:
+            cluster, relation = None, None
+    v = Verification(cluster)
+    start = _cluster_start(cluster) if cluster is not None else {}
+    if relation is not None:
+        subject = v.subject_of(relation, parsed.fork, parsed.segno)
+        start.update(scope="file", file=str(path), database=relation.database.name,
+                     relation=relation.qualified_name)
+    else:
+        size = cluster.block_size if cluster is not None and cluster.control else None
+        kw = {"relseg_size": cluster.relseg_size} if cluster is not None and cluster.control else {}
+        relfork = open_segment_file(path, size, **kw)
+        if relfork.size_bytes and not looks_like_relation(relfork):
+            raise PgpageError(f"{path}: not a PostgreSQL relation file (no block starts with a page header of"
+                              f" {relfork.block_size}-byte pages)", ExitCode.UNREADABLE)
+        subject = Subject(path.name, None, {relfork.fork: relfork},
+                          main_whole=parsed is None or parsed.segno is None)
+        start.update(scope="file", file=str(path), block_size=relfork.block_size)
+    start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
+
+    def records():
+        if cluster is not None:
+            yield from v.cluster_findings_for_relation()
+        yield from v.relation_records(subject)
+    return v, records(), start
+
+
+def _relation_of_file(cluster, path: Path, parsed):
+    """The catalog's relation whose files include ``path`` (None when no catalog names it)."""
+    if parsed is None:
+        return None
+    directory = path.resolve().parent
+    for d in cluster.databases():
+        if not d.path.is_dir():
+            continue
+        for r in d.relations():
+            if r.has_storage and r.file_stem == parsed.stem and r.directory.resolve() == directory:
+                return r if parsed.fork in r.forks else None
+    return None
 
 
 def number(v) -> int | None:
@@ -150,7 +259,7 @@ class Verification:
             for s in subjects:
                 yield from self.relation_records(s)
             return
-        from pgpage.parallel import block_ranges, run_tasks
+        from pgpage.passes.parallel import block_ranges, run_tasks
         if self.cluster is not None:
             _ = self.cluster.clog, self.cluster.multi_update_xid  # read once, before the workers are forked
         tasks: list[tuple[int, int | None, int | None]] = []  # (subject, range of its heap's main fork, or None)

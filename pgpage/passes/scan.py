@@ -1,23 +1,74 @@
-"""Walks storage and feeds decode and analysis: what a command (or a notebook) asks for whole.
+"""`pgpage scan`'s pass: a cluster, its databases and their relations, each with a health line.
 
-Storage hands out blocks, decode turns them into arrays, analysis counts; this module wires
-them per relation and per cluster and returns plain dicts (JSON-ready). It never prints.
+Every fork is read once, in ranges of blocks spread over ``--jobs`` worker processes: checksums for
+every fork, and for a heap's main fork its analysis (``passes.heap.fork_pass``: the fast figures,
+and with ``--deep`` the whole `pgpage heap` report from the same read). Entries come out in the
+relations' order as soon as they are made, so a cluster of many relations is never held whole.
+Returns plain dicts (JSON-ready); never prints.
 """
 from __future__ import annotations
 
 import os
 from typing import Iterable, Iterator
 
-import numpy as np
-
-from pgpage.findings import INFO, WARNING, Finding
-from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation
+from pgpage.findings import WARNING, Finding
+from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis
+from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
 from pgpage.storage.relfile import RelationFork
 
 BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched) ...
 BATCH_TASKS = 64     # ... and at most this many forks per batch, so the catalogs' forks at the end spread out
 HEAP_PASS_COST = 3  # a heap block's analysis and checksum take about 3x a checksum alone (ordering --jobs work)
 XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
+
+
+class ClusterScan:
+    """`pgpage scan` of a data directory: the databases asked for (all, or ``db_name``), and in each its
+    relations with storage of the ``kinds`` asked for (relkind names, relkinds or access methods) whose
+    name matches ``name_glob``, the largest first (the ``top`` largest). The catalogs are read here (by
+    ``jobs`` workers when there are several databases); ``total_blocks`` is what ``document`` reads."""
+
+    def __init__(self, pgdata: str, db_name: str | None, top: int | None, kinds: set[str] | None,
+                 name_glob: str | None, jobs: int = 1):
+        from pgpage.passes.parallel import default_jobs
+        self.cluster = cluster = open_data_directory(pgdata)
+        self.jobs = jobs or default_jobs()
+        dbs = [cluster.database(db_name)] if db_name else [d for d in cluster.databases() if d.path.is_dir()]
+        read_catalogs(cluster, dbs, self.jobs)
+        plan = [(d, select_relations(d.relations(), kinds, name_glob)) for d in dbs]
+        if top is not None:
+            plan = [(d, rels[:top]) for d, rels in plan]
+        self.plan = plan
+        self.total_blocks = sum(f.nblocks for _, rels in plan for r in rels for f in r.forks.values())
+
+    def document(self, deep: bool = False, on_blocks=None, on_findings=None) -> dict:
+        """The `pgpage scan` document (schema pgpage.scan/1). Its databases, their relations and the findings
+        are generators, read when the document is written (``render.output``): a relation is scanned when its
+        entry is reached, and the findings of a database or of the cluster are read after the relations before
+        them were scanned. ``on_findings(list of finding dicts)`` is called with each list as it is read."""
+        cluster, plan = self.cluster, self.plan
+        noted = on_findings or (lambda findings: None)
+
+        def relations(entries, n):
+            for _ in range(n):
+                entry = next(entries)
+                noted(entry["findings"])
+                yield entry
+
+        def findings(owner):  # read when written: after the relations before them were scanned
+            out = [f.to_json() for f in owner.findings]
+            noted(out)
+            yield from out
+
+        def databases(entries):
+            for d, rels in plan:
+                yield {**database_summary(cluster, d), "relations": relations(entries, len(rels)),
+                       "findings": findings(d)}
+
+        # every database's forks in one pool of workers
+        entries = scan_relations(cluster, [r for _, rels in plan for r in rels], deep, self.jobs, on_blocks)
+        return {"schema": "pgpage.scan/1", "cluster": cluster_summary(cluster), "databases": databases(entries),
+                "findings": findings(cluster)}
 
 
 def cluster_summary(cluster: DataDirectory) -> dict:
@@ -86,58 +137,6 @@ def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | No
     return visible, frozen
 
 
-def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:
-    """Global block numbers in the chunk whose stored checksum differs from pg_checksum_page
-    (all-zero new pages carry none, and the computed value of an all-zero page is 0 as well)."""
-    from pgpage.decode.checksum import checksum_pages
-    computed = checksum_pages(chunk, first)
-    stored = chunk[:, 8].astype(np.uint16) | (chunk[:, 9].astype(np.uint16) << 8)
-    return [int(first + i) for i in np.flatnonzero(computed != stored)]
-
-
-def new_heap_analysis(cluster: DataDirectory | None, main: RelationFork, relation: str | None,
-                      map_cells: int = 800):
-    """A ``HeapAnalysis`` set up with what the cluster knows: pg_xact, pg_multixact, the next and oldest
-    xids, the free-space rule of its major (a bare file gets hint bits only)."""
-    from pgpage.analysis.heap import HeapAnalysis
-    from pgpage.decode.xact import ClogArray
-    from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
-    cp = ((cluster.control or {}).get("checkPointCopy", {}) if cluster else {})
-    if cluster is not None:
-        clog, multi = cluster.clog, cluster.multi_update_xid
-        exact = (cluster.major or 0) >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
-    else:
-        clog, multi, exact = ClogArray({}), None, False
-    return HeapAnalysis(main.block_size, main.nblocks, clog, multi, cp.get("nextXid"), cp.get("oldestXid"),
-                        exact, map_cells, relation)
-
-
-def fork_pass(fork: RelationFork, start: int, stop: int, checksums: bool, analysis=None,
-              vm: RelationFork | None = None, fsm: RelationFork | None = None, on_chunk=None) -> list[int]:
-    """One read of blocks [start, stop) of a fork: the checksum failures (global block numbers), and every
-    chunk handed to ``analysis`` (a HeapAnalysis) with the VM bits and FSM categories of its blocks."""
-    bad: list[int] = []
-    vm_pages, fsm_pages = ForkPages(vm), ForkPages(fsm)
-    for first, chunk in fork.iter_chunks(start, stop):
-        n = chunk.shape[0]
-        if checksums:
-            bad.extend(chunk_checksum_failures(chunk, first))
-        if analysis is not None:
-            visible, frozen = vm_for_blocks(vm_pages, first, n, fork.block_size)
-            analysis.add_chunk(chunk, first, visible, frozen, fsm_for_blocks(fsm_pages, first, n, fork.block_size))
-        if on_chunk:
-            on_chunk(n)
-    return bad
-
-
-def scan_fork(cluster: DataDirectory, fork: RelationFork, checksums: bool, heap: bool, on_chunk=None):
-    """One pass over a fork: (checksum failures, HeapStats or None). Each chunk is read once and
-    handed to every analysis that wants it."""
-    analysis = new_heap_analysis(cluster, fork, None, map_cells=1) if heap else None
-    bad = fork_pass(fork, fork.first_block, fork.end_block, checksums, analysis, on_chunk=on_chunk)
-    return bad, (analysis.stats if heap else None)
-
-
 def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[int]], analysis,
             deep: bool) -> dict:
     """A relation's entry in `pgpage scan` from its forks' checksum failures and its heap analysis."""
@@ -182,8 +181,8 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
     out["health"] = health
     out["findings"] = [f.to_json() for f in findings]
     if deep and analysis is not None:
-        report = _heap_result(analysis, main, forks.get("vm"), forks.get("fsm"), rel.qualified_name,
-                              rel.fillfactor, cluster)
+        report = heap_result(analysis, main, forks.get("vm"), forks.get("fsm"), rel.qualified_name,
+                             rel.fillfactor, cluster)
         report.pop("map")
         out["findings"] += [f for f in report.pop("findings") if f["code"] not in {x["code"] for x in out["findings"]}]
         out["heap"] = report
@@ -203,7 +202,7 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
     the same pass). With ``jobs`` > 1 the forks, cut into ranges of blocks, are read by that many worker
     processes. Each entry is made as soon as its relation's forks are read and handed on as soon as those before
     it are: a cluster of many relations never has all their analyses, nor all their entries, in memory at once."""
-    from pgpage.parallel import block_ranges, run_tasks
+    from pgpage.passes.parallel import block_ranges, run_tasks
     checksums = bool(cluster.checksums)
     if any(r.kind in HEAP_KINDS for r in rels):
         cluster.clog  # read once, before any worker is forked
@@ -288,7 +287,7 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
 def read_catalogs(cluster: DataDirectory, dbs: list, jobs: int) -> None:
     """Each database's catalogs, read by ``jobs`` worker processes when there are several databases (the
     rows come back; the relations are built here)."""
-    from pgpage.parallel import run_tasks
+    from pgpage.passes.parallel import run_tasks
     if jobs <= 1 or len(dbs) <= 1:
         return
     cluster.clog  # read once, before any worker is forked
@@ -309,118 +308,3 @@ def select_relations(rels: Iterable[Relation], kinds: set[str] | None, name_glob
             continue
         out.append(r)
     return sorted(out, key=lambda r: (-r.size_bytes, r.qualified_name))
-
-
-class ForkPages:
-    """Reads the VM or FSM page covering a heap block, keeping the last one (chunks are in order)."""
-
-    def __init__(self, fork: RelationFork | None):
-        self.fork = fork
-        self._blkno = None
-        self._page = None
-        self._decoded = None
-
-    def page(self, blkno: int) -> bytes | None:
-        if self.fork is None or not (self.fork.first_block <= blkno < self.fork.end_block):
-            return None
-        if blkno != self._blkno:
-            self._blkno, self._page, self._decoded = blkno, self.fork.read_block(blkno), None
-        return self._page
-
-    def vm_bits(self, blkno: int):
-        """(all_visible, all_frozen) of the heap blocks VM page ``blkno`` covers, decoded once per page."""
-        from pgpage.decode.vmfsm import vm_bits
-        page = self.page(blkno)
-        if page is None:
-            return None
-        if self._decoded is None:
-            self._decoded = vm_bits(page[24:])
-        return self._decoded
-
-
-def vm_for_blocks(vm: ForkPages, first: int, n: int, block_size: int):
-    """(all_visible, all_frozen) boolean arrays for heap blocks first..first+n-1; None without a VM.
-    Blocks past the VM's end read as (false, false), as PostgreSQL treats them."""
-    if vm.fork is None:
-        return None, None
-    per_page = (block_size - 24) * 4
-    visible = np.zeros(n, dtype=bool)
-    frozen = np.zeros(n, dtype=bool)
-    blk = first
-    while blk < first + n:
-        vmblk, offset = divmod(blk, per_page)
-        take = min(per_page - offset, first + n - blk)
-        bits = vm.vm_bits(vmblk)
-        if bits is not None:
-            v, f = bits
-            visible[blk - first:blk - first + take] = v[offset:offset + take]
-            frozen[blk - first:blk - first + take] = f[offset:offset + take]
-        blk += take
-    return visible, frozen
-
-
-def fsm_for_blocks(fsm: ForkPages, first: int, n: int, block_size: int):
-    """FSM leaf category per heap block first..first+n-1 (0 where the FSM has no page); None without an FSM."""
-    if fsm.fork is None:
-        return None
-    from pgpage.decode.vmfsm import fsm_logical_to_physical, fsm_slots_per_page
-    slots = fsm_slots_per_page(block_size)
-    leaf_start = 28 + (block_size // 2 - 1)
-    out = np.zeros(n, dtype=np.uint8)
-    blk = first
-    while blk < first + n:
-        logical, slot = divmod(blk, slots)
-        take = min(slots - slot, first + n - blk)
-        page = fsm.page(fsm_logical_to_physical(0, logical, block_size))
-        if page is not None:
-            out[blk - first:blk - first + take] = np.frombuffer(page, dtype=np.uint8)[
-                leaf_start + slot:leaf_start + slot + take]
-        blk += take
-    return out
-
-
-def heap_report(cluster: DataDirectory | None, main: RelationFork, vm: RelationFork | None,
-                fsm: RelationFork | None, relation: str, fillfactor: int = 100, map_cells: int = 800,
-                on_chunk=None, jobs: int = 1) -> dict:
-    """Everything `pgpage heap` reports on one heap, from one pass over its main fork (with ``jobs`` > 1,
-    ranges of its blocks read by that many worker processes and merged in block order)."""
-    from pgpage.parallel import block_ranges, run_tasks
-    if cluster is not None:
-        cluster.clog  # read once, before any worker is forked
-    ranges = block_ranges(main, jobs)
-
-    def work(r):
-        analysis = new_heap_analysis(cluster, main, relation, map_cells)
-        fork_pass(main, r[0], r[1], False, analysis, vm, fsm, on_chunk if jobs <= 1 else None)
-        return analysis
-
-    analysis = new_heap_analysis(cluster, main, relation, map_cells)
-    for (start, stop), part in zip(ranges, run_tasks(work, ranges, jobs)):
-        analysis.merge(part, stop - start)
-        if on_chunk and jobs > 1:
-            on_chunk(stop - start)
-    return _heap_result(analysis, main, vm, fsm, relation, fillfactor, cluster)
-
-
-def _heap_result(analysis, main: RelationFork, vm: RelationFork | None, fsm: RelationFork | None, relation: str,
-                 fillfactor: int, cluster: DataDirectory | None) -> dict:
-    findings: list[Finding] = [*main.findings, *(f for fork in (main, vm, fsm) if fork is not None
-                                                 for f in fork.size_changes())]
-    if cluster is None:
-        findings.append(Finding("heap.xact.unavailable", "no data directory around this file, so no pg_xact:"
-                                " commit status comes from hint bits alone; unhinted tuples are counted live"
-                                " and marked undecided", severity=WARNING, relation=relation))
-    result = analysis.result(fillfactor)
-    if vm is None:
-        findings.append(Finding("heap.vm.missing", "no visibility map fork: VM figures are unknown",
-                                severity=INFO, relation=relation))
-    if fsm is None:
-        findings.append(Finding("heap.fsm.missing", "no free space map fork: FSM figures are unknown",
-                                severity=INFO, relation=relation))
-    if result["undecided_tuples"]:
-        findings.append(Finding("heap.visibility.undecided", f"{result['undecided_tuples']} tuples counted live"
-                                " without knowing whether their transaction committed (pg_xact or pg_multixact"
-                                " does not cover them): tuple and dead counts rest on incomplete information",
-                                severity=WARNING, relation=relation))
-    result["findings"] = [f.to_json() for f in findings + analysis.findings]
-    return result

@@ -52,17 +52,6 @@ def block_ranges(fork, jobs: int, per_job: int = TASKS_PER_JOB) -> list[tuple[in
     return out
 
 
-def shared_zeros(shape, dtype):
-    """A zeroed numpy array in memory shared with the worker processes forked after it is made: what they
-    write into it is seen here and by the workers forked later."""
-    import mmap
-
-    import numpy as np
-    count = int(np.prod(shape))
-    buf = mmap.mmap(-1, max(1, count * np.dtype(dtype).itemsize), flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
-    return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
-
-
 def split_ranges(ranges: Sequence[tuple[int, int]], parts: int) -> list[list[tuple[int, int]]]:
     """Ascending [lo, hi) block ranges cut into at most ``parts`` groups of nearly equal block counts (a range
     may be cut between two groups)."""
