@@ -19,7 +19,6 @@
  * walks by MaxHeapTuplesPerPage steps, and nothing allocates.
  */
 #include <stdint.h>
-#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1174,8 +1173,7 @@ void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const i
  *
  * Whatever this code cannot print exactly as Python does it declines (ok = 0) and Python prints the whole tuple:
  * a tuple pgp_deform leaves to deform.py, an inline-compressed varlena in a printed column, bytes that are not a
- * valid value (Python makes a finding of them), a float whose digits take more than 128-bit integers to decide or
- * that datum rounds twice (float4), a line longer than the whole output buffer.
+ * valid value (Python makes a finding of them), a line longer than the whole output buffer.
  */
 
 #define MAX_TUPLE_ATTS 1664          /* MaxTupleAttributeNumber: the most attributes a tuple can have */
@@ -1562,41 +1560,6 @@ static inline void float_parts(uint64_t bits, int f4, uint64_t *m, int *e)
     *e = (exp ? exp : 1) - bias;
 }
 
-/* The sign of D * 10^E minus the midpoint between the floats with bits `bits` and `other` (adjacent; `other` may be
-   one past the largest finite, which continues the spacing as datum does): -1, 0, 1, or 2 when the two do not fit
-   128-bit integers once both are made whole (then Python's exact test decides). The midpoint is n * 2^P with n
-   odd and at most 56 bits, D has at most 17 digits: near a float's midpoint within long double's resolution, the
-   products fit but for floats far from 1. */
-static int cmp_decimal_midpoint(uint64_t D, int E, uint64_t bits, uint64_t other, int f4)
-{
-#ifndef __SIZEOF_INT128__
-    (void)D, (void)E, (void)bits, (void)other, (void)f4;
-    return 2; /* no 128-bit integers: Python decides */
-#else
-    typedef unsigned __int128 u128;
-    uint64_t m1, m2;
-    int e1, e2;
-    float_parts(bits, f4, &m1, &e1);
-    float_parts(other, f4, &m2, &e2);
-    if (other > bits && ((other >> (f4 ? 23 : 52)) == (uint64_t)(f4 ? 0xFF : 0x7FF))) { /* past the largest */
-        m2 = m1 + 1;
-        e2 = e1;
-    }
-    const int emin = e1 < e2 ? e1 : e2;
-    uint64_t n = (m1 << (e1 - emin)) + (m2 << (e2 - emin)); /* the midpoint is n * 2^(emin - 1) */
-    int P = emin - 1;
-    while (n && !(n & 1)) { n >>= 1; P++; }
-    /* A = D * 10^max(E, 0) * 2^max(-P, 0) against B = n * 2^max(P, 0) * 10^max(-E, 0) */
-    u128 A = D, B = n;
-    const u128 limit = (~(u128)0) / 10;
-    for (int k = 0; k < E; k++) { if (A > limit) return 2; A *= 10; }
-    for (int k = 0; k < -E; k++) { if (B > limit) return 2; B *= 10; }
-    for (int k = 0; k < -P; k++) { if (A >> 126) return 2; A <<= 1; }
-    for (int k = 0; k < P; k++) { if (B >> 126) return 2; B <<= 1; }
-    return A < B ? -1 : A > B;
-#endif
-}
-
 /* a's correctly rounded decimal of prec digits (printf's %.*e) as text and as D * 10^E; 0 if it cannot be read */
 static int decimal_e(double a, int prec, char *buf, size_t size, uint64_t *D, int *E)
 {
@@ -1617,17 +1580,68 @@ static int decimal_e(double a, int prec, char *buf, size_t size, uint64_t *D, in
     return 1;
 }
 
-/* Whether the decimal `text` (= D * 10^E) lies strictly between the midpoints lo and hi to a's neighbours
-   (datum's test): long double says so unless it lands on a midpoint, which is then compared exactly; -1 when
-   that cannot be done. */
-static int strictly_inside(const char *text, uint64_t D, int E, long double lo, long double hi, uint64_t abits, int f4)
+/* D * 10^E == n * 2^P exactly (n odd) */
+static int decimal_equals(uint64_t D, int E, uint64_t n, int P)
 {
-    const long double x = strtold(text, NULL);
-    if (x > lo && x < hi) return 1;
-    if (x < lo || x > hi) return 0;
-    const int c = cmp_decimal_midpoint(D, E, abits, x <= lo ? abits - 1 : abits + 1, f4);
-    if (c == 2) return -1;
-    return x <= lo ? c > 0 : c < 0;
+    int t = 0;
+    if (D == 0) return 0;
+    while (!(D & 1)) { /* D * 10^E = D * 5^E * 2^(t + E), D odd */
+        D >>= 1;
+        t++;
+    }
+    for (int k = 0; k < E; k++) {
+        if (D > UINT64_MAX / 5) return 0;
+        D *= 5;
+    }
+    for (int k = 0; k < -E; k++) {
+        if (D % 5) return 0;
+        D /= 5;
+    }
+    return D == n && t + E == P;
+}
+
+/* A finite float a > 0 and the midpoints to its neighbours, n * 2^p with n odd */
+typedef struct {
+    double a;
+    int f4;
+    uint64_t lo_n, hi_n;
+    int lo_p, hi_p;
+} FloatGap;
+
+/* Whether D * 10^E lies strictly between the midpoints: it reads back as a (strtof and strtod round correctly)
+   and is neither midpoint; *below: it is below a (when it is not inside) */
+static int decimal_inside(const FloatGap *g, uint64_t D, int E, int *below)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)D, E);
+    const double r = g->f4 ? (double)strtof(buf, NULL) : strtod(buf, NULL);
+    const int on_lo = decimal_equals(D, E, g->lo_n, g->lo_p), on_hi = !on_lo && decimal_equals(D, E, g->hi_n, g->hi_p);
+    *below = on_lo || (!on_hi && r < g->a);
+    return r == g->a && !on_lo && !on_hi;
+}
+
+/* Of the decimals of prec digits strictly between the midpoints, the nearest to a, into D * 10^E: the correctly
+   rounded one, else its neighbour across a (there are no others nearer). 1 found, 0 none, -1 cannot tell. */
+static int nearest_inside(const FloatGap *g, int prec, uint64_t *D, int *E)
+{
+    static const uint64_t pow10[18] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+                                       10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                       100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+                                       100000000000000000ULL};
+    char buf[48];
+    int below;
+    if (!decimal_e(g->a, prec, buf, sizeof buf, D, E)) return -1;
+    if (decimal_inside(g, *D, *E, &below)) return 1;
+    if (below) {
+        if (++*D == pow10[prec]) {
+            *D = pow10[prec - 1];
+            ++*E;
+        }
+    } else if ((*D)-- == pow10[prec - 1]) {
+        *D = pow10[prec] - 1;
+        --*E;
+    }
+    return decimal_inside(g, *D, *E, &below);
 }
 
 /* D (no trailing zeros) as digits, and the decimal exponent of the first of D * 10^E; returns how many */
@@ -1649,128 +1663,71 @@ static int digits_of(uint64_t D, int E, char *dig, int *dexp)
 }
 
 /*
- * The shortest decimal digits of a finite a > 0 (a float4's value when f4) as datum._shortest_digits finds them.
- * float8 first: repr(a), the shortest digits that read back as a (Python's float(): between the midpoints, or on
- * one and rounded to even), the nearest of them: the correctly rounded decimal of the first length where it or
- * its neighbour on a's other side reads back (next to a power of two the nearer side's midpoint is the closer
- * one), kept if strictly between the midpoints. Else (and for float4): the first precision whose correctly
- * rounded %e form lies strictly between them. Digits into dig, the decimal exponent of the first into *dexp;
- * returns how many, 0 to decline.
+ * The digits float4out/float8out print for the finite float > 0 with these bits (datum._shortest): PostgreSQL's
+ * Ryu (src/common/f2s.c, d2s.c). A whole number below 2^24 (2^53) is its own digits (f2d_small_int). Otherwise,
+ * of the decimals strictly between the midpoints to the neighbouring floats (both ends excluded: PostgreSQL
+ * builds Ryu with STRICTLY_SHORTEST 0; below a power of two the neighbour is half as far, mmShift), those with the
+ * fewest digits, and of them the nearest to the value, half-way to even (printf's rounding, as f2d's). At each
+ * length the candidates are printf's correctly rounded decimal and its neighbour across the value (inside where
+ * the rounded one falls out on the narrow side below a power of two: 2^87 prints 1.5474251e+26); a length that
+ * has one has one at every longer length: bisected. Digits into dig, the decimal exponent of the first into
+ * *dexp; returns how many, 0 to decline (printf's decimal point is not '.': a locale).
  */
-static int shortest_digits(double a, int f4, char *dig, int *dexp)
+static int shortest_digits(uint64_t bits, int f4, char *dig, int *dexp)
 {
-    if (a < (f4 ? 16777216.0 : 9007199254740992.0) && a == (double)(uint64_t)a)
-        /* an integer whose neighbours are at most 1 away: its own digits are the shortest */
-        return digits_of((uint64_t)a, 0, dig, dexp);
-#if LDBL_MANT_DIG < 64
-    return 0;
-#else
-    static const uint64_t pow10[18] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
-                                       10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-                                       100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-                                       100000000000000000ULL};
-    long double lo, hi; /* the midpoints to the neighbours */
-    uint64_t abits;
+    const int mant = f4 ? 23 : 52;
+    uint64_t m;
+    int e;
+    float_parts(bits, f4, &m, &e);
+    if (e <= 0 && e >= -mant && !(m & (((uint64_t)1 << -e) - 1))) return digits_of(m >> -e, 0, dig, dexp);
+    FloatGap g = {.f4 = f4, .hi_n = 2 * m + 1, .hi_p = e - 1, .lo_n = 2 * m - 1, .lo_p = e - 1};
+    if (m == (uint64_t)1 << mant && (bits >> mant) > 1) {
+        g.lo_n = 4 * m - 1;
+        g.lo_p = e - 2;
+    }
     if (f4) {
-        const float f = (float)a;
-        uint32_t bits, b;
-        float below, above;
-        memcpy(&bits, &f, 4);
-        abits = bits;
-        b = bits - 1;
-        memcpy(&below, &b, 4);
-        b = bits + 1;
-        memcpy(&above, &b, 4);
-        lo = ((long double)f + below) / 2;
-        hi = above > FLT_MAX ? (long double)f + ((long double)f - below) / 2 : ((long double)f + above) / 2;
-    } else {
-        uint64_t b;
-        double below, above;
-        memcpy(&abits, &a, 8);
-        b = abits - 1;
-        memcpy(&below, &b, 8);
-        b = abits + 1;
-        memcpy(&above, &b, 8);
-        lo = ((long double)a + below) / 2;
-        hi = above > DBL_MAX ? (long double)a + ((long double)a - below) / 2 : ((long double)a + above) / 2;
+        const uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        g.a = f;
+    } else
+        memcpy(&g.a, &bits, 8);
+    int lo_p = 1, hi_p = f4 ? 9 : 17, found = 0, E, bestE = 0;
+    uint64_t D, bestD = 0;
+    while (lo_p <= hi_p) {
+        const int prec = (lo_p + hi_p) / 2;
+        const int c = nearest_inside(&g, prec, &D, &E);
+        if (c < 0) return 0;
+        if (c) {
+            found = 1;
+            bestD = D;
+            bestE = E;
+            hi_p = prec - 1;
+        } else
+            lo_p = prec + 1;
     }
-    char buf[48];
-    uint64_t D;
-    int E;
-    if (!f4) {
-        /* repr's length: the least whose nearest decimal, or its neighbour across a, reads back. A decimal that
-           reads back does with a zero more, so the lengths that work are all from that one on: bisected. */
-        int lo_p = 1, hi_p = 17, found = 0;
-        uint64_t bestD = 0;
-        int bestE = 0;
-        while (lo_p <= hi_p) {
-            const int prec = (lo_p + hi_p) / 2;
-            if (!decimal_e(a, prec, buf, sizeof buf, &D, &E)) return 0;
-            const double r = strtod(buf, NULL);
-            int back = r == a;
-            if (!back) {
-                if (r < a) {
-                    if (++D == pow10[prec]) { D = pow10[prec - 1]; E++; }
-                } else if (D-- == pow10[prec - 1]) {
-                    D = pow10[prec] - 1;
-                    E--;
-                }
-                snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)D, E);
-                back = strtod(buf, NULL) == a;
-            }
-            if (back) {
-                found = 1;
-                bestD = D;
-                bestE = E;
-                hi_p = prec - 1;
-            } else
-                lo_p = prec + 1;
-        }
-        if (!found) return 0;
-        snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)bestD, bestE);
-        const int in = strictly_inside(buf, bestD, bestE, lo, hi, abits, f4);
-        if (in < 0) return 0;
-        if (in) return digits_of(bestD, bestE, dig, dexp);
-    }
-    for (int prec = 1; prec <= (f4 ? 9 : 17); prec++) {
-        if (!decimal_e(a, prec, buf, sizeof buf, &D, &E)) return 0;
-        const int in = strictly_inside(buf, D, E, lo, hi, abits, f4);
-        if (in < 0) return 0;
-        if (!in) continue;
-        /* datum._float4_value keeps a float4 as the double nearest its digits and format_float rounds that back
-           to float4: where that lands on a neighbour (double rounding), Python prints the neighbour's digits.
-           Declined, so the two paths print the same (the server prints these digits). */
-        if (f4 && (float)strtod(buf, NULL) != (float)a) return 0;
-        return digits_of(D, E, dig, dexp);
-    }
-    return 0;
-#endif
+    return found ? digits_of(bestD, bestE, dig, dexp) : 0;
 }
 
-/* datum.format_float: float4out/float8out (shortest exact digits), fixed notation for decimal exponents in
-   [-4, 6) (float4) or [-4, 15) (float8), else d.ddde+XX */
-static int put_float(Out *o, double v, int f4)
+/* datum.format_float: float4out/float8out of the float with these bits (shortest exact digits), fixed notation for
+   decimal exponents in [-4, 6) (float4) or [-4, 15) (float8), else d.ddde+XX */
+static int put_float(Out *o, uint64_t bits, int f4)
 {
     if (!room(o, 40)) return 1;
     uint8_t *p = o->p;
-    if (v != v) {
-        o->p = put_str(p, "NaN");
+    const int mant = f4 ? 23 : 52, negative = (int)(bits >> (f4 ? 31 : 63));
+    bits &= ((uint64_t)1 << (f4 ? 31 : 63)) - 1;
+    if (bits >> mant == (f4 ? 0xFFu : 0x7FFu)) {
+        o->p = put_str(p, bits & (((uint64_t)1 << mant) - 1) ? "NaN" : negative ? "-Infinity" : "Infinity");
         return 1;
     }
-    if (v > DBL_MAX || v < -DBL_MAX) {
-        o->p = put_str(p, v > 0 ? "Infinity" : "-Infinity");
-        return 1;
-    }
-    uint64_t bits;
-    memcpy(&bits, &v, 8);
-    const int negative = (bits >> 63) != 0;
-    if (v == 0) {
+    if (bits == 0) {
         o->p = put_str(p, negative ? "-0" : "0");
         return 1;
     }
     char dig[24];
     int dexp;
-    const int nd = shortest_digits(negative ? -v : v, f4, dig, &dexp);
+    const int nd = shortest_digits(bits, f4, dig, &dexp);
     if (nd == 0) return 0;
     if (negative) *p++ = '-';
     if (dexp >= -4 && dexp < (f4 ? 6 : 15)) {
@@ -1946,15 +1903,15 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
         return put_numeric(o, s, n, major);
     case K_float4: {
         if (len != 4) return 0;
-        float f;
-        memcpy(&f, v, 4);
-        return put_float(o, (double)f, 1);
+        uint32_t b;
+        memcpy(&b, v, 4);
+        return put_float(o, b, 1);
     }
     case K_float8: {
         if (len != 8) return 0;
-        double d;
-        memcpy(&d, v, 8);
-        return put_float(o, d, 0);
+        uint64_t b;
+        memcpy(&b, v, 8);
+        return put_float(o, b, 0);
     }
     default:
         return 0;

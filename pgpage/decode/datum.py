@@ -33,8 +33,6 @@ from __future__ import annotations
 import inspect
 import math
 import struct
-from decimal import Decimal
-from fractions import Fraction
 from dataclasses import dataclass, field
 
 from pgpage.decode import pgtz, typeout
@@ -596,9 +594,9 @@ def _decode_fixed(typid: int, raw: bytes, *, major, encoding, timezone: str | No
         return _typeout(typid, output, raw, major, timezone)
     fmt = _FIXED_FORMATS.get(typid)
     if fmt is not None:
-        v = struct.unpack(fmt, raw)[0]
         if typid == 700:
-            return _float4_value(v)
+            return _float4_value(int.from_bytes(raw, "little"))
+        v = struct.unpack(fmt, raw)[0]
         if typid == 701:
             return v if math.isfinite(v) else _float_special(v)
         return v
@@ -674,98 +672,99 @@ def _float_special(v: float) -> str:
     return "Infinity" if v > 0 else "-Infinity"
 
 
-def _float4_value(v: float):
-    """A float4 as the Python float of its shortest exact decimal (1.1, not 1.100000023841858)."""
-    if not math.isfinite(v):
-        return _float_special(v)
-    return float(_shortest_digits(v, float4=True))
+class Float4(float):
+    """A decoded float4: the Python float of the digits the server prints (1.1, not 1.100000023841858, and so
+    in JSON), remembering the float4's own bits, which those digits do not always give back: read as a double
+    and rounded to float4 they can land on the neighbour (0x15ae43fd prints 7.038531e-26, whose double rounds
+    to the float4 that prints 7.0385313e-26). ``to_pg_text`` prints from the bits."""
+    __slots__ = ("bits",)
+
+    def __new__(cls, bits: int):
+        sign = "-" if bits >> 31 else ""
+        if bits & 0x7FFFFFFF == 0:
+            self = super().__new__(cls, sign + "0")
+        else:
+            digits, dexp = _shortest(bits, float4=True)
+            self = super().__new__(cls, "%s%s.%se%d" % (sign, digits[0], digits[1:], dexp))
+        self.bits = bits
+        return self
+
+    def __reduce__(self):                       # pickled by its bits (to --jobs workers and back)
+        return Float4, (self.bits,)
 
 
-def _shortest_digits(v: float, float4: bool = False) -> str:
-    """The shortest decimal that reads back as exactly ``v`` (as float4 or float8), in ``%e`` form,
-    choosing, like PostgreSQL's Ryu-based float4out/float8out, the candidate nearest to ``v`` and
-    never one that lies exactly half-way to a neighbouring float (such a tie is not accepted: a
-    float4 48085872 prints as 4.8085872e+07, not 4.808587e+07)."""
-    fmt, ifmt, maxprec = ("<f", "<I", 9) if float4 else ("<d", "<Q", 17)
-    a = abs(v)
-    if a == 0:
-        return ("-" if math.copysign(1.0, v) < 0 else "") + "0e+00"
-    bits = struct.unpack(ifmt, struct.pack(fmt, a))[0]
-    a = struct.unpack(fmt, struct.pack(ifmt, bits))[0]   # a float4 given as its shortest double
-    sign = "-" if v < 0 else ""
-    if a.is_integer() and a < (1 << (24 if float4 else 53)):
-        # neighbours are at most 1 apart, and any other decimal of no more digits is at least 1 away:
-        # the integer's own digits are the shortest (most reltuples; no Fractions needed)
-        return sign + "%.*e" % (len(str(int(a)).rstrip("0")) - 1, a)
-    exact = Fraction(a)
-    below = Fraction(struct.unpack(fmt, struct.pack(ifmt, bits - 1))[0])
-    above_f = struct.unpack(fmt, struct.pack(ifmt, bits + 1))[0]
-    above = Fraction(above_f) if math.isfinite(above_f) else exact + (exact - below)
-    lo, hi = (exact + below) / 2, (exact + above) / 2
-
-    def inside(s: str) -> bool:
-        return lo < Fraction(Decimal(s)) < hi
-
-    if not float4:
-        s = repr(a)
-        if inside(s):
-            return sign + _as_e(s)
-    for prec in range(1, maxprec + 1):
-        s = "%.*e" % (prec - 1, a)
-        if inside(s):
-            return sign + s
-    return sign + "%.*e" % (maxprec - 1, a)
+def _float4_value(bits: int):
+    """A float4, given as its 32 bits, as a Float4 (NaN and the infinities as their text)."""
+    if bits & 0x7F800000 == 0x7F800000:
+        return _float_special(struct.unpack("<f", struct.pack("<I", bits))[0])
+    return Float4(bits)
 
 
-def _as_e(s: str) -> str:
-    """A repr() string in d.ddde+XX form (digits unchanged)."""
-    if "e" in s:
-        mant, exp = s.split("e")
-        exp = int(exp)
-    else:
-        mant, exp = s, 0
-    ip, _, fp = mant.partition(".")
-    digits = (ip + fp).lstrip("0")
-    lead = len(ip + fp) - len(digits)
-    dexp = exp + len(ip) - 1 - lead
-    digits = digits.rstrip("0") or "0"
-    return digits[0] + ("." + digits[1:] if len(digits) > 1 else "") + "e%+03d" % dexp
+def _shortest(bits: int, float4: bool) -> tuple[str, int]:
+    """The digits float4out/float8out print for a finite nonzero float given by its bits (sign ignored), and
+    the decimal exponent of the first: PostgreSQL's Ryu (src/common/f2s.c, d2s.c). A whole number below 2^24
+    (2^53) is its own digits (f2d_small_int); otherwise, of the decimals k * 10^p strictly between the midpoints
+    to the neighbouring floats (both ends excluded: PostgreSQL builds Ryu with STRICTLY_SHORTEST 0, so 48085872
+    does not print as 4.808587e+07), those of the largest p (the fewest digits), and of them the one nearest to
+    the value, half-way to even (2545.03125 prints 2545.0312). Below a power of two the neighbour is half as far
+    (mmShift in f2d), so the shortest may lie on the far side of the correctly rounded decimal (2^87 prints
+    1.5474251e+26, not 1.54742505e+26)."""
+    mbits, bias = (23, 150) if float4 else (52, 1075)
+    frac, exp = bits & ((1 << mbits) - 1), (bits >> mbits) & (0xFF if float4 else 0x7FF)
+    m, e = (frac | 1 << mbits, exp - bias) if exp else (frac, 1 - bias)
+    if -mbits <= e <= 0 and m & ((1 << -e) - 1) == 0:
+        s = str(m >> -e)
+        return s.rstrip("0"), len(s) - 1
+    # the value and the midpoints in units of 2^(e-2), as in f2d
+    lo, mid, hi = 4 * m - (1 if frac == 0 and exp > 1 else 2), 4 * m, 4 * m + 2
+    e -= 2
+
+    def nearest(p: int):
+        """The k * 10^p strictly between lo and hi nearest to mid, or None (all scaled to integers)."""
+        scale = (1 << max(e, 0)) * 10 ** max(-p, 0)
+        unit = (1 << max(-e, 0)) * 10 ** max(p, 0)
+        kmin, kmax = lo * scale // unit + 1, (hi * scale - 1) // unit
+        if kmin > kmax:
+            return None
+        k, r = divmod(mid * scale, unit)
+        k += 2 * r > unit or (2 * r == unit and k & 1)          # half-way: to even, as f2d rounds
+        return min(max(k, kmin), kmax)
+
+    # a start near the interval's width; some k * 10^p lies inside at every p below the largest that has one
+    p = math.floor(math.log10(hi - lo) + e * math.log10(2))
+    k = nearest(p)
+    while k is None:
+        p -= 1
+        k = nearest(p)
+    while (up := nearest(p + 1)) is not None:
+        p, k = p + 1, up
+    s = str(k)
+    return s.rstrip("0"), p + len(s) - 1
 
 
 def format_float(v, float4: bool = False) -> str:
-    """float4out/float8out text (12+ shortest-exact form): fixed notation when the decimal exponent
-    is in [-4, 15) (float8) or [-4, 6) (float4), otherwise ``d.ddde+XX``."""
+    """float4out/float8out text (12+, extra_float_digits >= 1: the shortest exact digits): fixed notation when
+    the decimal exponent is in [-4, 15) (float8) or [-4, 6) (float4), otherwise ``d.ddde+XX``. A float4 is
+    printed from its bits when it is a decoded Float4, else from the float4 nearest to ``v``."""
     if isinstance(v, str):            # NaN / Infinity as decoded
         return v
     if not math.isfinite(v):
         return _float_special(v)
-    if v == 0:
-        return "-0" if math.copysign(1.0, v) < 0 else "0"
-    s = _shortest_digits(v, float4)
-    # normalise to digits + exponent
-    sign = "-" if s.startswith("-") else ""
-    s = s.lstrip("-")
-    if "e" in s:
-        mant, exp = s.split("e")
-        exp = int(exp)
+    if isinstance(v, Float4) and float4:
+        bits = v.bits
     else:
-        mant, exp = s, 0
-    if "." in mant:
-        ip, fp = mant.split(".")
-    else:
-        ip, fp = mant, ""
-    digits = (ip + fp).lstrip("0")
-    # decimal exponent of the first significant digit
-    lead_zeros = len(ip + fp) - len((ip + fp).lstrip("0"))
-    dexp = exp + len(ip) - 1 - lead_zeros
-    digits = digits.rstrip("0") or "0"
-    upper = 6 if float4 else 15
-    if -4 <= dexp < upper:
+        bits = struct.unpack("<I", struct.pack("<f", v))[0] if float4 else \
+            struct.unpack("<Q", struct.pack("<d", v))[0]
+    sign_bit = 31 if float4 else 63
+    sign = "-" if bits >> sign_bit else ""
+    if bits & ((1 << sign_bit) - 1) == 0:
+        return sign + "0"
+    digits, dexp = _shortest(bits, float4)
+    if -4 <= dexp < (6 if float4 else 15):
         if dexp >= 0:
-            if len(digits) <= dexp + 1:
-                out = digits + "0" * (dexp + 1 - len(digits))
-            else:
-                out = digits[:dexp + 1] + "." + digits[dexp + 1:]
+            out = digits[:dexp + 1].ljust(dexp + 1, "0")
+            if len(digits) > dexp + 1:
+                out += "." + digits[dexp + 1:]
         else:
             out = "0." + "0" * (-dexp - 1) + digits
     else:

@@ -16,6 +16,7 @@ import pytest
 from pgpage.decode import datum
 from pgpage.decode.deform import VALUE, decode_attr
 
+import floatbits
 from test_deform import catalog_attributes, compare_relation, deform, pg, rel_tuples  # noqa: F401
 
 # type -> literals (SQL text, cast to the type). 'NULL' is SQL NULL.
@@ -158,6 +159,39 @@ def test_floats_many(pg):
                  "(48085872, 1e16), (-1, -1)")
     nv, _ = compare_relation(pg, "t_floats")
     assert nv == 3000 + 1000 + 8
+
+
+def test_float_bit_patterns_of_every_class(pg):
+    """float4out/float8out's text for bit patterns of every class (tests/floatbits.py: every power of two and its
+    neighbours, subnormals, both ends of each range, short decimals that are midpoints, whole numbers, NaN
+    payloads, infinities, zeros, tens of thousands of random patterns), stored bit for bit by binary COPY and
+    read back from the pages: every value's text is the server's (before 12, where the server prints a fixed
+    number of digits, the same value). The value keeps the float4's bits (JSON shows its digits)."""
+    conn = pg.conn
+    rng = random.Random(700)
+    f4 = floatbits.patterns(floatbits.FLOAT4, rng, 40_000)
+    f8 = floatbits.patterns(floatbits.FLOAT8, rng, 20_000)
+    conn.execute("CREATE TABLE t_float_bits (f4 float4, f8 float8)")
+    floatbits.copy_binary(conn, "t_float_bits", ["f4", "f8"], [
+        (struct.pack(">I", f4[i]) if i < len(f4) else None, struct.pack(">Q", f8[i]) if i < len(f8) else None)
+        for i in range(max(len(f4), len(f8)))])
+    nv, _ = compare_relation(pg, "t_float_bits")
+    assert nv == 2 * max(len(f4), len(f8)) > 80_000
+    for b in f4[:: 97]:
+        v = datum.decode_datum(700, struct.pack("<I", b))
+        if isinstance(v, datum.Float4):
+            assert v.bits == b and json.loads(json.dumps(v)) == v
+
+
+def test_float4_digits_whose_double_is_another_float4():
+    """0x15ae43fd prints 7.038531e-26 (the server's text), and that decimal read as a double and then
+    rounded to float4 is 0x15ae43fe: the decoded value's text comes from its bits."""
+    v = datum.decode_datum(700, struct.pack("<I", 0x15AE43FD))
+    assert datum.to_pg_text(700, v) == "7.038531e-26" == repr(v)
+    assert struct.unpack("<I", struct.pack("<f", v))[0] == 0x15AE43FE
+    assert datum.to_pg_text(700, datum.decode_datum(700, struct.pack("<I", 0x15AE43FE))) == "7.0385313e-26"
+    import pickle
+    assert pickle.loads(pickle.dumps(v)).bits == 0x15AE43FD
 
 
 def test_numeric_many(pg):

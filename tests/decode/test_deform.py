@@ -235,9 +235,14 @@ def compare_relation(srv, rel: str):
 
 
 def _floats(text, float4=False):
-    """Float text (or a float array's) as the exact binary values it stands for."""
-    fmt = "<f" if float4 else "<d"
-    return [struct.pack(fmt, float(x)) for x in text.strip("{}").split(",") if x != "NULL"]
+    """Float text (or a float array's) as the exact binary values it stands for (a float4 read by strtof: through
+    a double it can round to the neighbour, 7.038531e-26 does)."""
+    if not float4:
+        return [struct.pack("<d", float(x)) for x in text.strip("{}").split(",") if x != "NULL"]
+    import ctypes
+    strtof = ctypes.CDLL(None).strtof
+    strtof.restype, strtof.argtypes = ctypes.c_float, [ctypes.c_char_p, ctypes.c_void_p]
+    return [struct.pack("<f", strtof(x.encode(), None)) for x in text.strip("{}").split(",") if x != "NULL"]
 
 
 def _decoded(a, major):
