@@ -33,8 +33,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import MAJORS, data_dir
 from pgpage.analysis.heap import chunk_stats
-from pgpage.analysis.verify import VerifyContext, verify_generic_chunk, verify_heap_chunk, vm_bits_for
-from pgpage.analysis.verify_btree import BtreeVerifier, shape_from_index_row
+from pgpage.analysis.verify.btree import BtreeVerifier, shape_from_index_row
+from pgpage.analysis.verify.context import VerifyContext
+from pgpage.analysis.verify.heap import verify_heap_chunk
+from pgpage.analysis.verify.pages import verify_generic_chunk
+from pgpage.analysis.verify.vm import vm_bits_for
 from pgpage.decode.control import decode_control
 from pgpage.decode.errors import DecodeError
 from pgpage.decode.filenode_map import decode_filenode_map

@@ -52,7 +52,7 @@ def _heap_summary(cluster: DataDirectory | None, fork: RelationFork, vm, fsm, na
 
 
 def _index_summary(cluster: DataDirectory | None, fork: RelationFork, name: str) -> dict:
-    from pgpage.analysis.btree import IndexInfo
+    from pgpage.analysis.btree.scan import IndexInfo
     from pgpage.passes.index import scan_index
     major = cluster.major if cluster else None
     report, _ = scan_index(fork.iter_chunks, fork.end_block, fork.block_size, major, IndexInfo(relation=name))

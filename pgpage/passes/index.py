@@ -1,6 +1,7 @@
-"""`pgpage index`'s pass: a B-tree read chunk by chunk into ``analysis.btree.BtreeScan`` (pgstatindex's figures,
-deduplication, dead items, structure checks), its heap TIDs looked up in its table's pages
-(``HeapTidCheck``), and the root page and one page a person asks for decoded with their keys.
+"""`pgpage index`'s pass: a B-tree read chunk by chunk into ``analysis.btree.scan.BtreeScan``
+(pgstatindex's figures, deduplication, dead items, structure checks), its heap TIDs looked up in
+its table's pages (``HeapTidCheck``), and the root page and one page a person asks for decoded with
+their keys.
 
 With ``--jobs`` the index is cut into ranges of blocks scanned by worker processes and merged in block
 order (``scan_index``); the table is checked by each worker with a cache of its own when the index is in
@@ -17,8 +18,11 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from pgpage.analysis.btree import (BTP_META, BTREE_MAGIC, SIZE_OF_BT_OPAQUE, BtreeScan, FindingSink, HeapTidCheck,
-                                   IndexInfo, merged_ranges, page_view)
+from pgpage.analysis.btree.heapcheck import HeapTidCheck, merged_ranges
+from pgpage.analysis.btree.keys import page_view
+from pgpage.analysis.btree.pages import BTP_META, BTREE_MAGIC, SIZE_OF_BT_OPAQUE
+from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
+from pgpage.analysis.btree.sink import FindingSink
 from pgpage.decode.datum import type_info
 from pgpage.decode.deform import Attribute
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError

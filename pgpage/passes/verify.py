@@ -1,5 +1,5 @@
-"""`pgpage verify`'s pass: storage hands out chunks, ``analysis.verify`` and ``analysis.verify_btree``
-judge them, and this module yields one record per finding as soon as it is known.
+"""`pgpage verify`'s pass: storage hands out chunks, the rules of ``analysis.verify`` judge them, and
+this module yields one record per finding as soon as it is known.
 
 It wires the layers together and never prints; the rules themselves never touch storage. ``plan``
 turns what the user named (a data directory, a database, a relation, a relation file) into the
@@ -23,9 +23,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pgpage.analysis.verify import (VerifyContext, check_pages, verify_generic_chunk, verify_heap_chunk, vm_bits_for,
-                                    vm_tail_findings)
-from pgpage.analysis.verify_btree import BtreeVerifier, IndexShape, shape_from_index_row
+from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, shape_from_index_row
+from pgpage.analysis.verify.context import VerifyContext
+from pgpage.analysis.verify.heap import verify_heap_chunk
+from pgpage.analysis.verify.pages import check_pages, verify_generic_chunk
+from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
 from pgpage.passes.index import heap_tid_check
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory

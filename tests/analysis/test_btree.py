@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, MAJORS
-from pgpage.analysis.btree import BT_IS_POSTING, BtreeScan, HeapTidCheck, IndexInfo, decode_index_keys, page_view
+from pgpage.analysis.btree.heapcheck import HeapTidCheck
+from pgpage.analysis.btree.keys import decode_index_keys, page_view
+from pgpage.analysis.btree.pages import BT_IS_POSTING
+from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.pagebase import PageContext
 from pgpage.passes.index import scan_index

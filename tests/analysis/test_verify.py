@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from conftest import MAJORS, catalog_oracle, data_dir, rel_names, rel_oracle
-from pgpage.analysis.verify import (VerifyContext, mxid_bounds, xid_bounds, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN,
-                                    XID_IN_FUTURE, XID_INVALID, XID_OK)
+from pgpage.analysis.verify.context import VerifyContext
+from pgpage.analysis.verify.xids import (XID_BEFORE_OLDEST, XID_BEFORE_RELMIN, XID_IN_FUTURE, XID_INVALID, XID_OK,
+                                         mxid_bounds, xid_bounds)
 from pgpage.decode.checksum import checksum_page
 from pgpage.decode.page import decode_page
 from pgpage.decode.pagebase import PageContext

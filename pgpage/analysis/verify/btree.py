@@ -2,14 +2,14 @@
 
 The structure of the tree (sibling links both ways, levels, the chain of every level, downlinks
 to live pages one level down and in order, the metapage's root, posting lists, heap TIDs and
-where they land in the table) is checked by ``pgpage.analysis.btree.BtreeScan``, the pass
+where they land in the table) is checked by ``pgpage.analysis.btree.scan.BtreeScan``, the pass
 ``pgpage index`` uses, so both commands report the same damage under the same codes. This module
 feeds that scan and adds what amcheck's ``palloc_btree_page``, ``PageGetItemIdCareful`` and
 ``_bt_check_natts`` check that the scan does not: page flag combinations nbtree never writes,
 item counts, internal pages without downlinks, leaf pages without a high key, overlapping or
 misaligned items, the number of attributes of every pivot and non-pivot tuple, tuple size
 limits, and a metapage version the server's major cannot have written. Page checksums and
-header sanity are ``analysis.verify.check_pages``, as for every other access method.
+header sanity are ``analysis.verify.pages.check_pages``, as for every other access method.
 
 Not checked: the order of keys (that needs the operator classes' comparison functions). The
 messages are amcheck's where amcheck has one.
@@ -21,8 +21,11 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from pgpage.analysis.btree import BtreeScan, FindingSink, HeapTidCheck, IndexInfo
-from pgpage.analysis.verify import VerifyContext, check_pages
+from pgpage.analysis.btree.heapcheck import HeapTidCheck
+from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
+from pgpage.analysis.btree.sink import FindingSink
+from pgpage.analysis.verify.context import VerifyContext
+from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode.flags import LP_DEAD, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_line_pointers
 from pgpage.findings import ERROR, WARNING, Finding

@@ -1,0 +1,25 @@
+"""What a B-tree block is, for the analysis: nbtree.h's page flags, index tuple masks and sizes
+(``access/nbtree.h``, ``access/itup.h``), and the kinds a block is sorted into (the metapage, leaf,
+internal, half-dead, deleted, new, or not a readable B-tree page at all)."""
+from __future__ import annotations
+
+from pgpage.decode.ksy.layouts import LAYOUTS
+
+# nbtree.h
+BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
+BTP_SPLIT_END, BTP_HAS_GARBAGE, BTP_INCOMPLETE_SPLIT, BTP_HAS_FULLXID = 0x20, 0x40, 0x80, 0x100
+P_NONE = 0
+INDEX_SIZE_MASK, INDEX_ALT_TID_MASK, INDEX_NULL_MASK = 0x1FFF, 0x2000, 0x8000
+BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BT_IS_POSTING = 0x0FFF, 0x1000, 0x2000
+SIZE_OF_PAGE_HEADER = 24
+SIZE_OF_ITEM_ID = 4
+SIZE_OF_ITEM_POINTER = 6
+SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
+LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
+BTREE_MAGIC = 0x053162
+
+# what a block is, for this analysis
+NEW, META, LEAF, INTERNAL, HALF_DEAD, DELETED, BAD = range(7)
+KIND_NAMES = {NEW: "new", META: "meta", LEAF: "leaf", INTERNAL: "internal", HALF_DEAD: "half_dead",
+              DELETED: "deleted", BAD: "not_btree"}
+IN_TREE = (LEAF, INTERNAL, HALF_DEAD)

@@ -1,0 +1,58 @@
+"""What is known about the fork being verified (``VerifyContext``): pg_control's transaction horizon,
+pg_class's, pg_xact and pg_multixact, the relation's columns. Unknown facts are None and skip the rules
+that need them. Every rule words its findings through ``VerifyContext.finding``."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from pgpage.decode.xact import ClogArray
+from pgpage.findings import ERROR, Finding
+
+
+@dataclass
+class VerifyContext:
+    """What is known about the fork being verified. Unknown facts are None and skip their rules."""
+
+    relation: str | None = None
+    fork: str = "main"
+    block_size: int = 8192
+    major: int | None = None
+    checksums: bool | None = None          # data checksums on/off per pg_control; None: unknown
+    consistent: bool = True                # clean shutdown (or unknown): cross-file rules are errors
+    # transaction horizon (pg_control's checkpoint, pg_class)
+    next_full_xid: int | None = None
+    oldest_xid: int | None = None
+    relfrozenxid: int | None = None
+    next_multi: int | None = None
+    oldest_multi: int | None = None
+    relminmxid: int | None = None
+    # commit status
+    clog: ClogArray | None = None
+    multi_update_xid: Callable | None = None
+    # the relation
+    relnatts: int | None = None
+    nblocks: int | None = None              # blocks of the main fork (ctid and VM rules)
+    expected_special: int = 0               # special space size of a heap page (8 for sequences)
+    # TOAST pointers: the table's columns (deform Attributes, asked for only when a tuple has an
+    # external value), its reltoastrelid and whether pg_class holds that TOAST relation
+    columns: Callable[[], list | None] | None = None
+    toast_oid: int | None = None
+    toast_exists: bool = False
+
+    def finding(self, code: str, message: str, block: int | None = None, item: int | None = None,
+                severity: str = ERROR, expected=None, actual=None, fork: str | None = None) -> Finding:
+        return Finding(code, message, severity, self.relation, fork or self.fork,
+                       None if block is None else int(block), None if item is None else int(item),
+                       _plain(expected), _plain(actual))
+
+
+def _plain(v):
+    """numpy scalars and tuples as JSON-friendly Python values."""
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if hasattr(v, "item"):
+        return v.item()
+    return v

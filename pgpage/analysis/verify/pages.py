@@ -1,0 +1,90 @@
+"""The rules every page of every fork obeys (``PageIsVerifiedExtended``'s): the checksum when data
+checksums are on, a sane page header, an all-zero page for a new one. The same codes as ``pgpage page``
+uses for one page."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pgpage.analysis.verify.context import VerifyContext
+from pgpage.decode.checksum import checksum_pages
+from pgpage.decode.flags import PD_VALID_FLAG_BITS
+from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, PageHeaders, decode_headers
+from pgpage.findings import ERROR, WARNING, Finding
+
+MAXALIGN = 8
+PG_PAGE_LAYOUT_VERSION = 4
+
+
+@dataclass
+class PageCheck:
+    """The outcome of the generic page rules for one chunk."""
+    headers: PageHeaders
+    zero: np.ndarray       # all-zero pages (PageIsNew and nothing else: valid, empty)
+    valid: np.ndarray      # pages whose header can be trusted for further rules
+    findings: list[Finding] = field(default_factory=list)
+
+
+def check_pages(chunk: np.ndarray, first: int, ctx: VerifyContext) -> PageCheck:
+    """PageIsVerifiedExtended for every page of the chunk: checksum, header sanity, new pages.
+
+    Checksums are compared when pg_control says they are on; when that is unknown, only pages
+    that carry a non-zero pd_checksum are compared and a mismatch is a warning (with checksums
+    off, pd_checksum is 0, or on pages upgraded from 9.2 and older a leftover timeline id).
+    """
+    n, size = chunk.shape
+    h = decode_headers(chunk)
+    zero = ~chunk.any(axis=1)
+    out: list[Finding] = []
+    blocks = first + np.arange(n)
+    if ctx.checksums is not False and n:
+        computed = checksum_pages(chunk, first)
+        stored = h.checksum
+        bad = (computed != stored) & ~zero
+        if ctx.checksums is None:
+            bad &= stored != 0
+        sev = ERROR if ctx.checksums else WARNING
+        for i in np.flatnonzero(bad):
+            out.append(ctx.finding("checksum.mismatch", f"stored checksum {int(stored[i])} != computed"
+                                   f" {int(computed[i])}", blocks[i], severity=sev,
+                                   expected=computed[i], actual=stored[i]))
+    new = (h.upper == 0) & ~zero
+    for i in np.flatnonzero(new):
+        out.append(ctx.finding("page.new_not_zeroed", "pd_upper is 0 (a new page) but the page is not all"
+                               " zeros", blocks[i], actual=int(np.count_nonzero(chunk[i]))))
+    live = ~zero & ~new
+    pagesize = (h.pagesize_version & 0xFF00).astype(np.int64)
+    version = (h.pagesize_version & 0x00FF).astype(np.int64)
+    lower, upper, special = (h.lower.astype(np.int64), h.upper.astype(np.int64), h.special.astype(np.int64))
+    rules = [
+        ("page.header.bad_pagesize", live & (pagesize != size),
+         lambda i: f"pd_pagesize_version says {pagesize[i]}-byte pages, the file has {size}-byte blocks",
+         lambda i: (size, pagesize[i])),
+        ("page.header.bad_version", live & (version != PG_PAGE_LAYOUT_VERSION),
+         lambda i: f"page layout version {version[i]}, expected {PG_PAGE_LAYOUT_VERSION}",
+         lambda i: (PG_PAGE_LAYOUT_VERSION, version[i])),
+        ("page.header.bad_flags", live & ((h.flags.astype(np.int64) & ~PD_VALID_FLAG_BITS) != 0),
+         lambda i: f"pd_flags 0x{int(h.flags[i]):04X} has bits outside PD_VALID_FLAG_BITS",
+         lambda i: (None, h.flags[i])),
+        ("page.header.bad_lower", live & ((lower < SIZE_OF_PAGE_HEADER) | (lower > upper)),
+         lambda i: f"pd_lower {lower[i]} is not between {SIZE_OF_PAGE_HEADER} and pd_upper {upper[i]}",
+         lambda i: (None, lower[i])),
+        ("page.header.bad_upper", live & (upper > special),
+         lambda i: f"pd_upper {upper[i]} is past pd_special {special[i]}", lambda i: (None, upper[i])),
+        ("page.header.bad_special", live & ((special > size) | (special % MAXALIGN != 0)),
+         lambda i: f"pd_special {special[i]} is past the page end or not MAXALIGNed", lambda i: (None, special[i])),
+    ]
+    valid = live.copy()
+    for code, mask, msg, ea in rules:
+        for i in np.flatnonzero(mask):
+            e, a = ea(i)
+            out.append(ctx.finding(code, msg(i), blocks[i], expected=e, actual=a))
+        valid &= ~mask
+    return PageCheck(h, zero, valid, out)
+
+
+def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext) -> list[Finding]:
+    """Checksums and header sanity only: FSM and VM forks, init forks, and access methods
+    without a rule set here (hash, GiST, GIN, SP-GiST, BRIN)."""
+    return check_pages(chunk, first, ctx).findings
