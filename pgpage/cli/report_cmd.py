@@ -1,9 +1,10 @@
 """pgpage report: the other commands' JSON documents as one self-contained HTML file.
 
-From a data directory the commands run in this process, each through its own command function with
-``--json``, so the report shows exactly the documents `pgpage scan --deep --json`, `pgpage heap --json`,
-`pgpage index --json` and `pgpage diff --json` print for the same files; ``--from DIR`` renders such
-documents saved earlier.
+From a data directory the report runs the passes the commands run, in this process (``ClusterScan`` with
+--deep, ``HeapPass``, ``IndexPass``, ``diff_document``; verify's records through its command), and takes
+their documents as the commands print them with ``--json`` (the same JSON encoding), so the page shows
+exactly what `pgpage scan --deep --json`, `heap --json`, `index --json` and `diff --json` print for the
+same files; ``--from DIR`` renders such documents saved earlier.
 """
 from __future__ import annotations
 
@@ -48,12 +49,10 @@ def report_command(target: str | None, db: str | None, rel: str | None, before: 
     return exit_status(findings)
 
 
-def command_json(command, *args) -> dict:
-    """What a command prints with --json, run in this process (its document, parsed back)."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        command(*args)
-    return json.loads(out.getvalue())
+def as_printed(doc: dict) -> dict:
+    """A pass's document as `--json` prints it (iterators as lists, bytes as hex, numpy scalars as numbers)."""
+    from pgpage.render.output import _jsonable, materialized
+    return json.loads(json.dumps(materialized(doc), default=_jsonable))
 
 
 def command_lines(command, *args) -> list[dict]:
@@ -66,25 +65,22 @@ def command_lines(command, *args) -> list[dict]:
 
 def gather(target: str, db: str | None, rel: str | None, before: str | None, top: int, jobs: int,
            verify: bool = False):
-    from pgpage.cli.diff_cmd import diff_command
-    from pgpage.cli.heap_cmd import heap_command
-    from pgpage.cli.index_cmd import index_command
-    from pgpage.cli.scan_cmd import scan_command
     from pgpage.cli.verify_cmd import verify_command
+    from pgpage.passes.diff import diff_document
+    from pgpage.passes.heap import HeapPass
+    from pgpage.passes.index import IndexPass
+    from pgpage.passes.scan import ClusterScan
     from pgpage.render.report import ReportInputs
 
     if not Path(target).is_dir():
         raise PgpageError(f"{target}: pgpage report reads a data directory (or --from DIR)", ExitCode.USAGE)
-    scan = command_json(scan_command, target, db, None, None, rel, True, True, jobs)
-    heaps, indexes = [], []
-    for dbname, r in chosen(scan, rel, top, "heap"):
-        heaps.append(command_json(heap_command, target, dbname, r, True, None, jobs))
-    for dbname, r in chosen(scan, rel, top, "btree"):
-        indexes.append(command_json(index_command, target, dbname, r, True, False, None, jobs))
+    scan = as_printed(ClusterScan(target, db, None, None, rel, jobs).document(deep=True))
+    heaps = [as_printed(HeapPass(target, name_db, r).document(jobs))
+             for name_db, r in chosen(scan, rel, top, "heap")]
+    indexes = [as_printed(IndexPass(target, name_db, r).document(jobs))
+               for name_db, r in chosen(scan, rel, top, "btree")]
     one = rel if rel and not any(c in rel for c in "*?[") else None  # diff and verify take one name, no glob
-    diff = None
-    if before is not None:
-        diff = command_json(diff_command, before, target, db, one, False, False, True)
+    diff = as_printed(diff_document(before, target, db, one)) if before is not None else None
     records = command_lines(verify_command, target, db, one, None, True, None, False, jobs) if verify else None
     return ReportInputs(scan, heaps, indexes, diff, records)
 

@@ -255,7 +255,8 @@ def diff_chart(changed: list[dict]) -> str | None:
         vals = [r["pages"]["page_classes"][key] for r in heaps]
         if any(vals):
             f.add_trace(go.Bar(name=label, y=[r["name"] for r in heaps], x=vals, orientation="h",
-                               marker_color=CLASS_COLOURS[key], hovertemplate="%{y}: %{x:,} pages " + label + "<extra></extra>"))
+                               marker_color=CLASS_COLOURS[key],
+                               hovertemplate="%{y}: %{x:,} pages " + label + "<extra></extra>"))
     # causes are not exclusive (one page can gain new tuples and have xmax set): bars side by side, not stacked
     f.update_layout(barmode="group", title={"text": "heap pages changed, by cause (a page can have several)",
                                             "font": {"size": 13}},
