@@ -177,7 +177,7 @@ CHECKSUM_SNIPPET = """
 import sys, time
 from pgpage.storage.datadir import open_data_directory
 from pgpage.passes.heap import fork_pass
-from pgpage.analysis.kernels import warm
+from pgpage.decode.kernels import warm
 warm()
 cluster = open_data_directory(sys.argv[1])
 rel = cluster.database("bench").relation("public.bench")
@@ -192,7 +192,7 @@ ANALYSIS_SNIPPET = """
 import sys, time
 from pgpage.storage.datadir import open_data_directory
 from pgpage.passes.heap import heap_report
-from pgpage.analysis.kernels import warm
+from pgpage.decode.kernels import warm
 warm()
 cluster = open_data_directory(sys.argv[1])
 rel = cluster.database("bench").relation("public.bench")
@@ -293,7 +293,7 @@ def main() -> int:
         # the compiled scanner: built once by `pip install .`; a source checkout builds it on first use
         print("pgpage: scanner build time ...", file=sys.stderr)
         built = run([sys.executable, "-c", "import sys, time; from pathlib import Path;"
-                     " from pgpage.analysis import kernels as k; t = time.perf_counter();"
+                     " from pgpage.decode import kernels as k; t = time.perf_counter();"
                      " k.build(Path(sys.argv[1]) / 'scanner.so', k.source_sha()); print(time.perf_counter() - t)",
                      str(work)]).stdout
         results["scanner_build_seconds"] = round(float(built), 2)

@@ -49,7 +49,7 @@ class Bins:
 
 
 def _kernels():
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     return kernels
 
 
@@ -340,7 +340,7 @@ def chunk_stats(chunk, clog: ClogArray, multi_update_xid=None, exact_free_space:
     the pages the next read would dirty to set hint bits. The compiled whole-heap pass
     (``HeapAnalysis.add_chunk``) over the chunk's pages; ``exact_free_space``: count free space as
     pgstattuple of 18+ does (see versions.py)."""
-    from pgpage.analysis.kernels import TABLES
+    from pgpage.decode.kernels import TABLES
     analysis = HeapAnalysis(chunk.block_size, chunk.first_blkno + chunk.npages, clog, multi_update_xid,
                             exact_free_space=exact_free_space, map_cells=1)
     per_page = analysis.add_chunk(chunk.pages, chunk.first_blkno)

@@ -47,7 +47,7 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
     values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and ``_tid``; the ``raw``
     columns keep the datum's bytes as stored (None for NULL).
     """
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     scan = CatalogScan(catalog)
     cols = list(columns) if columns is not None else [Attribute.from_column(c) for c in catalog_columns(catalog, major)]
     shape = _Shape(cols, wanted, raw)

@@ -3,7 +3,7 @@
 Transcribes src/include/storage/checksum_impl.h: 32 parallel FNV-1a-like lanes over the
 page as native (little-endian) uint32 words with pd_checksum zeroed, two extra rounds of
 zeros, XOR of the lanes, then the block number mixed in and reduced ``% 65535 + 1`` (never
-0, so 0 can mean "no checksum"). The loop itself is compiled C (``analysis/_heapscan.c``,
+0, so 0 can mean "no checksum"). The loop itself is compiled C (``decode/_heapscan.c``,
 pgp_checksum_pages; the 32 lanes vectorise, with an AVX2 clone where the CPU has it), which is what
 makes whole-relation verification run at memory speed.
 """
@@ -26,7 +26,7 @@ def checksum_pages(pages: np.ndarray, first_blkno: int | np.ndarray) -> np.ndarr
     array of block numbers, one per row. Returns uint16 checksums; all-zero pages get 0
     (PostgreSQL never checksums a new page).
     """
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     n, blcksz = pages.shape
     words = np.ascontiguousarray(pages).view("<u4").reshape(n, blcksz // 4)
     blknos = np.asarray(first_blkno)

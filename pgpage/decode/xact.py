@@ -166,19 +166,19 @@ class ClogArray:
 
     def states(self, xids: np.ndarray) -> np.ndarray:
         """ST_* per xid: committed, aborted, in progress, frozen (1, 2), invalid (0), unknown."""
-        from pgpage.analysis.kernels import clog_states
+        from pgpage.decode.kernels import clog_states
         return clog_states(xids, self)
 
 
 def xmin_states(infomask: np.ndarray, xmin: np.ndarray, clog: ClogArray) -> tuple[np.ndarray, np.ndarray]:
     """(state, hinted) per tuple: hint bits first (HeapTupleHeaderXminCommitted/Invalid/Frozen), then pg_xact."""
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     return kernels.xmin_states(infomask, xmin, clog)
 
 
 def xmax_is_locked_only(infomask: np.ndarray) -> np.ndarray:
     """HEAP_XMAX_IS_LOCKED_ONLY per tuple."""
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     return kernels.xmax_locked_only(infomask)
 
 
@@ -189,7 +189,7 @@ def xmax_states(infomask: np.ndarray, xmax: np.ndarray, clog: ClogArray,
     ``multi_update_xid(multis) -> xids`` resolves an updating multixact to its update xid
     (0 when it has none); without it such a multixact is UNKNOWN unless hinted.
     """
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     xmax = np.ascontiguousarray(xmax, dtype=np.int64)
     update_xid = np.full(len(xmax), -1, dtype=np.int64)
     if multi_update_xid is not None:

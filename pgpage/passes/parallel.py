@@ -85,7 +85,7 @@ def run_tasks(fn: Callable, tasks: Sequence, jobs: int) -> Iterator:
     if jobs <= 1 or len(tasks) <= 1:
         yield from map(fn, tasks)
         return
-    from pgpage.analysis.kernels import warm
+    from pgpage.decode.kernels import warm
     warm()  # compile (or load from the cache) once, in the parent, not in every worker
     _WORK = (fn, tasks)
     try:

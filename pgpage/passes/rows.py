@@ -403,7 +403,7 @@ class TableRows:
     def versions(self, c: "ChunkVersions", which=None) -> Iterator[RowVersion]:
         """RowVersions of a chunk's versions (all, or the indexes ``which``), values printed here: the compiled
         walk finds the attributes of plain tuples, ``deform_tuple`` those it refuses."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         if which is not None:
             c = c.take(np.asarray(which, dtype=np.int64))
         fast, pos, lens = kernels.deform_offsets(c.flat, c.start, c.length, c.t_hoff, c.natts,
@@ -456,7 +456,7 @@ class TableRows:
     def _csv_zone(self):
         """The session's time zone for the printer (pgtz.Zone's tables, which it ports), None if they are not
         there to read (timestamptz then stays Python's)."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         if not hasattr(self, "_zone_array"):
             try:
                 z = pgtz.get_zone(self.timezone)
@@ -467,7 +467,7 @@ class TableRows:
         return self._zone_array
 
     def _csv_printer(self, system: bool):
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         kinds = self.csv_kinds()
         if not kinds or None in kinds:
             return None

@@ -491,7 +491,7 @@ def test_mutated_tuples_never_escape(tables):
 def _compiled(data: bytes, hoff: int, natts: int, hasnull: bool, attrs):
     """kernels.deform_offsets on one tuple: (ok, pos, len)."""
     import numpy as np
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     from pgpage.decode.datum import ATTALIGN_BYTES
     ok, pos, lens = kernels.deform_offsets(
         np.frombuffer(data, dtype=np.uint8).copy() if data else np.zeros(1, dtype=np.uint8), [0], [len(data)],

@@ -123,7 +123,7 @@ def test_scanner_builds_from_its_source_and_says_which(tmp_path):
     """The compiled scanner a source checkout builds with cc carries the SHA-256 of the C file it came from (the
     loader uses a build only when that matches), and exports the tables the Python side indexes by name."""
     import ctypes
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     path = kernels.build(tmp_path / "scanner.so", kernels.source_sha())
     built = kernels._declare(ctypes.CDLL(str(path)))
     assert built.pgp_names(6).decode() == kernels.source_sha()

@@ -25,7 +25,7 @@ import floatbits
 from conftest import MAJORS, data_dir
 from livepg import running_server
 
-from pgpage.analysis import kernels
+from pgpage.decode import kernels
 from pgpage.decode import datum
 from pgpage.passes.rows import RowOptions, RowVersion, TableRows
 from pgpage.render.rows import write_csv

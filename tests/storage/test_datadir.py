@@ -168,7 +168,7 @@ def test_catalog_rows_are_the_same_without_the_compiled_offsets(major, monkeypat
     """decode/catalog.py takes the attributes of most rows from kernels.deform_offsets and walks the others with
     deform_tuple: the rows, in order, and the findings are exactly those deform_tuple alone gives, and the
     compiled path did carry most rows."""
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     real = kernels.deform_offsets
     carried = [0, 0]
 

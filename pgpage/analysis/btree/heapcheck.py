@@ -175,7 +175,7 @@ class HeapTidCheck:
         window in the cache (and, in the index's pass, past the table's end), counted, and a finding for each
         that is corruption (``iblk``, ``iitem``: the index item holding it; ``pages``: the index pages lo..hi-1
         the TIDs come from, all of them)."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         if len(hblk) == 0:
             return
         if self.index_pass and self.windows > 1 and not (
@@ -244,7 +244,7 @@ class HeapTidCheck:
 
     def _decode(self, blocks: np.ndarray, pages: np.ndarray, rows: np.ndarray) -> None:
         """Cache ``blocks``, whose images are ``pages[rows]``."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         slots = blocks - self.window * self.capacity
         kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self)
         self.cached[slots] = True

@@ -298,7 +298,7 @@ class BtreeScan:
         """Every item of the tree's pages, in one compiled pass (``kernels.btree_items``, the rules
         are in ``_heapscan.c``: pgp_btree_items): per page and per level figures, totals, posting
         lists, pivots, downlinks, heap TIDs; findings come back as events and are worded here."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         n = chunk.shape[0]
         lo = int(blk[0])
         tree = _IS_TREE[kind]
@@ -351,7 +351,7 @@ class BtreeScan:
     def _run_items(self, chunk: np.ndarray, lo: int, special: np.ndarray):
         """The compiled item pass over pages lo.. (``kind``, ``flags``, ``next`` and ``nitems`` of
         them already kept): its outputs (``kernels.BtreeItemsOutputs``, reused from chunk to chunk)."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         sl = slice(lo, lo + chunk.shape[0])
         kind, flags = self.kind[sl], self.flags[sl]
         leafpage = (kind == LEAF) | ((kind == HALF_DEAD) & ((flags & BTP_LEAF) != 0))
@@ -403,7 +403,7 @@ class BtreeScan:
 
     def _events(self, ev: np.ndarray) -> None:
         """Findings from the item pass's events (code, block, item, a..e), in its order: by code, then by item."""
-        from pgpage.analysis import kernels
+        from pgpage.decode import kernels
         maxoff = max_heap_tuples_per_page(self.bs)
         codes = kernels.TABLES.BT_EVENT_CODES
         invalid = 0

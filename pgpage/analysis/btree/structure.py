@@ -157,7 +157,7 @@ def _walk_levels(scan, live: np.ndarray, order: np.ndarray) -> None:
     """Each level's sibling chain from its leftmost page, bounded and cycle-safe: it stops at
     the end of the level, at a block it has seen, or after as many steps as there are blocks.
     ``order[b]`` becomes page b's position on its level's chain."""
-    from pgpage.analysis import kernels
+    from pgpage.decode import kernels
     find = scan.find
     n = scan.nblocks
     blocks = np.arange(n)

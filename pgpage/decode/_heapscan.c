@@ -5,7 +5,7 @@
  * pgstattuple's figures and `pgpage heap` need (line pointer counts, tuple verdicts from the hint bits and the
  * pg_xact bytes, hint-bit predictions, HOT chains walked per page and bounded by MaxHeapTuplesPerPage,
  * visibility and freezing, free space and bloat), plus pg_checksum_page over many pages. And the B-tree pass of
- * analysis/btree.py: every item of a chunk of index pages (pgstatindex's and deduplication's figures, pivots,
+ * analysis/btree/: every item of a chunk of index pages (pgstatindex's and deduplication's figures, pivots,
  * downlinks, heap TIDs), and the table side of its heap TID check (line pointer verdicts, TID lookups).
  *
  * Plain C, no Python.h: kernels.py loads it with ctypes. Every byte offset and bit field of the on-disk
@@ -763,7 +763,7 @@ void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int6
 #define BT_IS_POSTING 0x2000
 #define SIZE_OF_ITEM_POINTER 6
 #define MIN_INDEX_TUPLE_SIZE 8 /* sizeof(IndexTupleData) */
-/* what btree.py says about each page (page_in[p * 3]: these bits; [p * 3 + 1]: its line pointers to read, as
+/* what btree/scan.py says about each page (page_in[p * 3]: these bits; [p * 3 + 1]: its line pointers to read, as
    decode_headers clamps them; [p * 3 + 2]: pd_special) */
 #define BT_IN_TREE 1    /* a leaf, internal or half-dead page: its items are read */
 #define BT_LEAF_ITEMS 2 /* a leaf page, or a half-dead one with BTP_LEAF: items after the high key hold heap TIDs */
@@ -804,7 +804,7 @@ static inline int64_t bt_tid(const Tids *t, int64_t n, int64_t *ev, int64_t ev_c
 }
 
 /*
- * Every item of a chunk of B-tree pages (global block numbers from first_blkno), by the rules btree.py's
+ * Every item of a chunk of B-tree pages (global block numbers from first_blkno), by the rules btree/scan.py's
  * docstrings give (BtreeScan): which items are high keys, pivots, posting-list tuples and plain leaf tuples,
  * what each adds to the page's and the chunk's figures, the downlinks of internal pages, the pivots' sizes and
  * attribute counts (histograms), and the heap TIDs, plain tuples' first and then the posting lists' in item
@@ -956,7 +956,7 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, int64_t fi
 }
 
 /* ---------------------------------------------------------------------------------------- the table side */
-/* HeapTidCheck's verdicts (btree.py: HEAP_STATES order) */
+/* HeapTidCheck's verdicts (btree/heapcheck.py: HEAP_STATES order) */
 enum { H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END, H_BAD_PAGE };
 /* HeapTidCheck's meta[slot]: the page's line pointers, and flags (one word: a TID's lookup touches one) */
 #define META_NLP 0xFFFF
@@ -1079,7 +1079,7 @@ int64_t pgp_unique_blocks(const int64_t *blk, int64_t n, int64_t lo, int64_t hi,
 }
 
 /*
- * One level's sibling chain (btree.py: BtreeScan._walk_levels): from `start` along next[] while the page is live
+ * One level's sibling chain (btree/structure.py: _walk_levels): from `start` along next[] while the page is live
  * and on level `lv`, until P_NONE, a block already on the chain (*cycle; else -1), or n steps. Each page it
  * passes is marked in visited[] and gets its position in order[]; returns the chain's length.
  */

@@ -1,5 +1,9 @@
 """The compiled whole-relation passes (``_heapscan.c``), loaded with ctypes.
 
+They live in decode, the lowest tier, because decode itself calls them (``checksum``, ``catalog``, the
+xid verdicts of ``xact``) as well as analysis and the passes do. They take page bytes and arrays and
+return arrays: no file is opened here.
+
 Why compiled: a whole-relation pass in numpy is many small array passes (decode the headers,
 gather the line pointers, gather the tuple headers, look xids up in pg_xact, walk HOT chains in
 lock step...), each touching every tuple again; at about 100 MB/s it was slower than
