@@ -39,12 +39,12 @@ def rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_o
 
         if csv_out:
             render.write_csv(table.column_names, (), all_versions)
-        sys.stdout.flush()
-        count = 0
-        for data, n in table.in_parallel(_rendered_part(csv_out, all_versions), jobs):
+        sys.stdout.flush()                           # the workers write after this, each through its own copy
+
+        def write(data: bytes) -> None:
             sys.stdout.buffer.write(data)
-            count += n
-        sys.stdout.buffer.flush()
+            sys.stdout.buffer.flush()
+        count = sum(table.in_parallel(_rendered_part(csv_out, all_versions), jobs, write))
     elif csv_out:
         count = render.write_csv(table.column_names, table, all_versions)
     elif json_out:

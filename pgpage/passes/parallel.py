@@ -93,3 +93,27 @@ def run_tasks(fn: Callable, tasks: Sequence, jobs: int) -> Iterator:
             yield from pool.imap(_call, range(len(tasks)))
     finally:
         _WORK = None
+
+
+class InTurn:
+    """Output written by worker processes in task order, straight from the workers: task k writes once tasks
+    0..k-1 have (tasks are handed out in order, so the one whose turn it is is always running or done). The
+    bytes never pass through the parent: pickling a table's CSV through the pool's pipe cost more than making it.
+    Made before the pool forks (the workers inherit the shared turn counter and its condition)."""
+
+    def __init__(self):
+        ctx = multiprocessing.get_context("fork")
+        self._turn = ctx.Value("q", 0, lock=False)
+        self._cond = ctx.Condition()
+
+    def write(self, k: int, write: Callable[[bytes], object], data: bytes | None) -> None:
+        """Wait for task k's turn, ``write(data)`` (None: a task that failed writes nothing), pass the turn on."""
+        with self._cond:
+            while self._turn.value != k:
+                self._cond.wait()
+            try:
+                if data is not None:
+                    write(data)
+            finally:
+                self._turn.value = k + 1
+                self._cond.notify_all()

@@ -330,31 +330,39 @@ class TableRows:
                 yield chunk
         self.findings.extend(self.fork.size_changes())
 
-    def in_parallel(self, work, jobs: int) -> Iterator:
-        """``work(part)`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker processes (they
-        inherit this object: the catalogs are read once), results in block order; the parts' findings and status
-        counts are merged into this object as the results come in. ``jobs`` 0: one per core."""
-        from pgpage.passes.parallel import default_jobs, run_tasks
+    def in_parallel(self, work, jobs: int, write) -> Iterator[int]:
+        """``work(part) -> (bytes, rows)`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker
+        processes (they inherit this object: the catalogs are read once), each part's bytes handed to ``write``
+        by its worker in block order (``parallel.InTurn``); yields each part's row count, and merges the parts'
+        findings and status counts into this object as they come in. ``jobs`` 0: one per core."""
+        from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
         jobs = jobs or default_jobs()
         if self.fork is None or not self.fork.exists:
-            yield work(self)
+            data, n = work(self)
+            write(data)
+            yield n
             return
         o = self.options
         start = self.fork.first_block if o.start is None else o.start
         stop = self.fork.end_block if o.stop is None else o.stop
         ranges = [(lo, min(lo + RANGE_BLOCKS, stop)) for lo in range(start, stop, RANGE_BLOCKS)]
+        turns = InTurn()
 
-        def task(block_range):
+        def task(k):
             part = copy.copy(self)
-            part.options = replace(o, start=block_range[0], stop=block_range[1])
+            part.options = replace(o, start=ranges[k][0], stop=ranges[k][1])
             part.findings, part.status_counts = [], np.zeros_like(self.status_counts)
-            result = work(part)
-            return result, part.findings, part.status_counts
+            data = None
+            try:
+                data, n = work(part)
+            finally:
+                turns.write(k, write, data)
+            return n, part.findings, part.status_counts
 
-        for result, findings, counts in run_tasks(task, ranges, jobs):
+        for n, findings, counts in run_tasks(task, range(len(ranges)), jobs):
             self.findings.extend(findings)
             self.status_counts += counts
-            yield result
+            yield n
 
     def _select(self, first: int, pages: np.ndarray) -> "ChunkVersions | None":
         """The chunk's tuple versions this read prints, with their verdicts; pages and line pointers that hold no
