@@ -16,12 +16,13 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from pgpage.render.scan import human_bytes
 
 MAP_COLUMNS = 40          # heat map cells per row; a heap's map has at most 800 bins (20 rows)
 TABLE_ROWS_SHOWN = 500    # relations rendered at first (the rest on request: 20 000 rows stay quick)
+DIFF_ROWS = 200           # changed relations listed, the largest effects first (the rest: pgpage diff --all)
 FINDINGS_LISTED = 20      # findings of one code listed with their blocks; the rest are counted
 CATALOG_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
 PLOT_CONFIG = {"displayModeBar": False, "responsive": True}  # drag zooms, a double click resets
@@ -301,8 +302,7 @@ def findings_by_code(inputs: ReportInputs) -> list[dict]:
     out = []
     for code, fs in groups.items():
         worst = min((rank.get(f.get("severity"), 3) for f in fs), default=3)
-        out.append({"code": code, "count": len(fs), "severity": next(k for k, v in {**rank, "?": 3}.items()
-                                                                          if v == worst),
+        out.append({"code": code, "count": len(fs), "severity": {0: "error", 1: "warning", 2: "info"}.get(worst, "?"),
                     "items": fs[:FINDINGS_LISTED], "relations": len({f.get("relation") for f in fs})})
     out.sort(key=lambda g: (rank.get(g["severity"], 3), -g["count"], g["code"]))
     return out
@@ -322,12 +322,8 @@ def diff_view(diff: dict) -> dict:
     shown = [(i, rels[i]) for i in order if rels[i]["status"] != "in place" or rels[i].get("changed")]
     b, a = diff["before"], diff["after"]
     xids = (a["next_xid"] - b["next_xid"]) & 0xFFFFFFFF if None not in (a.get("next_xid"), b.get("next_xid")) else None
-    return {"doc": diff, "changed": shown, "unchanged": len(rels) - len(changed), "xids": xids,
-            "chart": diff_chart([r for _, r in shown])}
-
-
-def choose_details(inputs: ReportInputs) -> tuple[list, list]:
-    return inputs.heaps, inputs.indexes
+    return {"doc": diff, "changed": shown[:DIFF_ROWS], "more": max(0, len(shown) - DIFF_ROWS),
+            "unchanged": len(rels) - len(changed), "xids": xids, "chart": diff_chart([r for _, r in shown])}
 
 
 def render_report(inputs: ReportInputs, title: str | None = None) -> str:
@@ -359,7 +355,7 @@ def render_report(inputs: ReportInputs, title: str | None = None) -> str:
         verify=inputs.verify, page_classes=PAGE_CLASSES, columns=RELATION_COLUMNS,
         rows_json=Markup(_script_json(rows)), links_json=Markup(_script_json(links)), rows_shown=TABLE_ROWS_SHOWN,
         plot_config=Markup(json.dumps(PLOT_CONFIG)), plotly_js=Markup(_inline_js(get_plotlyjs())),
-        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), escape=escape,
+        generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         findings_listed=FINDINGS_LISTED)
     return html
 
