@@ -73,6 +73,11 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
         find("checksum.mismatch", f"stored checksum {hdr.pd_checksum} != computed {computed}",
              expected=computed, actual=hdr.pd_checksum)
 
+    if hdr.pd_upper == 0:  # PageIsNew: PostgreSQL accepts it only all zeros, and checks no header rule
+        find("page.new_not_zeroed", "pd_upper is 0 (a new page) but the page is not all zeros",
+             actual=sum(1 for b in raw if b))
+        page["page_type"] = "new"
+        return page
     header_ok = _check_header(parsed, ctx, find)
     page["page_type"] = kind = classify(parsed, raw, ctx, header_ok)
     if kind == "unknown":

@@ -107,7 +107,7 @@ def _dedup(out, doc: dict) -> None:
     if per:
         out.print(f"  TIDs per posting list: min {per['min']}  median {per['median']}  mean {per['mean']}"
                   f"  max {per['max']}")
-        top = max(h["count"] for h in per["histogram"])
+        top = max((h["count"] for h in per["histogram"]), default=1)
         for h in per["histogram"]:
             bar = "█" * max(1, round(40 * h["count"] / top))
             out.print(Text.assemble(f"    {h['from']:>5}-{h['to']:<5} ", (bar, "green"), f" {h['count']:,}"))

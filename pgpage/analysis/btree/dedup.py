@@ -10,7 +10,7 @@ from pgpage.analysis.btree.pages import BT_OFFSET_MASK
 from pgpage.decode.pagebase import maxalign
 from pgpage.decode.versions import POSTING_LISTS_SINCE
 
-POSTING_HISTOGRAM_EDGES = (2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, BT_OFFSET_MASK + 1)
+POSTING_HISTOGRAM_EDGES = (0, 2, 3, 5, 9, 17, 33, 65, 129, 257, 513, 1025, BT_OFFSET_MASK + 1)
 
 
 def dedup_summary(scan, stats: dict) -> dict:

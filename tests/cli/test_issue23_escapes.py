@@ -1,0 +1,117 @@
+"""Issue 23, item 4: damage that used to escape as "internal error" (exit 3) is a finding instead.
+
+Each case mutates a copy of a real fixture cluster in tmp_path, recomputes the page checksum when
+the test is about logic past it, and runs pgpage through its real entry point.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import data_dir, rel_oracle
+from pgpage.decode.checksum import checksum_page
+
+PGPAGE = [sys.executable, "-m", "pgpage"]
+BS = 8192
+BT_IS_POSTING = 0x2000
+INDEX_ALT_TID_MASK = 0x2000
+
+
+def run(*args):
+    return subprocess.run([*PGPAGE, *map(str, args)], capture_output=True, text=True, timeout=180)
+
+
+def copy_cluster(major: int, tmp_path: Path) -> Path:
+    dst = tmp_path / "data"
+    shutil.copytree(data_dir(major), dst)
+    return dst
+
+
+def no_escape(r) -> None:
+    assert r.returncode in (0, 1), (r.returncode, r.stderr)
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def reseal(buf: bytearray, blkno: int) -> None:
+    """Recompute one page's checksum, so the checks past it are what the test exercises."""
+    pg = blkno * BS
+    struct.pack_into("<H", buf, pg + 8, checksum_page(bytes(buf[pg:pg + BS]), blkno))
+
+
+def zero_pd_upper(path: Path, blkno: int) -> None:
+    buf = bytearray(path.read_bytes())
+    struct.pack_into("<H", buf, blkno * BS + 14, 0)
+    reseal(buf, blkno)
+    path.write_bytes(buf)
+
+
+def codes(doc: dict) -> set[str]:
+    return {f["code"] for p in doc["pages"] for f in p["findings"]} | {f["code"] for f in doc["findings"]}
+
+
+def test_pd_upper_zero_on_a_heap_page_is_a_finding_in_page(tmp_path):
+    data = copy_cluster(17, tmp_path)
+    heap = data / rel_oracle(17, "heap_hot")["filepath"]
+    zero_pd_upper(heap, 0)
+    r = run("page", heap, "--block", 0)
+    no_escape(r)
+    assert r.returncode == 1 and "page.new_not_zeroed" in r.stdout
+    r = run("page", heap, "--all", "--json")
+    no_escape(r)
+    doc = json.loads(r.stdout)
+    assert "page.new_not_zeroed" in codes(doc)
+    assert "checksum.mismatch" not in codes(doc)  # resealed: only the header rule is broken
+
+
+def test_pd_upper_zero_on_the_btree_root_is_a_finding_in_page_and_index(tmp_path):
+    data = copy_cluster(17, tmp_path)
+    oracle = rel_oracle(17, "idx_dup")
+    root = oracle["bt_metap"]["root"]
+    assert root > 0
+    index_file = data / oracle["filepath"]
+    zero_pd_upper(index_file, root)
+    r = run("page", index_file, "--block", root)
+    no_escape(r)
+    assert r.returncode == 1 and "page.new_not_zeroed" in r.stdout
+    for extra in ((), ("--json",)):
+        r = run("index", data, "--db", "pgpage", "--rel", "idx_dup", *extra)
+        no_escape(r)
+        assert r.returncode == 1
+        assert "btree.meta.bad_root" in r.stdout  # the metapage's root is no live page
+    r = run("index", index_file)
+    no_escape(r)
+    assert r.returncode == 1
+
+
+def test_posting_lists_with_no_tids_are_findings_in_index_text_and_json(tmp_path):
+    data = copy_cluster(17, tmp_path)
+    oracle = rel_oracle(17, "idx_dup")
+    index_file = data / oracle["filepath"]
+    buf = bytearray(index_file.read_bytes())
+    mutated = 0
+    for blkno in range(1, len(buf) // BS):
+        pg = blkno * BS
+        lower = struct.unpack_from("<H", buf, pg + 12)[0]
+        for i in range((lower - 24) // 4):
+            lp = struct.unpack_from("<I", buf, pg + 24 + 4 * i)[0]
+            off = lp & 0x7FFF
+            if not off or (lp >> 15) & 3 != 1:
+                continue
+            posid, t_info = struct.unpack_from("<HH", buf, pg + off + 4)
+            if t_info & INDEX_ALT_TID_MASK and posid & BT_IS_POSTING:
+                struct.pack_into("<H", buf, pg + off + 4, BT_IS_POSTING)  # a posting list of 0 TIDs
+                mutated += 1
+        reseal(buf, blkno)
+    assert mutated >= 1  # the fixture has posting lists, and every one of them now holds no TID
+    index_file.write_bytes(buf)
+    r = run("index", data, "--db", "pgpage", "--rel", "idx_dup")
+    no_escape(r)
+    assert r.returncode == 1 and "btree.posting.too_few" in r.stdout
+    r = run("index", data, "--db", "pgpage", "--rel", "idx_dup", "--json")
+    no_escape(r)
+    doc = json.loads(r.stdout)
+    assert sum(f["code"] == "btree.posting.too_few" for f in doc["findings"]) == mutated
