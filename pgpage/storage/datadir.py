@@ -17,6 +17,7 @@ lazy: nothing is read until asked for, and each catalog is read once.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -293,11 +294,29 @@ class DataDirectory:
             for p in sorted((self.path / "base").glob("*")):
                 if p.name.isdigit():
                     dbs.append(Database(self, int(p.name), None, DEFAULTTABLESPACE_OID, {}))
+        self._check_tablespace_links()
         for db in dbs:
             if not db.path.is_dir():
                 self.findings.append(Finding("database.directory_missing", f"database {db.name} (oid {db.oid}):"
                                              f" {db.path.relative_to(self.path)} is missing", relation=db.name))
         return sorted(dbs, key=lambda d: str(d.name or ""))  # a damaged pg_database row's name is Unreadable
+
+    def _check_tablespace_links(self) -> None:
+        """Each entry of pg_tblspc must lead to a directory (a tablespace's location): a symlink whose target
+        is gone leaves every relation in that tablespace unreadable."""
+        try:
+            entries = sorted((self.path / "pg_tblspc").iterdir())
+        except OSError:
+            return
+        for link in entries:
+            if link.is_symlink() and not link.exists():
+                try:
+                    target = os.readlink(link)
+                except OSError:
+                    target = "?"
+                self.findings.append(Finding("tablespace.link_dangling", f"pg_tblspc/{link.name} points at"
+                                             f" {target}, which is missing: the relations of tablespace"
+                                             f" {link.name} cannot be read"))
 
     def database(self, name: str | None) -> "Database":
         dbs = [d for d in self.databases() if d.path.is_dir()]

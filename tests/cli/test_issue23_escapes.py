@@ -115,3 +115,29 @@ def test_posting_lists_with_no_tids_are_findings_in_index_text_and_json(tmp_path
     no_escape(r)
     doc = json.loads(r.stdout)
     assert sum(f["code"] == "btree.posting.too_few" for f in doc["findings"]) == mutated
+
+
+def test_dangling_tablespace_symlink_is_a_finding(tmp_path):
+    data = copy_cluster(16, tmp_path)
+    clean = run("verify", data, "--db", "pgpage", "--json")
+    no_escape(clean)
+    assert "tablespace.link_dangling" not in clean.stdout
+    (data / "pg_tblspc" / "99999").symlink_to(tmp_path / "gone" / "tablespace")
+    for extra in ((), ("--json",)):
+        r = run("verify", data, "--db", "pgpage", *extra)
+        no_escape(r)
+        assert r.returncode == 1 and "tablespace.link_dangling" in r.stdout
+        assert "pg_tblspc/99999" in r.stdout
+
+
+def test_btree_metapage_with_the_wrong_special_size_is_not_clean(tmp_path):
+    data = copy_cluster(17, tmp_path)
+    index_file = data / rel_oracle(17, "idx_dup")["filepath"]
+    buf = bytearray(index_file.read_bytes())
+    struct.pack_into("<H", buf, 16, BS - 8)  # pd_special 8184: an 8-byte special area, as GIN's
+    reseal(buf, 0)
+    index_file.write_bytes(buf)
+    for target in ((data, "--db", "pgpage", "--rel", "idx_dup"), (index_file,)):
+        r = run("verify", *target)
+        no_escape(r)
+        assert r.returncode == 1 and "btree.page.bad_special_size" in r.stdout, r.stdout

@@ -123,6 +123,11 @@ class BtreeVerifier:
         h = pc.headers
         blocks = first + np.arange(n)
         valid = pc.valid & (h.special.astype(np.int64) == size - BT_OPAQUE_SIZE)
+        for i in np.flatnonzero(pc.valid & ~valid):  # _bt_checkpage: the special area is BTPageOpaqueData's size
+            out.append(ctx.finding("btree.page.bad_special_size", f"index contains corrupted page at block"
+                                   f" {blocks[i]}: its special area is {size - int(h.special[i])} bytes, a B-tree"
+                                   f" page's is {BT_OPAQUE_SIZE}", blocks[i], expected=size - BT_OPAQUE_SIZE,
+                                   actual=int(h.special[i])))
         col = lambda off, dt: np.ascontiguousarray(chunk[:, size - BT_OPAQUE_SIZE + off:  # noqa: E731
                                                          size - BT_OPAQUE_SIZE + off + np.dtype(dt).itemsize]).view(dt).reshape(-1)
         nxt, flags, cycle = col(4, "<u4"), col(12, "<u2"), col(14, "<u2")  # btpo_next, btpo_flags, btpo_cycleid
