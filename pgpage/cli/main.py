@@ -26,8 +26,18 @@ app = typer.Typer(
 
 
 
+def _version(value: bool) -> None:
+    if value:
+        from pgpage.passes.about import version_text
+        print(version_text())
+        raise typer.Exit(0)
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print pgpage's version and the PostgreSQL majors it reads, and exit."),
+) -> None:
     """Offline, page-image forensic analyser for PostgreSQL data files."""
 
 

@@ -31,7 +31,7 @@ from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
 from pgpage.passes.index import heap_tid_check
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
-from pgpage.storage.relfile import FORKS, RelationFork, open_segment_file, parse_segment_name
+from pgpage.storage.relfile import FORKS, RelationFork, check_segment_file, open_segment_file, parse_segment_name
 from pgpage.storage.target import find_data_directory
 
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
@@ -105,6 +105,8 @@ def _plan_file(path: Path, fork: str | None):
             relation = _relation_of_file(cluster, path, parsed)
         except PgpageError:
             cluster, relation = None, None
+    # a FIFO, a device or a file larger than a segment is refused from its stat, before anything opens it
+    check_segment_file(path, *((cluster.block_size, cluster.relseg_size) if cluster is not None else ()))
     v = Verification(cluster)
     start = _cluster_start(cluster) if cluster is not None else {}
     if relation is not None:

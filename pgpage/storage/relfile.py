@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
@@ -349,12 +350,39 @@ def open_segment_file(path: str | os.PathLike, block_size: int | None = None,
                           ExitCode.USAGE)
     if not os.access(p, os.R_OK):
         raise PgpageError(f"{p}: permission denied", ExitCode.UNREADABLE)
+    check_segment_file(p, block_size, relseg_size)
     parsed = parse_segment_name(p.name)
     if parsed is None:
         fork = RelationFork(p.parent, p.name, "main", block_size or DEFAULT_BLCKSZ, relseg_size, only_segno=0)
         return fork
     size = block_size or guess_block_size(p)
     return RelationFork(p.parent, parsed.stem, parsed.fork, size, relseg_size, only_segno=parsed.segno)
+
+
+_NOT_REGULAR = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+def check_segment_file(path: str | os.PathLike, block_size: int | None = None,
+                       relseg_size: int = DEFAULT_RELSEG_SIZE) -> None:
+    """Refuse, from its stat alone (nothing opened, nothing read), a file no relation segment can be: one that
+    is not a regular file (a FIFO or a device would block or read as empty, and an empty read is not a clean
+    relation), or one larger than a segment (``relseg_size`` blocks: RELSEG_SIZE, 1 GiB unless pg_control says
+    otherwise), which PostgreSQL would never have written and which could be anything (a disk image, a dump)."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise PgpageError(f"{path}: {e.strerror or e}", ExitCode.UNREADABLE) from None
+    for is_kind, kind in _NOT_REGULAR:
+        if is_kind(st.st_mode):
+            raise PgpageError(f"{path}: is {kind}, not a relation file: refused", ExitCode.UNREADABLE)
+    if not stat.S_ISREG(st.st_mode):
+        raise PgpageError(f"{path}: not a regular file, not a relation file: refused", ExitCode.UNREADABLE)
+    full = relseg_size * (block_size or DEFAULT_BLCKSZ)
+    if st.st_size > full:
+        raise PgpageError(f"{path}: segment.oversized: {st.st_size} bytes, more than a segment's {full}"
+                          f" ({relseg_size} blocks of {block_size or DEFAULT_BLCKSZ} bytes): refused unread",
+                          ExitCode.UNREADABLE)
 
 
 def guess_block_size(path: Path) -> int:
