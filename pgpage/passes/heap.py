@@ -13,7 +13,6 @@ import numpy as np
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.datadir import DataDirectory
 from pgpage.storage.relfile import RelationFork
-from pgpage.storage.target import resolve_fork
 
 
 class HeapPass:
@@ -21,6 +20,7 @@ class HeapPass:
     ``blocks`` is what ``document`` reads (for a progress bar)."""
 
     def __init__(self, target: str, db: str | None, rel: str | None):
+        from pgpage.storage.target import resolve_fork
         t = resolve_fork(target, db, rel, "main")
         if not t.fork.exists:
             raise PgpageError(f"{t.label}: the main fork has no file", ExitCode.UNREADABLE)

@@ -23,8 +23,6 @@ from pgpage.analysis.btree.keys import page_view
 from pgpage.analysis.btree.pages import BTP_META, BTREE_MAGIC, SIZE_OF_BT_OPAQUE
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
-from pgpage.decode.datum import type_info
-from pgpage.decode.deform import Attribute
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.target import find_data_directory, fork_target, resolve_fork
@@ -315,6 +313,7 @@ def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:
 
 # ------------------------------------------------------------------------- the catalog's view
 def _index_info(relation, database):
+    from pgpage.decode.deform import Attribute
     row = relation.index_row or {}
     attrs = []
     for a in database.attributes(relation.oid) if database is not None else []:
@@ -329,6 +328,7 @@ def _index_info(relation, database):
 def _index_doc(info, relation) -> dict | None:
     if relation is None:
         return None
+    from pgpage.decode.datum import type_info
     row = relation.index_row or {}
     return {
         "oid": relation.oid, "relfilenode": relation.relfilenode, "indisunique": info.unique,

@@ -3,7 +3,6 @@ and the table's own TOAST relation named. Only tuples flagged HEAP_HASEXTERNAL a
 from __future__ import annotations
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER
 from pgpage.findings import Finding
 
 VARLENA_SIZE_LIMIT = 0x3FFFFFFF
@@ -14,7 +13,7 @@ def toast_pointer_findings(chunk, ctx: VerifyContext, sel, tpage, tblk, tlp, tof
     """The on-disk TOAST pointers of the selected tuples: an on-disk tag, sane sizes and compression,
     and the table's own TOAST relation named. Columns are walked with ``deform_tuple``."""
     from pgpage.decode.datum import EXTERNAL, VARTAG_ONDISK
-    from pgpage.decode.deform import deform_tuple
+    from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, deform_tuple  # (only for tuples with TOAST pointers)
     attrs = ctx.columns()
     if not attrs:
         return []
