@@ -1,6 +1,7 @@
-"""Builds pgpage's one compiled part, the whole-relation scanner (pgpage/decode/_heapscan.c).
+"""Builds pgpage's one compiled part, the whole-relation scanner (pgpage/decode/_heapscan.c) and the page
+dumper (pgpage/decode/_pagedump.c), one shared library.
 
-It is plain C loaded with ctypes (no Python.h), stamped with the SHA-256 of its source so that
+It is plain C loaded with ctypes (no Python.h), stamped with the SHA-256 over its sources so that
 ``pgpage.decode.kernels`` never uses a build of another version of the file (it rebuilds with
 ``cc`` into ~/.cache/pgpage then). Everything else about the package is in pyproject.toml.
 """
@@ -9,11 +10,14 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCE = "pgpage/decode/_heapscan.c"
-SHA = hashlib.sha256(Path(__file__).resolve().parent.joinpath(SOURCE).read_bytes()).hexdigest()[:16]
+SOURCES = ["pgpage/decode/_heapscan.c", "pgpage/decode/_pagedump.c"]  # same order as kernels.SOURCES
+_sha = hashlib.sha256()
+for _src in SOURCES:
+    _sha.update(Path(__file__).resolve().parent.joinpath(_src).read_bytes())
+SHA = _sha.hexdigest()[:16]
 
 setup(ext_modules=[Extension(
-    "pgpage.decode._heapscan", [SOURCE],
+    "pgpage.decode._heapscan", SOURCES,
     define_macros=[("PGP_SOURCE_SHA", f'"{SHA}"')],
     extra_compile_args=["-O3", "-std=c99", "-fno-strict-aliasing"],
 )])

@@ -19,7 +19,7 @@ without Python.h, built by ``pip install .`` (setup.py) into this package; its f
 pointers and lengths, so ctypes is the whole binding.
 
 Finding the library: the one ``pip install`` built beside this file, when it was built from the
-``_heapscan.c`` beside it (the build stamps the source's SHA-256 into it); otherwise (a source
+``_heapscan.c`` and ``_pagedump.c`` beside it (the build stamps the SHA-256 over both sources into it); otherwise (a source
 checkout, an edited C file) it is compiled once with the system's C compiler (``cc``) into
 ``$XDG_CACHE_HOME/pgpage`` (``~/.cache/pgpage``), named by that SHA-256, so a stale build is never
 used.
@@ -48,7 +48,9 @@ import numpy as np
 from pgpage.decode.ksy.layouts import LAYOUTS
 
 HERE = Path(__file__).resolve().parent
-SOURCE = HERE / "_heapscan.c"
+# the C sources of the one library, in build order; its stamp is the SHA-256 over all of them
+SOURCES = (HERE / "_heapscan.c", HERE / "_pagedump.c")
+SOURCE = SOURCES[0]
 CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
 MAX_LISTED = 50          # events of one code a chunk reports in full; the rest are only counted
 MISSING_MULTIS = 4096    # multixacts a chunk lists as unresolved before it only counts them
@@ -60,7 +62,10 @@ class KernelUnavailable(RuntimeError):
 
 
 def source_sha() -> str:
-    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    h = hashlib.sha256()
+    for src in SOURCES:
+        h.update(src.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _cache_dir() -> Path:
@@ -68,13 +73,13 @@ def _cache_dir() -> Path:
 
 
 def build(out: Path, sha: str) -> Path:
-    """Compile ``_heapscan.c`` into ``out`` with the system's C compiler (atomically: a temporary name, then a
+    """Compile ``_heapscan.c`` and ``_pagedump.c`` into ``out`` with the system's C compiler (atomically: a temporary name, then a
     rename, so concurrent first runs do not trip over each other)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out.parent)
     os.close(fd)
-    cmd = [cc, *CFLAGS, f'-DPGP_SOURCE_SHA="{sha}"', "-o", tmp, str(SOURCE)]
+    cmd = [cc, *CFLAGS, f'-DPGP_SOURCE_SHA="{sha}"', "-o", tmp, *map(str, SOURCES)]
     try:
         subprocess.run(cmd, check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as e:
@@ -94,7 +99,7 @@ def _candidates() -> list[Path]:
 @lru_cache(maxsize=None)
 def lib() -> ctypes.CDLL:
     """The loaded library (see the module doc for where it comes from)."""
-    sha = source_sha() if SOURCE.exists() else None
+    sha = source_sha() if all(src.exists() for src in SOURCES) else None
     for path in _candidates():
         if path.exists():
             cdll = ctypes.CDLL(str(path))
