@@ -1995,3 +1995,202 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     }
     return ntup;
 }
+
+/* ---------------------------------------------------------------------------------------- verify's heap sieve */
+/*
+ * For `pgpage verify` (analysis/verify/heap.py): which pages of a chunk of heap pages could give a finding. A
+ * page left at 0 gives none: every rule of analysis/verify (pages.py, heap.py, hot.py, xids.py, vm.py) holds on
+ * it, checked here as the Python rules check it. A page set to 1 may (or holds what is not checked here: a
+ * multixact xmax, a TOAST pointer, an all-zero page); the Python rules judge those pages and word the findings,
+ * so this only decides which pages they need to see. Conservative by construction: anything unusual sets 1.
+ */
+#define HEAP_HASNULL 0x0001
+#define HEAP_HASEXTERNAL 0x0004
+#define HEAP_HASOID_OLD 0x0008
+#define HEAP_UPDATED 0x2000
+#define HEAP_NATTS_MASK 0x07FF
+#define PD_VALID_FLAG_BITS 0x0007
+#define PG_PAGE_LAYOUT_VERSION 4
+#define SPEC_TOKEN_OFFSET 0xFFFE
+#define MOVED_PARTITIONS_OFFSET 0xFFFD
+#define INVALID_BLOCK 0xFFFFFFFFLL
+/* what pgp_verify_heap_sieve takes in `vp` */
+enum { VP_checksums, VP_checksum_word, VP_checksum_keep, VP_has_bounds, VP_next_full, VP_oldest_full, VP_relmin_full,
+       VP_relnatts, VP_nblocks, VP_toast, VP_has_vm, VP_has_resolver, VP_t_field3, VP_t_hoff, VP__COUNT };
+
+/* xids.py's xid_bounds: 0 when the xid is within pg_control's and pg_class's horizons */
+static inline int xid_out_of_bounds(int64_t x, const int64_t *vp)
+{
+    if (x == 0) return 1; /* XID_INVALID: not a finding by itself, but the rules then take other paths */
+    if (!vp[VP_has_bounds] || x < FIRST_NORMAL_XID) return 0;
+    const int64_t next_full = vp[VP_next_full];
+    int64_t diff = (int64_t)(int32_t)(uint32_t)((uint32_t)next_full - (uint32_t)x);
+    int64_t full = next_full - diff;
+    if (diff > 0 && next_full - FIRST_NORMAL_XID < diff) full = FIRST_NORMAL_XID;
+    return full >= next_full || full < vp[VP_oldest_full] || full < vp[VP_relmin_full];
+}
+
+void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int64_t *blknos, int64_t checksum_word,
+                        uint32_t checksum_keep, uint16_t *out);
+
+void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int64_t first_blkno,
+                           const int64_t *layout, const int64_t *vp, const uint8_t *vm_visible,
+                           const uint8_t *vm_frozen, const uint8_t *clog_data, const int64_t *seg_start,
+                           const int64_t *seg_len, int64_t nseg, int64_t xps, int ipa, uint8_t *flagged)
+{
+    const Clog clog = {clog_data, seg_start, seg_len, nseg, xps, ipa};
+    const int64_t max_lp = (bs - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+    const int64_t max_htpp = (bs - SIZE_OF_PAGE_HEADER) / (MIN_HEAP_TUPLE_SIZE + SIZE_OF_ITEM_ID);
+    const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
+    const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
+    const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
+    const int64_t o_xmin = layout[L_t_xmin], o_xmax = layout[L_t_xmax], o_hi = layout[L_bi_hi],
+                  o_lo = layout[L_bi_lo], o_posid = layout[L_ip_posid], o_im2 = layout[L_t_infomask2],
+                  o_im = layout[L_t_infomask], o_f3 = vp[VP_t_field3], o_hoff = vp[VP_t_hoff];
+    static int16_t offs[MAX_LP + 2], lens[MAX_LP + 2], preds[MAX_LP + 2];
+    static int8_t fls[MAX_LP + 2], xst[MAX_LP + 2];
+    static int64_t xmins[MAX_LP + 2];
+    static uint16_t im2s[MAX_LP + 2];
+    static int32_t order[MAX_LP + 2];
+
+    for (int64_t p = 0; p < npages; p++) {
+        const uint8_t *page = pages + p * bs;
+        const int64_t blk = first_blkno + p;
+        flagged[p] = 1;
+        /* pages.py: an all-zero page (the Python rules say what, if anything, is wrong with it) */
+        const uint64_t *w64 = (const uint64_t *)page;
+        uint64_t any = 0;
+        for (int64_t i = 0; i < 4; i++) any |= w64[i];
+        if (!any) continue;
+        /* pages.py: the checksum, the header */
+        if (vp[VP_checksums] != 0) {
+            uint16_t sum;
+            const int64_t b32 = blk & 0xFFFFFFFF;
+            pgp_checksum_pages((const uint32_t *)page, 1, bs, &b32, vp[VP_checksum_word], (uint32_t)vp[VP_checksum_keep],
+                               &sum);
+            if (sum == 0 || sum != u16(page + layout[L_pd_checksum])) continue;
+        }
+        const int64_t pd_flags = u16(page + layout[L_pd_flags]), lower = u16(page + layout[L_pd_lower]),
+                      upper = u16(page + layout[L_pd_upper]), special = u16(page + layout[L_pd_special]),
+                      psv = u16(page + layout[L_pd_pagesize_version]);
+        if (upper == 0 || (psv & 0xFF00) != bs || (psv & 0xFF) != PG_PAGE_LAYOUT_VERSION
+            || (pd_flags & ~PD_VALID_FLAG_BITS) || lower < SIZE_OF_PAGE_HEADER || lower > upper || upper > special
+            || special != bs) /* heap.py: a heap page has no special space */
+            continue;
+        const int pd_vis = (pd_flags & PD_ALL_VISIBLE) != 0;
+        const int vis = vm_visible ? vm_visible[p] != 0 : 0, frz = vm_frozen ? vm_frozen[p] != 0 : 0;
+        /* vm.py's page rules */
+        if (frz && !vis) continue;
+        if (vp[VP_has_vm] && vis != pd_vis) continue;
+        const int claims = vis || pd_vis;
+        int64_t nlp = (lower - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+        if (nlp > max_lp) nlp = max_lp;
+
+        /* heap.py: line pointers */
+        int bad = 0, sorted_desc = 1;
+        int64_t nspan = 0, prev_off = bs + 1;
+        for (int64_t i = 1; i <= nlp && !bad; i++) {
+            const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (i - 1));
+            const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
+            fls[i] = (int8_t)fl;
+            offs[i] = (int16_t)off;
+            lens[i] = (int16_t)ln;
+            preds[i] = 0;
+            if (fl == LP_UNUSED) { bad = ln != 0 || off != 0; continue; }
+            if (fl == LP_REDIRECT) { bad = ln != 0 || off < 1 || off > nlp; continue; }
+            if (claims && fl == LP_DEAD) { bad = 1; continue; }   /* vm.py: LP_DEAD on an all-visible page */
+            if (ln == 0) { bad = fl == LP_NORMAL; continue; }  /* LP_DEAD without storage is fine */
+            if (off < upper || off + ln > special || off % 8 != 0 || (fl == LP_NORMAL && ln < MIN_HEAP_TUPLE_SIZE)) {
+                bad = 1;
+                continue;
+            }
+            order[nspan++] = (int32_t)i;
+            if (off >= prev_off) sorted_desc = 0;
+            prev_off = off;
+        }
+        if (bad) continue;
+        /* heap.py: no two items share bytes (tuples are usually placed from the page's end down, in order) */
+        if (!sorted_desc)
+            for (int64_t a = 1; a < nspan; a++) {   /* insertion sort by offset, descending */
+                int32_t x = order[a];
+                int64_t b = a - 1;
+                while (b >= 0 && offs[order[b]] < offs[x]) { order[b + 1] = order[b]; b--; }
+                order[b + 1] = x;
+            }
+        for (int64_t a = 1; a < nspan && !bad; a++)   /* order[a] lies below order[a - 1] */
+            bad = offs[order[a]] + lens[order[a]] > offs[order[a - 1]];
+        if (bad) continue;
+        /* heap.py: redirects lead to a normal item, which is a heap-only tuple (hot.py) */
+        for (int64_t i = 1; i <= nlp && !bad; i++) {
+            if (fls[i] != LP_REDIRECT) continue;
+            const int64_t t = offs[i];
+            bad = fls[t] != LP_NORMAL || !(u16(page + offs[t] + o_im2) & HEAP_ONLY_TUPLE);
+            preds[t]++;
+        }
+        if (bad) continue;
+
+        /* heap.py and xids.py: tuple headers, first pass (each tuple alone) */
+        for (int64_t i = 1; i <= nlp && !bad; i++) {
+            if (fls[i] != LP_NORMAL) continue;
+            const uint8_t *t = page + offs[i];
+            const int64_t im = u16(t + o_im), im2 = u16(t + o_im2), xmin = u32(t + o_xmin), xmax = u32(t + o_xmax);
+            const int64_t natts = im2 & HEAP_NATTS_MASK, hoff = t[o_hoff];
+            const int64_t cblk = (u16(t + o_hi) << 16) | u16(t + o_lo), coff = u16(t + o_posid);
+            const int64_t expected_hoff = (23 + ((im & HEAP_HASNULL) ? (natts + 7) / 8 : 0)
+                                           + ((im & HEAP_HASOID_OLD) ? 4 : 0) + 7) & ~(int64_t)7;
+            const int frozen_hint = (im & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN;
+            const int xmin_invalid_hint = (im & HEAP_XMIN_FROZEN) == HEAP_XMIN_INVALID;
+            if (hoff > lens[i] || hoff != expected_hoff || (im & HEAP_XMAX_IS_MULTI)
+                || ((im2 & HEAP_ONLY_TUPLE) && !(im & HEAP_UPDATED)) || xmin == 0
+                || (!frozen_hint && xid_out_of_bounds(xmin, vp))) { bad = 1; break; }
+            const int hot_updated = (im2 & HEAP_HOT_UPDATED) && !(im & HEAP_XMAX_INVALID) && !xmin_invalid_hint;
+            if (hot_updated && xmax == 0) { bad = 1; break; }
+            const int ms = xmin_state(im, xmin, &clog);
+            const int xs = xmax_state(im, xmax, -1, (int)vp[VP_has_resolver], &clog);
+            const int lock_only = xmax_is_locked_only(im);
+            const int inserted = ms == ST_COMMITTED || ms == ST_FROZEN || ms == ST_UNKNOWN;
+            if (inserted && !(im & HEAP_XMAX_INVALID) && !lock_only && xmax != 0 && xid_out_of_bounds(xmax, vp))
+                { bad = 1; break; }
+            if (vp[VP_relnatts] >= 0 && natts > vp[VP_relnatts]) { bad = 1; break; }
+            if (vp[VP_toast] && (im & HEAP_HASEXTERNAL) && !xmin_invalid_hint) { bad = 1; break; }
+            /* t_ctid */
+            const int special_ctid = coff == SPEC_TOKEN_OFFSET || (cblk == INVALID_BLOCK && coff == MOVED_PARTITIONS_OFFSET);
+            if (special_ctid || coff == 0 || coff > max_htpp) { bad = 1; break; }
+            if (hot_updated && !lock_only && cblk != blk) { bad = 1; break; }
+            if (vp[VP_nblocks] >= 0 && xs == ST_COMMITTED && !lock_only && cblk != blk && cblk >= vp[VP_nblocks])
+                { bad = 1; break; }
+            /* hot.py: a committed HOT update's successor is on the page, normal, inserted by the updater */
+            if (hot_updated && !lock_only && xs == ST_COMMITTED && cblk == blk && coff != i && xmax > 0) {
+                if (coff > nlp || fls[coff] != LP_NORMAL || u32(page + offs[coff] + o_xmin) != xmax) { bad = 1; break; }
+            }
+            /* vm.py: what a page marked all-visible (or all-frozen) holds */
+            if (claims && (ms == ST_ABORTED || ms == ST_IN_PROGRESS || xs == ST_COMMITTED || xs == ST_IN_PROGRESS))
+                { bad = 1; break; }
+            if (frz && ((!frozen_hint && xmin >= FIRST_NORMAL_XID)
+                        || (!(im & HEAP_XMAX_INVALID) && xmax >= FIRST_NORMAL_XID)
+                        || ((im & HEAP_MOVED) && u32(t + o_f3) >= FIRST_NORMAL_XID))) { bad = 1; break; }
+            xmins[i] = xmin;
+            xst[i] = (int8_t)ms;
+            im2s[i] = (uint16_t)im2;
+        }
+        if (bad) continue;
+        /* hot.py: update chains on the page, tuple to tuple (a successor of the same page whose xmin is this
+           tuple's xmax), each item the successor of one predecessor at most */
+        for (int64_t i = 1; i <= nlp && !bad; i++) {
+            if (fls[i] != LP_NORMAL) continue;
+            const uint8_t *t = page + offs[i];
+            const int64_t cblk = (u16(t + o_hi) << 16) | u16(t + o_lo), coff = u16(t + o_posid), xmax = u32(t + o_xmax);
+            if (cblk != blk || coff == i || coff < 1 || coff > nlp || fls[coff] != LP_NORMAL) continue;
+            if (!(xmax > 0 && xmax == xmins[coff])) continue;
+            if (++preds[coff] > 1) { bad = 1; break; }
+            if (((im2s[i] & HEAP_HOT_UPDATED) != 0) != ((im2s[coff] & HEAP_ONLY_TUPLE) != 0)) { bad = 1; break; }
+            if (xst[i] == ST_ABORTED && (xst[coff] == ST_COMMITTED || xst[coff] == ST_IN_PROGRESS)) { bad = 1; break; }
+        }
+        if (bad) continue;
+        for (int64_t i = 1; i <= nlp && !bad; i++)   /* hot.py: a chain starts at a redirect or a non-heap-only tuple */
+            bad = fls[i] == LP_NORMAL && preds[i] == 0 && (im2s[i] & HEAP_ONLY_TUPLE)
+                  && (xst[i] == ST_COMMITTED || xst[i] == ST_FROZEN || xst[i] == ST_IN_PROGRESS);
+        if (bad) continue;
+        flagged[p] = 0;
+    }
+}

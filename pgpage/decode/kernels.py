@@ -139,6 +139,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_unique_blocks.restype = I64
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
+    cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
     return cdll
@@ -259,6 +260,26 @@ def checksum_pages(words: np.ndarray, blknos: np.ndarray, checksum_word: int, ch
     n, nw = words.shape
     out = np.empty(n, dtype=np.uint16)
     lib().pgp_checksum_pages(_p(words), n, nw * 4, _p(blknos), checksum_word, checksum_keep, _p(out))
+    return out
+
+
+# pgp_verify_heap_sieve's parameters, in _heapscan.c's VP_ order
+SIEVE_PARAMS = ("checksums", "checksum_word", "checksum_keep", "has_bounds", "next_full", "oldest_full",
+                "relmin_full", "relnatts", "nblocks", "toast", "has_vm", "has_resolver", "t_field3", "t_hoff")
+
+
+def verify_heap_sieve(pages: np.ndarray, first_blkno: int, params: dict, vm_visible: np.ndarray | None,
+                      vm_frozen: np.ndarray | None, clog) -> np.ndarray:
+    """Per page of ``pages`` (uint8, C-contiguous, (n, BLCKSZ)): 1 where verify's heap rules could find something,
+    0 where none can (see pgp_verify_heap_sieve). ``params``: SIEVE_PARAMS by name."""
+    n, bs = pages.shape
+    vp = _i64([params[k] for k in SIEVE_PARAMS])
+    vis = None if vm_visible is None else np.ascontiguousarray(vm_visible, dtype=np.uint8)
+    frz = None if vm_frozen is None else np.ascontiguousarray(vm_frozen, dtype=np.uint8)
+    out = np.ones(n, dtype=np.uint8)
+    lib().pgp_verify_heap_sieve(_p(pages), n, bs, first_blkno, _p(layout_array()), _p(vp),
+                                None if vis is None else _p(vis), None if frz is None else _p(frz), *clog.c_args,
+                                _p(out))
     return out
 
 

@@ -16,8 +16,8 @@ from pgpage.analysis.verify.pages import MAXALIGN, check_pages
 from pgpage.analysis.verify.toast import toast_pointer_findings
 from pgpage.analysis.verify.vm import TupleFacts, vm_rules
 from pgpage.analysis.verify.xids import (FIRST_NORMAL_XID, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN, XID_IN_FUTURE,
-                                         XID_INVALID, XID_OK, bounded_multi_lookup, future_severity, mxid_bounds,
-                                         xid_bounds, xid_message)
+                                         XID_INVALID, XID_OK, _full_xids, bounded_multi_lookup, future_severity,
+                                         mxid_bounds, xid_bounds, xid_message)
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
                                  HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
@@ -39,7 +39,44 @@ def verify_heap_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext,
 
     ``vm``: (all_visible, all_frozen) bits of the chunk's blocks from the visibility map, or None
     when the relation has no VM fork. Returns findings ordered by block and item.
+
+    Every rule judges a page on its own, so the compiled sieve (``kernels.verify_heap_sieve``) first sets
+    aside the pages on which no rule can fire, and the rules below run on the runs of pages left.
     """
+    n = chunk.shape[0]
+    if ctx.expected_special or not n or not chunk.flags.c_contiguous:
+        return _verify_heap_pages(chunk, first, ctx, vm)
+    from pgpage.decode.kernels import verify_heap_sieve
+    flagged = verify_heap_sieve(chunk, first, _sieve_params(ctx, vm is not None), *(vm or (None, None)),
+                                ctx.clog or ClogArray({}))
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], flagged, [0])).astype(np.int8)))
+    out: list[Finding] = []
+    for a, b in zip(edges[::2], edges[1::2]):
+        out += _verify_heap_pages(chunk[a:b], first + int(a), ctx, vm and (vm[0][a:b], vm[1][a:b]))
+    return out
+
+
+def _sieve_params(ctx: VerifyContext, has_vm: bool) -> dict:
+    """What the sieve needs to know of ``ctx``: the horizons as full xids, as ``xid_bounds`` places them."""
+    from pgpage.decode.checksum import PD_CHECKSUM_KEEP, PD_CHECKSUM_WORD
+    from pgpage.decode.vector import HEAP_TUPLE_RECORD
+    never = -(1 << 62)
+    p = {"checksums": int(ctx.checksums is not False), "checksum_word": PD_CHECKSUM_WORD,
+         "checksum_keep": int(PD_CHECKSUM_KEEP), "has_bounds": int(ctx.next_full_xid is not None),
+         "next_full": ctx.next_full_xid or 0, "oldest_full": never, "relmin_full": never,
+         "relnatts": -1 if ctx.relnatts is None else ctx.relnatts, "nblocks": -1 if ctx.nblocks is None else ctx.nblocks,
+         "toast": int(ctx.columns is not None), "has_vm": int(has_vm), "has_resolver": 0,
+         "t_field3": HEAP_TUPLE_RECORD.fields["t_field3"][1], "t_hoff": HEAP_TUPLE_RECORD.fields["t_hoff"][1]}
+    if ctx.next_full_xid is not None:
+        for key, xid in (("oldest_full", ctx.oldest_xid), ("relmin_full", ctx.relfrozenxid)):
+            if xid is not None and xid >= FIRST_NORMAL_XID:
+                p[key] = int(_full_xids(np.array([xid]), ctx.next_full_xid)[0])
+    return p
+
+
+def _verify_heap_pages(chunk: np.ndarray, first: int, ctx: VerifyContext,
+                       vm: tuple[np.ndarray, np.ndarray] | None = None) -> list[Finding]:
+    """verify_heap_chunk's rules, on every page of ``chunk``."""
     pc = check_pages(chunk, first, ctx)
     out = pc.findings
     n, size = chunk.shape

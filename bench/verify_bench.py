@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""`pgpage verify` against `pg_checksums --check` on the same files, in one run: MB/s per core on the heap table
+and on a B-tree index of run_bench.py's table, and the ratios issue 19's targets are stated in.
+
+Not part of the test suite. Needs Debian's PostgreSQL 15 (``apt-get install -y postgresql postgresql-contrib``).
+It builds run_bench.py's table (``--rows`` rows of (int, md5 text, timestamptz), two B-tree indexes, VACUUMed,
+2% HOT-updated, 1% deleted, hint bits set, checkpointed; data checksums on), stops the server cleanly, reads the
+files into the page cache, then measures warm, ``--runs`` times each in turns (median):
+
+* ``pg_checksums --check --filenode N`` of the heap and of the index (the server's own binary, cluster stopped);
+* ``pgpage verify DATADIR --db bench --rel bench --jobs 1`` and ``--rel bench_id --jobs 1`` (output to /dev/null).
+
+and prints MB/s (1 MB = 10^6 bytes of relation files) and the ratios: the targets are verify >= 1000 MB/s on the
+heap and >= 500 MB/s on the B-tree, on one core.
+
+    python bench/verify_bench.py                         # 12 M rows (a 1 GB heap, a 270 MB index)
+    python bench/verify_bench.py --keep                  # ... and keep the cluster (prints where)
+    python bench/verify_bench.py --reuse /tmp/pgpage-verify-bench-XXXX
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_bench import MB, PGBIN, Server, as_postgres, build, interleaved_runs, machine, relation_files, run  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=12_000_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--reuse", default=None, help="a work directory this script's --keep (or run_bench.py's) left")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--build-only", action="store_true", help="build the cluster, keep it, measure nothing")
+    args = ap.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    if not (PGBIN / "initdb").exists():
+        print(f"missing {PGBIN / 'initdb'}: apt-get install -y postgresql postgresql-contrib", file=sys.stderr)
+        return 2
+    work = Path(args.reuse) if args.reuse else Path(tempfile.mkdtemp(prefix="pgpage-verify-bench-",
+                                                                     dir=args.workdir))
+    pgdata, sock = work / "data", work / "sock"
+    sock.mkdir(exist_ok=True)
+    if os.geteuid() == 0:
+        shutil.chown(work, "postgres")
+        shutil.chown(sock, "postgres")
+    server = Server(pgdata, sock)
+    keep = args.keep or args.build_only or bool(args.reuse)
+    try:
+        if not args.reuse:
+            print(f"building {args.rows} rows in {work} ...", file=sys.stderr)
+            run(as_postgres([str(PGBIN / "initdb"), "-k", "-D", str(pgdata), "-U", "postgres", "--no-sync"]))
+            server.start()
+            build(server, args.rows)
+        else:
+            server.start()
+        rels = {}
+        for name in ("bench", "bench_id"):
+            files, size = relation_files(server, name)
+            rels[name] = (files, size, server.sql(f"SELECT pg_relation_filenode('{name}')"))
+        server.stop()   # a clean shutdown: quiet files, and pg_checksums runs only on a stopped cluster
+        if args.build_only:
+            return 0
+        for files, _, _ in rels.values():      # into the page cache
+            for f in files:
+                with open(f, "rb") as fh:
+                    while fh.read(1 << 24):
+                        pass
+        pgpage = [sys.executable, "-m", "pgpage"]
+        # the compiled kernel is built (or found) once before anything is timed
+        run([sys.executable, "-c", "from pgpage.decode import kernels; kernels.lib()"])
+        cmds = {}
+        for name, (files, size, filenode) in rels.items():
+            cmds[f"pg_checksums {name}"] = as_postgres([str(PGBIN / "pg_checksums"), "--check", "-D", str(pgdata),
+                                                        "--filenode", filenode])
+            cmds[f"verify {name}"] = pgpage + ["verify", str(pgdata), "--db", "bench", "--rel", name, "--jobs", "1"]
+        res = interleaved_runs(cmds, args.runs)
+        m = machine()
+        print(f"\n{m.get('cpu', '')}, {m.get('nproc', '')} cores; median of {args.runs} runs, warm, one core")
+        print(f"{'':28s}{'MB':>8s}{'seconds':>10s}{'MB/s':>10s}")
+        speed = {}
+        for name, (files, size, _) in rels.items():
+            for what in ("verify", "pg_checksums"):
+                s = res[f"{what} {name}"]["seconds"]
+                speed[what, name] = size / MB / s
+                print(f"{what + ' ' + name:28s}{size / MB:8.0f}{s:10.2f}{speed[what, name]:10.0f}")
+        print()
+        for name, target, kind in (("bench", 1000, "heap"), ("bench_id", 500, "B-tree")):
+            v, c = speed["verify", name], speed["pg_checksums", name]
+            print(f"{kind:7s} verify {v:6.0f} MB/s per core (target {target}: {'met' if v >= target else 'NOT met'});"
+                  f" {v / c:.2f}x pg_checksums --check ({c:.0f} MB/s)")
+        return 0
+    finally:
+        server.stop()
+        if keep:
+            print(f"kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
