@@ -49,7 +49,7 @@ def hot_chain_findings(ctx, items, blk, index, rd_valid, target, ti, header_ok, 
 
     # redirect targets must be heap-only tuples
     rd_tuple = tuple_of_item[rdst]
-    not_ho = (rd_tuple >= 0) & ((im2[np.maximum(rd_tuple, 0)] & HEAP_ONLY_TUPLE) == 0)
+    not_ho = (rd_tuple >= 0) & ((np.append(im2, 0)[rd_tuple] & HEAP_ONLY_TUPLE) == 0)  # (-1: no tuple, none at all)
     for k in np.flatnonzero(not_ho):
         s = rsrc[k]
         out.append(ctx.finding("heap.hot.redirect_not_heap_only", "redirected line pointer points to a"
