@@ -2124,8 +2124,7 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
         for (int64_t i = 1; i <= nlp && !bad; i++) {
             if (fls[i] != LP_REDIRECT) continue;
             const int64_t t = offs[i];
-            bad = fls[t] != LP_NORMAL || !(u16(page + offs[t] + o_im2) & HEAP_ONLY_TUPLE);
-            preds[t]++;
+            bad = fls[t] != LP_NORMAL || !(u16(page + offs[t] + o_im2) & HEAP_ONLY_TUPLE) || ++preds[t] > 1;
         }
         if (bad) continue;
 

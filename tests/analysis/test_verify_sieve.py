@@ -76,7 +76,7 @@ def mutate(page: bytearray, rng: random.Random) -> None:
     raw = struct.unpack_from("<I", page, lp)[0]
     off, flags, length = raw & 0x7FFF, (raw >> 15) & 3, raw >> 17
     tup = off if flags == 1 and length >= 24 and off % 8 == 0 and off + length <= BLCKSZ else None
-    what = rng.randrange(14)
+    what = rng.randrange(15)
     if what == 0:
         struct.pack_into("<H", page, rng.choice([10, 12, 14, 16, 18]), rng.choice(
             [0, 4, 23, 24, lower + 4, upper - 8, special - 8, 8184, 8200, 0x2004, rng.randrange(65536)]))
@@ -106,6 +106,9 @@ def mutate(page: bytearray, rng: random.Random) -> None:
         o2 = struct.unpack_from("<I", page, 24 + 4 * rng.randrange(nlp))[0] & 0x7FFF
         if 0 < o2 <= BLCKSZ - 24:
             page[tup + 4:tup + 8] = page[o2:o2 + 4]
+    elif what == 12 and nlp:   # one line pointer copied onto another (two redirects to one tuple, shared bytes)
+        o = 24 + 4 * rng.randrange(nlp)
+        page[o:o + 4] = page[lp:lp + 4]
     else:
         page[rng.randrange(24, BLCKSZ)] ^= 1 << rng.randrange(8)
 
