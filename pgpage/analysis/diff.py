@@ -9,9 +9,15 @@ and tuple headers say what happened: pruning, new tuples, deletions and updates.
 
 Tuple events are read from the AFTER image against BEFORE's next xid: an xmin at or past it
 was written by the workload (an insert, or a new row version when HEAP_UPDATED is set); an
-xmax at or past it deleted, updated (HOT when HEAP_HOT_UPDATED) or locked the row. Versions
-the workload both wrote and pruned away leave no trace but redirects, so these are the
-versions still on disk.
+xmax at or past it deleted, updated (HOT when HEAP_HOT_UPDATED) or locked the row.
+
+Versions the workload wrote and pruning has removed since leave their line pointer: pruning
+turns an indexed tuple (a chain's root) into LP_DEAD or LP_REDIRECT and a heap-only tuple into
+LP_UNUSED (heap_prune_chain). So a slot that is LP_DEAD or LP_REDIRECT in AFTER where BEFORE
+held no root (no line pointer, LP_UNUSED or a heap-only tuple) held a root the workload wrote,
+and a slot that is LP_UNUSED in AFTER where BEFORE had no line pointer held a heap-only version
+it wrote. A slot pruned and reused twice between the snapshots counts once: these are lower
+bounds, exact when no slot was reused (no VACUUM between the snapshots for the roots).
 """
 from __future__ import annotations
 
@@ -19,9 +25,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from pgpage.decode.flags import (HEAP_HOT_UPDATED, HEAP_UPDATED, HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID,
-                                 HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_FROZEN,
-                                 LP_NORMAL, LP_REDIRECT, PD_ALL_VISIBLE)
+from pgpage.decode.flags import (HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_EXCL_LOCK,
+                                 HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,
+                                 HEAP_XMIN_FROZEN, LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED, PD_ALL_VISIBLE)
 from pgpage.decode.vector import HeapChunk
 
 HINT_BITS = 0x0F00            # HEAP_XMIN_COMMITTED | XMIN_INVALID | XMAX_COMMITTED | XMAX_INVALID
@@ -45,6 +51,10 @@ class PageClasses:
     deletions: int = 0             # xmax newly set (deletes, updates, locks)
     other: int = 0                 # a change none of the above explains
     lsn_advanced: int = 0
+    # each change counted as itself, whatever else happened to the page
+    hint_bits: int = 0             # hint bits newly set on tuples that were not frozen
+    all_visible_set: int = 0
+    all_visible_cleared: int = 0
 
     def merge(self, other: "PageClasses") -> None:
         for f in fields(self):
@@ -62,6 +72,9 @@ class TupleEvents:
     pruned: int = 0                # tuples BEFORE had that AFTER no longer holds
     redirects_created: int = 0
     frozen: int = 0
+    heap_only_versions: int = 0    # new versions on disk that are heap-only tuples (HOT updates)
+    pruned_roots_written: int = 0  # indexed versions the workload wrote, pruned since (LP_DEAD/LP_REDIRECT)
+    pruned_heap_only_written: int = 0  # heap-only versions it wrote, pruned since (LP_UNUSED)
 
     def merge(self, other: "TupleEvents") -> None:
         for f in fields(self):
@@ -149,17 +162,21 @@ def diff_heap_chunk(before_raw: np.ndarray, after_raw: np.ndarray, before: HeapC
     af, aim, aim2, axmin, axmax, aself = _item_table(after, n, max_lp)
 
     both = (bim >= 0) & (aim >= 0) & (bxmin == axmin)  # the same tuple on both sides
-    hint_changed = (both & (((bim ^ aim) & HINT_BITS) != 0)).any(axis=1)
     newly_frozen = both & ((aim & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN) & ((bim & HEAP_XMIN_FROZEN) != HEAP_XMIN_FROZEN)
+    # HEAP_XMIN_FROZEN is both xmin hint bits: a tuple newly frozen counts as frozen, not as hinted
+    hint_changed = (both & (((bim ^ aim) & HINT_BITS) != 0) & ~newly_frozen).any(axis=1)
     frozen_page = newly_frozen.any(axis=1)
     flag_changed = ((before.headers.flags[:n] ^ after.headers.flags[:n]) & PD_ALL_VISIBLE) != 0
+    pc.hint_bits = int((changed & hint_changed).sum())
+    pc.all_visible_set = int((flag_changed & ((after.headers.flags[:n] & PD_ALL_VISIBLE) != 0)).sum())
+    pc.all_visible_cleared = int((flag_changed & ((after.headers.flags[:n] & PD_ALL_VISIBLE) == 0)).sum())
     idx = np.flatnonzero(changed)
     masked_equal = np.zeros(n, dtype=bool)
     if len(idx):
         masked_equal[idx] = (masked_images(b_raw, before, idx) == masked_images(a_raw, after, idx)).all(axis=1)
     soft = changed & masked_equal
     pc.hint_bits_only = int((soft & hint_changed & ~flag_changed & ~frozen_page).sum())
-    pc.all_visible_only = int((soft & flag_changed & ~hint_changed).sum())
+    pc.all_visible_only = int((soft & flag_changed & ~hint_changed & ~frozen_page).sum())
     pc.hint_bits_and_all_visible = int((soft & flag_changed & hint_changed & ~frozen_page).sum())
     pc.freezing = int((changed & frozen_page).sum())
 
@@ -180,6 +197,9 @@ def diff_heap_chunk(before_raw: np.ndarray, after_raw: np.ndarray, before: HeapC
     ev.pruned = int((gone & (af != LP_NORMAL)).sum())
     ev.redirects_created = int(((af == LP_REDIRECT) & (bf != LP_REDIRECT)).sum())
     ev.frozen = int(newly_frozen.sum())
+    no_root_before = (bf == -1) | (bf == LP_UNUSED) | ((bf == LP_NORMAL) & ((bim2 & HEAP_ONLY_TUPLE) != 0))
+    ev.pruned_roots_written = int((((af == LP_DEAD) | (af == LP_REDIRECT)) & no_root_before).sum())
+    ev.pruned_heap_only_written = int(((af == LP_UNUSED) & (bf == -1)).sum())
     if page_classes is not None:
         page_classes[:n] = (changed * 1 | soft * 2 | (hint_changed & soft) * 4 | (flag_changed & soft) * 8
                             | frozen_page * 16 | (hard & pruned_page) * 32 | (hard & new_tuple_page) * 64
@@ -195,6 +215,18 @@ def diff_heap_chunk(before_raw: np.ndarray, after_raw: np.ndarray, before: HeapC
     return pc, ev, hp
 
 
+def pruned_on_new_pages(after: HeapChunk, first_page: int) -> TupleEvents:
+    """Line pointers of pages BEFORE did not have (from ``first_page`` of the chunk on) that are no
+    longer tuples: every one held a version the workload wrote (see the module's docstring)."""
+    ev = TupleEvents()
+    items = after.items
+    new = items.page >= first_page
+    ev.pruned_roots_written = int((new & ((items.flags == LP_DEAD) | (items.flags == LP_REDIRECT))).sum())
+    ev.pruned_heap_only_written = int((new & (items.flags == LP_UNUSED)).sum())
+    ev.redirects_created = int((new & (items.flags == LP_REDIRECT)).sum())
+    return ev
+
+
 def tuple_events(after: HeapChunk, before_next_xid: int, first_new_page: int = 0) -> TupleEvents:
     """Inserts, new versions, updates (HOT or not), deletes and locks the workload left in AFTER."""
     ev = TupleEvents()
@@ -208,6 +240,7 @@ def tuple_events(after: HeapChunk, before_next_xid: int, first_new_page: int = 0
     updated_version = (im & HEAP_UPDATED) != 0
     ev.inserted = int((new_min & ~updated_version).sum())
     ev.new_versions = int((new_min & updated_version).sum())
+    ev.heap_only_versions = int((new_min & ((im2 & HEAP_ONLY_TUPLE) != 0)).sum())
     lock_only = ((im & HEAP_XMAX_LOCK_ONLY) != 0) | (
         (im & (HEAP_XMAX_IS_MULTI | HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK)) == HEAP_XMAX_EXCL_LOCK)
     blk = after.first_blkno + items.page[tup.item][normal]

@@ -15,4 +15,4 @@ def diff_command(before: str, after: str, db, rel, details: bool, show_all: bool
         render_diff(d, show_all)
 
     emit(doc, json_out, text)
-    return int(ExitCode.FINDINGS if doc["relations_changed"] else ExitCode.CLEAN)
+    return int(ExitCode.FINDINGS if doc["relations_changed"] or doc["databases_changed"] else ExitCode.CLEAN)

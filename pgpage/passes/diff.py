@@ -1,8 +1,11 @@
 """Two snapshots of the same cluster (or relation): what physically happened between them.
 
-Relations are matched by schema-qualified name; one whose file number changed was rewritten
-(VACUUM FULL, CLUSTER, TRUNCATE, REINDEX) and is compared by its figures only. A relation kept
-in place is read block by block from both sides in lockstep and classified by
+Every database of either snapshot (matched by oid) and, within each, every relation with storage
+matched by pg_class oid; one whose file number changed was rewritten (VACUUM FULL, CLUSTER,
+TRUNCATE, REINDEX) and is compared by its figures only; "dropped" means the catalog row is gone
+(a row whose file is missing is "file missing", with ``relation.file_missing``). Every fork of a
+relation kept in place is compared byte for byte; a changed main fork is read block by block from
+both sides in lockstep and classified by
 ``analysis.diff``; heaps and B-trees are also summarised on both sides (``pgpage heap`` and
 ``pgpage index`` figures) so their changes in size, free space, VM coverage, index entries and
 posting lists can be set side by side. Returns plain dicts; never prints.
@@ -37,6 +40,7 @@ def diff_document(before: str, after: str, db: str | None, rel: str | None, deta
         doc = compare_files(before, after)
     doc = {"schema": "pgpage.diff/1", **doc}
     doc["relations_changed"] = sum(1 for r in doc["relations"] if r["status"] != "in place" or r.get("changed"))
+    doc["databases_changed"] = sum(1 for d in doc.get("databases", []) if d["status"] != "in both")
     return doc
 
 
@@ -81,7 +85,8 @@ def _delta(before: dict | None, after: dict | None) -> dict | None:
 def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fork: RelationFork,
                        before_next_xid: int | None, detail_pages: list | None = None) -> dict:
     """Block-by-block comparison of one heap kept in place (same file)."""
-    from pgpage.analysis.diff import HintPrediction, PageClasses, TupleEvents, diff_heap_chunk, tuple_events
+    from pgpage.analysis.diff import (HintPrediction, PageClasses, TupleEvents, diff_heap_chunk, pruned_on_new_pages,
+                                      tuple_events)
     from pgpage.analysis.heap import chunk_stats
     from pgpage.decode.xact import ClogArray
     from pgpage.decode.vector import decode_heap_chunk
@@ -98,9 +103,12 @@ def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fo
         if before_next_xid is not None:
             ev.merge(tuple_events(a_dec, before_next_xid))
         if b_chunk is None:
+            ev.merge(pruned_on_new_pages(a_dec, 0))
             continue
         b_first, b_raw = b_chunk
         b_dec = decode_heap_chunk(b_raw, b_first)
+        if len(a_raw) > len(b_raw):
+            ev.merge(pruned_on_new_pages(a_dec, len(b_raw)))
         _, per_tuple = chunk_stats(b_dec, clog, multi)
         classes = np.zeros(min(len(b_raw), len(a_raw)), dtype=np.int64) if detail_pages is not None else None
         c, e, h = diff_heap_chunk(b_raw, a_raw, b_dec, a_dec, before_next_xid, per_tuple["dirtied_pages"], classes)
@@ -121,10 +129,34 @@ def compare_index_pages(b_fork: RelationFork, a_fork: RelationFork) -> dict:
     return {"changed": changed}
 
 
+def compare_fork(b: RelationFork | None, a: RelationFork | None) -> dict:
+    """Bytes of one fork on both sides: whole pages that differ, pages added or removed, and the torn
+    tail (a file cut mid-page) compared too, so that a fork cut to half a page is a difference."""
+    nb, na = (b.nblocks if b else 0), (a.nblocks if a else 0)
+    out = {"before_bytes": b.size_bytes if b else 0, "after_bytes": a.size_bytes if a else 0,
+           "pages_changed": 0, "pages_added": max(0, na - nb), "pages_removed": max(0, nb - na)}
+    if b is not None and a is not None:
+        for (_, bc), (_, ac) in zip(b.iter_chunks(), a.iter_chunks()):
+            n = min(len(ac), len(bc))
+            out["pages_changed"] += int((ac[:n] != bc[:n]).any(axis=1).sum())
+        if b.size_bytes == a.size_bytes and b.size_bytes % b.block_size:  # both torn at the same length
+            out["pages_changed"] += int(b.read_block(b.end_block) != a.read_block(a.end_block))
+    out["changed"] = bool(out["before_bytes"] != out["after_bytes"] or out["pages_changed"])
+    return out
+
+
+def _forks(b_rel: Relation, a_rel: Relation) -> dict:
+    """Every fork either side has (main, fsm, vm, init), compared byte for byte."""
+    names = [f for f in ("main", "fsm", "vm", "init") if f in b_rel.forks or f in a_rel.forks]
+    return {f: compare_fork(b_rel.forks.get(f), a_rel.forks.get(f)) for f in names}
+
+
 def compare_relation(before: DataDirectory | None, after: DataDirectory | None, b_rel: Relation | None,
                      a_rel: Relation | None, before_next_xid: int | None, details: bool = False) -> dict:
     rel = a_rel or b_rel
-    out = {"name": rel.qualified_name, "kind": rel.kind_name, "am": rel.access_method}
+    database = None if rel.row["relisshared"] else rel.database.name  # shared catalogs: global/, in no database
+    out = {"name": rel.qualified_name, "database": database, "oid": rel.oid, "kind": rel.kind_name,
+           "am": rel.access_method}
     if b_rel is None or a_rel is None:
         out["status"] = "created" if b_rel is None else "dropped"
         side = a_rel or b_rel
@@ -136,7 +168,21 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     out["after"] = {"relfilenode": a_rel.relfilenode, "size_bytes": a_rel.size_bytes,
                     "blocks": a_main.nblocks if a_main else 0}
     rewritten = b_rel.relfilenode != a_rel.relfilenode
+    if not rewritten and (b_main is None) != (a_main is None):
+        # the catalog row is on both sides but one side has no file: not a drop (relation.file_missing)
+        side = "after" if a_main is None else "before"
+        out["status"] = "file missing " + side
+        missing = a_rel if a_main is None else b_rel
+        out["finding"] = {"code": "relation.file_missing", "severity": "error", "snapshot": side,
+                          "message": f"no file {missing.directory.relative_to(missing.database.cluster.path)}/"
+                                     f"{missing.file_stem} in {side.upper()}, but its pg_class row is there"}
+        return out
     out["status"] = "rewritten" if rewritten else "in place"
+    if not rewritten:
+        out["forks"] = _forks(b_rel, a_rel)
+        if not any(f["changed"] for f in out["forks"].values()):
+            out["changed"] = False  # byte-identical: nothing to summarise
+            return out
     heap = rel.kind in HEAP_KINDS
     btree = rel.kind == "i" and rel.access_method == "btree"
     if heap:
@@ -159,32 +205,76 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     else:
         pages.update(compare_index_pages(b_main, a_main))
     out["pages"] = pages
-    out["changed"] = bool(pages["added"] or pages["removed"] or
-                          (pages.get("page_classes", {}).get("changed") if heap else pages.get("changed")))
+    out["changed"] = True  # some fork's bytes differ
     return out
 
 
-def _relations_by_name(db) -> dict[str, Relation]:
-    return {r.qualified_name: r for r in db.relations() if r.forks}
+def _relations_by_oid(db) -> dict[int, Relation]:
+    """Relations with storage, by pg_class oid (what survives a rewrite and a rename)."""
+    return {r.oid: r for r in db.relations() if r.has_storage} if db is not None else {}
+
+
+def _database_pairs(before: DataDirectory, after: DataDirectory, db_name: str | None) -> list[tuple]:
+    """(BEFORE's database or None, AFTER's or None), matched by oid: every database of either snapshot,
+    or the one --db names."""
+    if db_name is not None:
+        pick = lambda c: next((d for d in c.databases() if d.name == db_name or str(d.oid) == db_name), None)  # noqa
+        b, a = pick(before), pick(after)
+        if b is None and a is None:
+            before.database(db_name)  # the usual "no database ... (there are: ...)" refusal
+        return [(b, a)]
+    b_dbs, a_dbs = {d.oid: d for d in before.databases()}, {d.oid: d for d in after.databases()}
+    return [(b_dbs.get(o), a_dbs.get(o)) for o in sorted(set(b_dbs) | set(a_dbs))]
 
 
 def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel_name: str | None,
                      details: bool = False) -> dict:
+    """Two data directories: every database of either (or the one ``db_name`` names), relations matched
+    by database and pg_class oid; with ``rel_name``, that relation alone (its indexes' entries too, for
+    the write amplification)."""
     before, after = open_data_directory(before_path), open_data_directory(after_path)
     if before.major != after.major:
         raise PgpageError(f"the snapshots are of different majors ({before.major} and {after.major})", ExitCode.USAGE)
     next_xid = (before.control or {}).get("checkPointCopy", {}).get("nextXid")
-    b_db, a_db = before.database(db_name), after.database(db_name)
-    b_rels, a_rels = _relations_by_name(b_db), _relations_by_name(a_db)
-    names = sorted(set(b_rels) | set(a_rels))
-    if rel_name:
-        want = {b_db.relation(rel_name).qualified_name} if rel_name in b_rels or _has(b_db, rel_name) else {
-            a_db.relation(rel_name).qualified_name}
-        names = [n for n in names if n in want]
-    relations = [compare_relation(before, after, b_rels.get(n), a_rels.get(n), next_xid, details) for n in names]
-    _write_amplification(relations, a_db if a_rels else b_db)
-    return {"before": _cluster_facts(before), "after": _cluster_facts(after), "database": b_db.name,
-            "relations": relations}
+    pairs = _database_pairs(before, after, db_name)
+    if rel_name and len(pairs) > 1:
+        pairs = [(b, a) for b, a in pairs if b is not None and a is not None and (_has(b, rel_name) or _has(a, rel_name))]
+        if len(pairs) != 1:
+            before.database(None)  # several databases (or none) hold it: "choose one with --db"
+    databases, relations, shared_seen = [], [], set()
+    for b_db, a_db in pairs:
+        db = a_db or b_db
+        entry = {"oid": db.oid, "name": db.name}
+        if b_db is None or a_db is None or not b_db.path.is_dir() or not a_db.path.is_dir():
+            entry["status"] = "created" if b_db is None or not b_db.path.is_dir() else "dropped"
+            databases.append(entry)
+            continue
+        entry["status"] = "in both"
+        b_rels, a_rels = _relations_by_oid(b_db), _relations_by_oid(a_db)
+        oids = sorted(set(b_rels) | set(a_rels))
+        if rel_name:
+            target = (b_db if _has(b_db, rel_name) else a_db).relation(rel_name).oid
+            side = a_rels if target in a_rels else b_rels
+            oids = [o for o in oids if o == target or (side.get(o) and side[o].table and side[o].table.oid == target)]
+        rels = []
+        for o in oids:
+            b, a = b_rels.get(o), a_rels.get(o)
+            if not (b and b.forks) and not (a and a.forks):
+                continue  # no file on either side: nothing changed (scan and verify report the missing file)
+            if (a or b).row["relisshared"]:
+                if o in shared_seen:
+                    continue  # every database's pg_class lists the shared catalogs: compare them once
+                shared_seen.add(o)
+            rels.append(compare_relation(before, after, b, a, next_xid, details))
+        _write_amplification(rels, after.block_size, a_db, b_db)
+        entry["relations"] = len(rels)
+        databases.append(entry)
+        relations += rels
+    doc = {"before": _cluster_facts(before), "after": _cluster_facts(after), "databases": databases,
+           "relations": relations}
+    if len(pairs) == 1:
+        doc["database"] = (pairs[0][1] or pairs[0][0]).name
+    return doc
 
 
 def _has(db, name: str) -> bool:
@@ -201,28 +291,68 @@ def _cluster_facts(c: DataDirectory) -> dict:
             "checkpoint_lsn": (c.control or {}).get("checkPoint"), "checkpoint_time": cp.get("time_iso")}
 
 
-def _write_amplification(relations: list[dict], db) -> None:
-    """Per table: index entries added per row version written, from its B-trees' entry counts."""
-    by_name = {r["name"]: r for r in relations}
-    for rel in db.relations():
-        if rel.table is None or rel.qualified_name not in by_name:
+def _pages_written(r: dict, bs: int) -> int | None:
+    """Pages of a relation (every fork) that reached disk between the snapshots: changed or added in
+    place, every page of a rewritten or created file; None when its files cannot say (dropped, missing)."""
+    if r["status"] == "in place":
+        return sum(f["pages_changed"] + f["pages_added"] for f in (r.get("forks") or {}).values())
+    if r["status"] in ("rewritten", "created"):
+        return -(-r["after"]["size_bytes"] // bs)
+    return None
+
+
+def _per(n, d, digits: int = 2):
+    return round(n / d, digits) if n is not None and d else None
+
+
+def _write_amplification(relations: list[dict], bs: int, *dbs) -> None:
+    """Per table: what its workload wrote, per logical row change (an insert, update or delete) and per
+    row version written (the versions on disk with a new xmin and those pruned since, see analysis.diff):
+    index entries each of its B-trees gained, pages and bytes written to the table and to each index."""
+    by_oid = {r["oid"]: r for r in relations}
+    indexes = {r.oid: r for db in reversed(dbs) for r in db.relations() if r.table is not None}
+    for oid, rel in indexes.items():
+        table = by_oid.get(rel.table.oid)
+        r = by_oid.get(oid)
+        if table is None or r is None:
             continue
-        table = by_name.get(rel.table.qualified_name)
-        index = by_name[rel.qualified_name].get("index")
-        if table is None or not index or not index.get("delta"):
-            continue
-        added = index["delta"].get("entries") or 0
-        table.setdefault("indexes", []).append({"name": rel.qualified_name, "entries_added": added})
+        delta = (r.get("index") or {}).get("delta") or {}
+        if r["status"] == "in place" and not r.get("changed"):
+            added = 0  # byte-identical
+        else:
+            added = delta.get("entries")
+        table.setdefault("indexes", []).append({"name": r["name"], "oid": oid, "entries_added": added,
+                                                "pages_written": _pages_written(r, bs)})
     for r in relations:
-        tuples = ((r.get("pages") or {}).get("tuples")) or None
-        if not tuples or "indexes" not in r:
-            continue
-        writes = tuples["inserted"] + tuples["new_versions"]
-        updates = tuples["hot_updated"] + tuples["non_hot_updated"]
-        total_added = sum(i["entries_added"] for i in r["indexes"])
+        t = (r.get("pages") or {}).get("tuples")
+        if not t or not r.get("changed"):
+            continue  # heaps kept in place that changed: a rewrite's tuples are all new, whatever the workload did
+        on_disk = t["inserted"] + t["new_versions"]
+        pruned = t["pruned_roots_written"] + t["pruned_heap_only_written"]
+        written = on_disk + pruned
+        changes = written + t["deleted"]
+        idx = r.get("indexes", [])
+        for i in idx:
+            i["entries_per_row_version"] = _per(i["entries_added"], written)
+            i["bytes_written"] = i["pages_written"] * bs if i["pages_written"] is not None else None
+            i["pages_per_row_change"] = _per(i["pages_written"], changes, 4)
+            i["bytes_per_row_change"] = _per(i["bytes_written"], changes, 1)
+        known = [i["entries_added"] for i in idx if i["entries_added"] is not None]
+        added = sum(known) if len(known) == len(idx) else None
+        table_pages = _pages_written(r, bs)
+        total_pages = table_pages + sum(i["pages_written"] or 0 for i in idx)
+        # two lower bounds of the HOT updates (a heap-only version each; an old version HOT-updated each)
+        hot_proven = max(t["heap_only_versions"] + t["pruned_heap_only_written"],
+                         t["hot_updated"] + t["redirects_created"])
         r["write_amplification"] = {
-            "heap_versions_written": writes, "updates": updates, "index_entries_added": total_added,
-            "index_entries_per_heap_version": round(total_added / writes, 2) if writes else None,
+            "row_versions_written": written, "row_versions_on_disk": on_disk, "row_versions_pruned_since": pruned,
+            "logical_row_changes": changes, "hot_updates_at_least": hot_proven,
+            "index_entries_added": added, "index_entries_per_row_version": _per(added, written),
+            "table_pages_written": table_pages, "table_bytes_written": table_pages * bs,
+            "table_pages_per_row_change": _per(table_pages, changes, 4),
+            "table_bytes_per_row_change": _per(table_pages * bs, changes, 1),
+            "total_pages_written": total_pages, "total_bytes_written": total_pages * bs,
+            "total_bytes_per_row_change": _per(total_pages * bs, changes, 1),
         }
 
 

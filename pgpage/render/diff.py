@@ -30,37 +30,54 @@ def render_diff(doc: dict, show_all: bool = False) -> None:
         out.print(Text(f"  {(a['next_xid'] - b['next_xid']) & 0xFFFFFFFF:,} transaction ids consumed"
                        f" (next xid {b['next_xid']} → {a['next_xid']}); checkpoint {b['checkpoint_lsn']} →"
                        f" {a['checkpoint_lsn']}", "dim"))
+    dbs = doc.get("databases", [])
+    several = len(dbs) > 1
+    for d in dbs:
+        if d["status"] != "in both":
+            out.print(Text.assemble(("database ", "dim"), (str(d["name"]), "bold cyan"), f" (oid {d['oid']})  ",
+                                    (d["status"], "bold yellow")))
     changed = sorted((r for r in doc["relations"] if r["status"] != "in place" or r.get("changed")),
                      key=_effect, reverse=True)
     same = len(doc["relations"]) - len(changed)
-    if not changed:
+    if not changed and not doc.get("databases_changed"):
         out.print(Text("no differences", "bold green"))
         return
     for r in changed if show_all else changed[:SHOWN]:
         out.print()
-        _relation(out, r)
+        _relation(out, r, several)
     out.print()
     hidden = 0 if show_all else max(0, len(changed) - SHOWN)
     out.print(Text(f"{len(changed)} relation{'s' if len(changed) != 1 else ''} changed" + (f" ({hidden} more with --all)" if hidden else "")
                    + f", {same} unchanged", "bold"))
+    if any(r["status"] == "rewritten" for r in changed):
+        out.print(Text("REWRITTEN: same pg_class oid, new relfilenode (VACUUM FULL, CLUSTER, TRUNCATE or REINDEX)",
+                       "dim"))
 
 
-def _relation(out, r: dict) -> None:
-    head = Text.assemble((r["name"], "bold cyan"), f" ({r['kind']}{', ' + r['am'] if r.get('am') else ''})  ")
+def _relation(out, r: dict, several_databases: bool = False) -> None:
+    name = f"{r['database']}: {r['name']}" if several_databases and r.get("database") else r["name"]
+    head = Text.assemble((name, "bold cyan"), f" ({r['kind']}{', ' + r['am'] if r.get('am') else ''})  ")
     status = r["status"]
     if status in ("created", "dropped"):
         side = r.get("after") or r.get("before")
         head.append(f"{status}, {human_bytes(side['size_bytes'])}", "bold yellow")
         out.print(head)
         return
+    if status.startswith("file missing"):
+        head.append(status.upper(), "bold red")
+        out.print(head)
+        out.print(Text(f"  relation.file_missing: {r['finding']['message']}", "red"))
+        return
     bb, ab = r["before"], r["after"]
     if status == "rewritten":
-        head.append(f"REWRITTEN: relfilenode {bb['relfilenode']} → {ab['relfilenode']}"
-                    " (VACUUM FULL, CLUSTER, TRUNCATE or REINDEX)", "bold yellow")
+        head.append(f"REWRITTEN: relfilenode {bb['relfilenode']} → {ab['relfilenode']}", "bold yellow")
     else:
         head.append(f"{bb['blocks']:,} → {ab['blocks']:,} pages ({_signed(ab['blocks'] - bb['blocks'])})")
     head.append(f"  {human_bytes(bb['size_bytes'])} → {human_bytes(ab['size_bytes'])}")
     out.print(head)
+    forks = [f"{name} {_fork_change(f)}" for name, f in (r.get("forks") or {}).items() if name != "main" and f["changed"]]
+    if forks:
+        out.print("  forks: " + "; ".join(forks))
     pages = r.get("pages")
     if pages and "page_classes" in pages:
         _heap_pages(out, pages)
@@ -70,23 +87,43 @@ def _relation(out, r: dict) -> None:
         _heap_figures(out, r["heap"])
     if r.get("index") and r["index"]["delta"]:
         _index_figures(out, r["index"])
-    wa = r.get("write_amplification")
-    if wa:
-        per = wa["index_entries_per_heap_version"]
-        names = ", ".join(f"{i['name'].split('.')[-1]} {_signed(i['entries_added'])}" for i in r["indexes"])
+    if r.get("write_amplification"):
+        _write_amplification(out, r["write_amplification"], r.get("indexes", []))
+
+
+def _write_amplification(out, wa: dict, indexes: list[dict]) -> None:
+    versions, changes = wa["row_versions_written"], wa["logical_row_changes"]
+    if indexes:
+        per = wa["index_entries_per_row_version"]
+        names = ", ".join(f"{i['name'].split('.')[-1]} {_signed(i['entries_added'])}" if i["entries_added"] is not None
+                          else f"{i['name'].split('.')[-1]} ?" for i in indexes)
         out.print(Text.assemble("  index entries: ", names, "  → ",
                                 (f"{per} per row version written" if per is not None else "no row versions written",
                                  "bold yellow" if per and per >= 1 else "bold green")))
+    idx_pages = sum(i["pages_written"] or 0 for i in indexes)
+    per_change = (f", {wa['total_bytes_per_row_change']:,} bytes per row change ({versions:,} row versions)"
+                  if changes else ", no row written")
+    out.print(f"  written: table {wa['table_pages_written']:,} pages" + (f", indexes {idx_pages:,}" if indexes else "")
+              + f" ({human_bytes(wa['total_bytes_written'])})" + per_change)
+
+
+def _fork_change(f: dict) -> str:
+    parts = [f"{f[k]:,} page{'s' if f[k] != 1 else ''} {w}" for k, w in (("pages_changed", "changed"), ("pages_added", "added"),
+                                                   ("pages_removed", "removed")) if f[k]]
+    if f["before_bytes"] != f["after_bytes"]:
+        parts.append(f"{f['before_bytes']:,} → {f['after_bytes']:,} bytes")
+    return ", ".join(parts)
 
 
 def _heap_pages(out, pages: dict) -> None:
     pc, t, hp = pages["page_classes"], pages["tuples"], pages["hint_prediction"]
     parts = []
-    for key, label in (("hint_bits_only", "only hint bits"), ("all_visible_only", "only PD_ALL_VISIBLE"),
-                       ("hint_bits_and_all_visible", "hint bits + PD_ALL_VISIBLE"), ("freezing", "freezing"),
+    # each change counted as itself (a page may have several), then the pages that changed in nothing else
+    for key, label in (("hint_bits", "hint bits"), ("all_visible_set", "PD_ALL_VISIBLE set"),
+                       ("all_visible_cleared", "PD_ALL_VISIBLE cleared"), ("freezing", "freezing"),
                        ("pruned", "pruned"), ("new_tuples", "new tuples"), ("deletions", "xmax set"),
-                       ("other", "other")):
-        if pc[key]:
+                       ("hint_bits_only", "only hint bits"), ("other", "other")):
+        if pc.get(key):
             parts.append(f"{pc[key]:,} {label}")
     line = Text(f"  pages: {pc['changed']:,} changed")
     if pages["added"] or pages["removed"]:
@@ -99,18 +136,21 @@ def _heap_pages(out, pages: dict) -> None:
         out.print(Text(f"  hint bits set on {hp['hinted']:,} pages; {match} the prediction made on BEFORE"
                        f" ({hp['predicted']:,} pages; {hp['predicted_and_hinted']:,} both)",
                        "green" if match == "matches" else "yellow"))
-    events = [(t["inserted"], "inserted"), (t["new_versions"], "new row versions"), (t["deleted"], "deleted"),
+    pruned_since = t["pruned_roots_written"] + t["pruned_heap_only_written"]
+    events = [(t["inserted"], "inserted"), (t["new_versions"], "new row versions"),
+              (pruned_since, "written and pruned since"), (t["deleted"], "deleted"),
               (t["locked"], "locked"), (t["frozen"], "frozen"), (t["pruned"], "pruned away")]
     text = ", ".join(f"{n:,} {what}" for n, what in events if n)
     if text:
         out.print(f"  tuples: {text}")
-    # every new redirect is a HOT chain whose first versions were pruned: at least one HOT update each
-    hot = t["hot_updated"] + t["redirects_created"]
-    if hot + t["non_hot_updated"]:
-        share = 100 * hot / (hot + t["non_hot_updated"])
-        out.print(Text.assemble("  updates: ", (f"{share:.0f}% HOT", "bold green" if share >= 90 else "bold yellow"),
-                                f" (≥{hot:,} HOT: {t['hot_updated']:,} on disk + {t['redirects_created']:,}"
-                                f" pruned to redirects; {t['non_hot_updated']:,} not HOT)"))
+    # lower bounds: a slot pruned and reused between the snapshots shows one version
+    hot = max(t["heap_only_versions"] + t["pruned_heap_only_written"], t["hot_updated"] + t["redirects_created"])
+    non_hot = max(t["non_hot_updated"], t["new_versions"] - t["heap_only_versions"])
+    if hot + non_hot:
+        share = 100 * hot / (hot + non_hot)
+        out.print(Text.assemble("  updates: ", (f"≥{hot:,} HOT", "bold green" if share >= 90 else "bold yellow"),
+                                f" ({t['heap_only_versions']:,} heap-only versions on disk +"
+                                f" {t['pruned_heap_only_written']:,} pruned), ≥{non_hot:,} not HOT"))
 
 
 def _heap_figures(out, heap: dict) -> None:

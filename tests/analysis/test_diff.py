@@ -80,8 +80,10 @@ def test_hot_updates_touch_no_index(t1_t2):
     assert 0 < t["hot_updated"] + t["redirects_created"] <= hot_updates
     for index in ("hot_pkey", "hot_prenom", "hot_c2"):
         assert leaf_tids("t1", index) == leaf_tids("t2", index)
-        assert t1_t2[f"public.{index}"]["index"]["delta"]["entries"] == 0
+        assert t1_t2[f"public.{index}"]["changed"] is False  # byte-identical
     assert r["write_amplification"]["index_entries_added"] == 0
+    assert {i["name"]: i["entries_added"] for i in r["indexes"]} == {
+        "public.hot_pkey": 0, "public.hot_prenom": 0, "public.hot_c2": 0}
 
 
 def test_uber_story_no_index_growth(t1_t2):
@@ -150,3 +152,133 @@ def test_two_relation_files():
     stem = str(rel["before"]["relfilenode"])
     doc = diff_pass.compare_files(str(path / stem), str(SNAP / "t2" / "data" / "base" / path.name / stem))
     assert doc["relations"][0]["pages"]["page_classes"] == rel["pages"]["page_classes"]
+
+
+# Every scenario pair of consecutive snapshots and its tables: the figures against the server's counters.
+PAIRS = [("t1", "t2", "hint_load"), ("t2", "t3", "hint_load"), ("t3", "t4", "hint_load"), ("t1", "t2", "hot"),
+         ("t2", "t3", "hot"), ("t1", "t2", "bloat"), ("t2", "t3", "bloat"), ("t3", "t4", "bloat"),
+         ("t1", "t2", "dedup_dup"), ("t1", "t2", "dedup_uniq"), ("t1", "t2", "uber")]
+
+
+@pytest.fixture(scope="module")
+def diffs():
+    cache = {}
+
+    def get(b, a):
+        if (b, a) not in cache:
+            cache[b, a] = {r["name"]: r for r in diff_pass.compare_clusters(data(b), data(a), None, None)["relations"]}
+        return cache[b, a]
+    return get
+
+
+def counter_delta(b: str, a: str, table: str) -> dict:
+    sb, sa = stats(b, table), stats(a, table)
+    return {k: sa[k] - sb[k] for k in ("n_tup_ins", "n_tup_upd", "n_tup_del", "n_tup_hot_upd")}
+
+
+@pytest.mark.parametrize("b,a,table", PAIRS)
+def test_write_amplification_against_the_servers_counters(diffs, b, a, table):
+    """Row versions written, HOT and non-HOT updates: never more than pg_stat_user_tables counted, and
+    exactly as many row versions wherever no line pointer was pruned and reused in between (every pair
+    but the HOT-only ones: their heap-only slots are reused within the two pages)."""
+    d = counter_delta(b, a, table)
+    r = diffs(b, a)[f"public.{table}"]
+    wa = r.get("write_amplification")
+    if not any(d.values()):
+        assert wa is None or wa["row_versions_written"] == 0
+        return
+    t = r["pages"]["tuples"]
+    versions = d["n_tup_ins"] + d["n_tup_upd"]
+    assert wa["row_versions_written"] <= versions
+    if d["n_tup_hot_upd"] < d["n_tup_upd"] or d["n_tup_upd"] == 0:
+        assert wa["row_versions_written"] == versions  # no HOT slot reuse: every version is seen
+    assert wa["hot_updates_at_least"] <= d["n_tup_hot_upd"]
+    if d["n_tup_hot_upd"]:
+        assert wa["hot_updates_at_least"] > 0
+    assert t["new_versions"] - t["heap_only_versions"] <= d["n_tup_upd"] - d["n_tup_hot_upd"]
+    assert wa["logical_row_changes"] <= versions + d["n_tup_del"]
+
+
+def test_hot_scenario_index_entries_per_row_version(diffs):
+    """hot s2_hot -> s3_nonhot: 1,200 non-HOT updates, most of their versions pruned to LP_DEAD since;
+    the indexes gained 1,689 entries (pageinspect's leaf TIDs): about 1.4 per row version, not 15.5."""
+    r = diffs("t2", "t3")["public.hot"]
+    d = counter_delta("t2", "t3", "hot")
+    gained = sum(leaf_tids("t3", i) - leaf_tids("t2", i) for i in ("hot_pkey", "hot_prenom", "hot_c2"))
+    wa = r["write_amplification"]
+    assert wa["row_versions_written"] == d["n_tup_upd"] == 1200
+    assert wa["index_entries_added"] == gained == 1689
+    assert wa["index_entries_per_row_version"] == round(gained / d["n_tup_upd"], 2) == 1.41
+    assert {i["name"]: i["entries_added"] for i in r["indexes"]} == {
+        f"public.{i}": leaf_tids("t3", i) - leaf_tids("t2", i) for i in ("hot_pkey", "hot_prenom", "hot_c2")}
+
+
+def test_pages_and_bytes_written_per_row_change(diffs):
+    """bloat s1 -> s2_updated: the pages written are the pages whose bytes differ, on every fork."""
+    r = diffs("t1", "t2")["public.bloat"]
+    wa = r["write_amplification"]
+    forks = r["forks"]
+    assert wa["table_pages_written"] == sum(f["pages_changed"] + f["pages_added"] for f in forks.values())
+    sizes = {s_["relname"]: s_ for s_ in json.loads((SNAP / "t2" / "oracle" / "stats.json").read_text())["sizes"]}
+    assert forks["main"]["after_bytes"] == sizes["bloat"]["main"] and forks["fsm"]["after_bytes"] == sizes["bloat"]["fsm"]
+    assert wa["table_bytes_written"] == wa["table_pages_written"] * 8192
+    assert wa["table_bytes_per_row_change"] == round(wa["table_bytes_written"] / counter_delta("t1", "t2", "bloat")["n_tup_upd"], 1)
+
+
+def test_freezing_is_not_hint_bits(diffs):
+    """hint_bits s3_vacuumed -> s4_frozen (VACUUM FREEZE): every tuple frozen, no hint bits counted."""
+    r = diffs("t3", "t4")["public.hint_load"]
+    pc, hp, t = r["pages"]["page_classes"], r["pages"]["hint_prediction"], r["pages"]["tuples"]
+    frozen = sum(1 for page in oracle("t4", "hint_load")["forks"]["main"] for i in page["heap_page_items"]
+                 if i["t_infomask"] is not None and i["t_infomask"] & 0x0300 == 0x0300)
+    assert t["frozen"] == frozen == 2000
+    assert pc["freezing"] == pc["changed"] == 9
+    assert pc["hint_bits"] == pc["hint_bits_only"] == hp["hinted"] == 0
+    # and the first read after the load: hint bits, nothing else
+    pc2 = diffs("t1", "t2")["public.hint_load"]["pages"]["page_classes"]
+    assert pc2["hint_bits"] == pc2["changed"] and pc2["freezing"] == pc2["all_visible_set"] == 0
+
+
+def test_vacuum_sets_all_visible(diffs):
+    """bloat s2_updated -> s3_vacuumed: PD_ALL_VISIBLE counted as itself, on the pages VACUUM marked."""
+    r = diffs("t2", "t3")["public.bloat"]
+    visible = sum(1 for page in oracle("t3", "bloat")["forks"]["main"] if page["page_header"]["flags"] & 4)
+    assert r["pages"]["page_classes"]["all_visible_set"] == visible > 0
+
+
+def test_same_keys_with_and_without_rel(diffs):
+    whole = diffs("t2", "t3")["public.hot"]
+    alone = {r["name"]: r for r in diff_pass.compare_clusters(data("t2"), data("t3"), None, "hot")["relations"]}
+    assert set(alone) == {"public.hot", "public.hot_pkey", "public.hot_prenom", "public.hot_c2"}
+    assert alone["public.hot"]["write_amplification"] == whole["write_amplification"]
+    assert alone["public.hot"]["indexes"] == whole["indexes"]
+
+
+def test_missing_file_is_not_a_drop(diffs):
+    """t3 keeps no file of uber (the snapshot was pruned) while pg_class still has its row: the server
+    never dropped it (no DROP TABLE in the timeline of statements it ran)."""
+    assert "drop table" not in (FIXTURES / "scenarios" / "timeline.json").read_text().lower()
+    r = diffs("t2", "t3")["public.uber"]
+    assert r["status"] == "file missing after" and r["finding"]["code"] == "relation.file_missing"
+    assert not [x for x in diffs("t2", "t3").values() if x["status"] == "dropped"]
+
+
+def test_fsm_only_change_cut_to_half_a_page(tmp_path):
+    """A copy of t1 whose only change is hint_load's FSM cut to half a page: a difference, exit 1."""
+    import shutil
+    after = tmp_path / "data"
+    shutil.copytree(SNAP / "t1" / "data", after, symlinks=True)
+    rel = diff_pass.compare_clusters(data("t1"), data("t1"), None, "hint_load")["relations"][0]
+    fsm = next(after.glob(f"base/*/{rel['before']['relfilenode']}_fsm"))
+    size = fsm.stat().st_size
+    with open(fsm, "r+b") as f:
+        f.truncate(size - 4096)
+    run = subprocess.run([sys.executable, "-m", "pgpage", "diff", data("t1"), str(after), "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr
+    doc = json.loads(run.stdout)
+    (changed,) = [r for r in doc["relations"] if r.get("changed") or r["status"] != "in place"]
+    assert changed["name"] == "public.hint_load"
+    assert changed["forks"]["fsm"] == {"before_bytes": size, "after_bytes": size - 4096, "pages_changed": 0,
+                                       "pages_added": 0, "pages_removed": 1, "changed": True}
+    assert not changed["forks"]["main"]["changed"]
