@@ -102,7 +102,7 @@ def _write_amplification(out, wa: dict, indexes: list[dict]) -> None:
                                  "bold yellow" if per and per >= 1 else "bold green")))
     idx_pages = sum(i["pages_written"] or 0 for i in indexes)
     per_change = (f", {wa['total_bytes_per_row_change']:,} bytes per row change ({versions:,} row versions)"
-                  if changes else ", no row written")
+                  if changes else ", no row version written")
     out.print(f"  written: table {wa['table_pages_written']:,} pages" + (f", indexes {idx_pages:,}" if indexes else "")
               + f" ({human_bytes(wa['total_bytes_written'])})" + per_change)
 
