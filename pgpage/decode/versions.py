@@ -148,6 +148,15 @@ def bt_metap_columns(major: int) -> tuple[str, ...]:
     return cols
 
 
+# The cumulative statistics file a clean shutdown writes (pg_stat/): PGSTAT_FILE_FORMAT_ID of each major
+# (src/backend/postmaster/pgstat.c 10-14, src/include/pgstat.h 15+; read from the files of real servers:
+# 10 to 13 share one id although 13's table entry grew, and 16 and 17 share one though 17's fixed part
+# grew, so the parsers take the major too). From 15 one file, pgstat.stat; before, global.stat and one
+# db_<oid>.stat per database (db_0.stat for the shared catalogs).
+PGSTAT_FILE_FORMAT_ID = {10: 0x01A5BC9D, 11: 0x01A5BC9D, 12: 0x01A5BC9D, 13: 0x01A5BC9D, 14: 0x01A5BCA2,
+                         15: 0x01A5BCA7, 16: 0x01A5BCAC, 17: 0x01A5BCAC, 18: 0x01A5BCB7}
+PGSTAT_SHARED_MEMORY_SINCE = 15
+
 PGSTATTUPLE_EXACT_FREE_SPACE_SINCE = 18
 """pgstattuple's free_space sums PageGetHeapFreeSpace() per page before 18 (pd_upper - pd_lower minus
 one line pointer, and 0 on a page already holding MaxHeapTuplesPerPage line pointers with none

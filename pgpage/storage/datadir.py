@@ -127,6 +127,19 @@ class DataDirectory:
         return segments
 
     @cached_property
+    def statistics_files(self) -> dict[str, tuple[bytes, float]]:
+        """pg_stat/'s files, read once: {name: (bytes, mtime)}; empty when there are none (the server deletes
+        them at startup and after a crash: only a cluster stopped cleanly and not started since has them)."""
+        out = {}
+        try:
+            for p in sorted((self.path / "pg_stat").iterdir()):
+                if p.is_file() and p.name.endswith(".stat"):
+                    out[p.name] = (p.read_bytes(), p.stat().st_mtime)
+        except OSError:
+            pass
+        return out
+
+    @cached_property
     def multixact(self):
         """pg_multixact as ``MultiXactMembers`` (bounded by pg_control's next multi and offset)."""
         from pgpage.decode.xact import MultiXactMembers, parse_segment_name as slru_segno

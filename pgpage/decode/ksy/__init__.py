@@ -20,6 +20,9 @@ Modules:
 - ``pg_multixact``: PostgreSQL multixact SLRU pages (pg_multixact/offsets/, pg_multixact/members/), PostgreSQL 10 to 18
 - ``pg_page``: PostgreSQL page header, line pointers and item pointers
 - ``pg_xact``: PostgreSQL commit log page (pg_xact/, formerly pg_clog/), PostgreSQL 10 to 18
+- ``pgstat_collector``: PostgreSQL 10-14 statistics collector files (pg_stat/global.stat, pg_stat/db_<oid>.stat)
+- ``pgstat_shmem``: PostgreSQL 15-18 cumulative statistics file (pg_stat/pgstat.stat)
+- ``pgstat_tab_entry``: PostgreSQL cumulative statistics of one table or index (PgStat_StatTabEntry), PostgreSQL 10 to 18
 - ``seq_page``: PostgreSQL sequence relation page
 - ``spgist_page``: PostgreSQL SP-GiST index page
 - ``vm_page``: PostgreSQL visibility map page (_vm fork)
@@ -38,6 +41,9 @@ __all__ = [
     'pg_multixact',
     'pg_page',
     'pg_xact',
+    'pgstat_collector',
+    'pgstat_shmem',
+    'pgstat_tab_entry',
     'seq_page',
     'spgist_page',
     'vm_page',

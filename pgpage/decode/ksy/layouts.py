@@ -12,6 +12,9 @@
 #   formats/pg_multixact.ksy (sha256 c2926354371b0893f8b90d4123ac580c669dd4dbc55d2a0271276fd4b0e132d2)
 #   formats/pg_page.ksy (sha256 e3a2e2f3b9ec51711449547f00e01eb0f1a21ec5a8d83199c3414f70389e5230)
 #   formats/pg_xact.ksy (sha256 7481e17bb813b844aad4243e7940d0a8e19e3e43c448691d48698245153390ac)
+#   formats/pgstat_collector.ksy (sha256 1dfc0297089643608fb3d6ccddf3fdafbf2f7f1daae2103286ed69cb3fb1dd5a)
+#   formats/pgstat_shmem.ksy (sha256 eb2cc12e3414cabd279fc3af104b8a4913393dcbdddfba06775a187fdf8b53e0)
+#   formats/pgstat_tab_entry.ksy (sha256 154e0d1f20e7323116c50f1c7de46d9e8ad576b18fc9b4551b6824c194e1b09f)
 #   formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
 #   formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #   formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
@@ -717,6 +720,27 @@ LAYOUTS = {
             'status3': (0, ('bits', 6, 2)),
         },
     },
+    'pgstat_collector': {
+        'size': 4,
+        'fields': {
+            'format_id': (0, 'u4'),
+        },
+    },
+    'pgstat_collector::global_header': {
+        'size': 12,
+        'fields': {
+            'format_id': (0, 'u4'),
+            'stats_timestamp': (4, 's8'),
+        },
+    },
+    'pgstat_collector::func_entry': {
+        'size': 24,
+        'fields': {
+            'f_numcalls': (0, 's8'),
+            'f_total_time': (8, 's8'),
+            'f_self_time': (16, 's8'),
+        },
+    },
     'seq_page::sequence_magic': {
         'size': 4,
         'fields': {
@@ -1229,6 +1253,40 @@ ORIG_IDS = {
         'xacts_per_page': 'CLOG_XACTS_PER_PAGE',
         'pages_per_segment': 'SLRU_PAGES_PER_SEGMENT',
     },
+    'pgstat_collector': {
+        'format_id': 'PGSTAT_FILE_FORMAT_ID',
+    },
+    'pgstat_collector::global_header': {
+        'format_id': 'PGSTAT_FILE_FORMAT_ID',
+    },
+    'pgstat_collector::db_file': {
+        'format_id': 'PGSTAT_FILE_FORMAT_ID',
+    },
+    'pgstat_collector::func_entry': {
+        '': 'PgStat_StatFuncEntry',
+    },
+    'pgstat_shmem': {
+        'format_id': 'PGSTAT_FILE_FORMAT_ID',
+    },
+    'pgstat_shmem::entry': {
+        'kind': 'PgStat_Kind',
+        'objoid': 'objoid',
+        'objid': 'objid',
+        'name': 'NameData',
+        'relation': 'PgStat_StatTabEntry',
+    },
+    'pgstat_tab_entry': {
+        'n_live_tuples': 'live_tuples',
+        'n_dead_tuples': 'dead_tuples',
+        'changes_since_analyze': 'mod_since_analyze',
+        'inserts_since_vacuum': 'ins_since_vacuum',
+        'vacuum_timestamp': 'last_vacuum_time',
+        'autovac_vacuum_timestamp': 'last_autovacuum_time',
+        'autovac_vacuum_count': 'autovacuum_count',
+        'analyze_timestamp': 'last_analyze_time',
+        'autovac_analyze_timestamp': 'last_autoanalyze_time',
+        'autovac_analyze_count': 'autoanalyze_count',
+    },
     'seq_page::sequence_magic': {
         '': 'sequence_magic',
     },
@@ -1311,6 +1369,14 @@ TYPE_SOURCES = {
     'pg_page::item_pointer': 'formats/pg_page.ksy',
     'pg_xact': 'formats/pg_xact.ksy',
     'pg_xact::xact_byte': 'formats/pg_xact.ksy',
+    'pgstat_collector': 'formats/pgstat_collector.ksy',
+    'pgstat_collector::global_header': 'formats/pgstat_collector.ksy',
+    'pgstat_collector::db_file': 'formats/pgstat_collector.ksy',
+    'pgstat_collector::record': 'formats/pgstat_collector.ksy',
+    'pgstat_collector::func_entry': 'formats/pgstat_collector.ksy',
+    'pgstat_shmem': 'formats/pgstat_shmem.ksy',
+    'pgstat_shmem::entry': 'formats/pgstat_shmem.ksy',
+    'pgstat_tab_entry': 'formats/pgstat_tab_entry.ksy',
     'seq_page': 'formats/seq_page.ksy',
     'seq_page::sequence_magic': 'formats/seq_page.ksy',
     'seq_page::form_data_pg_sequence_data': 'formats/seq_page.ksy',

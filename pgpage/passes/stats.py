@@ -1,0 +1,107 @@
+"""The cumulative statistics a clean shutdown left in pg_stat/, per relation, for `scan` and `heap`.
+
+``cluster_statistics(cluster)`` reads and decodes the file once per data directory and says whether it can
+be trusted: ``absent`` (no file: the server deletes it at startup and discards it after a crash, or it was not
+copied), ``unreadable`` (a format pgpage does not know, or a damaged file), ``stale`` (pg_control does not say
+"shut down", or the file is older than the last checkpoint: not the shutdown that wrote this pg_control) or
+``current``. ``relation_statistics(cluster, rel)`` gives a relation's pg_stat_user_tables (table, TOAST table,
+materialized view) or pg_stat_user_indexes (index) columns, with ``status`` and ``source``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+
+from pgpage.findings import INFO, WARNING, Finding
+
+TABLE_KINDS = {"r", "t", "m", "p"}   # the relkinds of pg_stat_all_tables
+
+
+def cluster_statistics(cluster) -> dict:
+    cached = cluster.__dict__.get("_pgstat")
+    if cached is None:
+        cached = cluster.__dict__["_pgstat"] = _read(cluster)
+    return cached
+
+
+def _read(cluster) -> dict:
+    from pgpage.decode.pgstat import decode_statistics, statistics_file_names
+    major = cluster.major
+    files = cluster.statistics_files
+    names = statistics_file_names(major) if major else ("pgstat.stat",)
+    source = ", ".join(f"pg_stat/{n}" for n in names)
+    out: dict = {"status": "absent", "source": source, "written_at": None, "checkpoint_time": None,
+                 "relations": {}, "findings": []}
+    if major is None or not files:
+        out["findings"].append(Finding("stats.absent", f"no statistics file ({source}): the cluster was not shut"
+                                       " down cleanly after its last start, or the file was not copied; HOT ratios"
+                                       " are lower bounds from the pages", severity=INFO))
+        return out
+    decoded = decode_statistics({n: data for n, (data, _) in files.items()}, major)
+    out["findings"] = decoded["findings"]
+    out["format_id"] = decoded["format_id"]
+    if not decoded["relations"] and decoded["findings"]:
+        out["status"] = "unreadable"
+        return out
+    out["relations"] = decoded["relations"]
+    written = decoded["written_at"]
+    if written is None:  # 15+: the file keeps no time of its own; its mtime (a copy may have a later one)
+        written = _dt.datetime.fromtimestamp(max(m for _, m in files.values()), _dt.timezone.utc).isoformat()
+        out["written_at_from"] = "mtime"
+    else:
+        out["written_at_from"] = "file"
+    out["written_at"] = written
+    control = cluster.control
+    out["status"] = "current"
+    if control is None or not control.get("crc_ok"):
+        out["status"] = "stale"
+        out["findings"].append(Finding("stats.stale", "pg_control is unreadable: nothing says the statistics file"
+                                       " belongs to this cluster's last shutdown", severity=WARNING))
+        return out
+    cp = control["checkPointCopy"]
+    out["checkpoint_time"] = cp["time_iso"]
+    if control["state_name"] not in ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY"):
+        out["status"] = "stale"
+        out["findings"].append(Finding("stats.stale", f"pg_control says {control['state_name']}, not shut down: the"
+                                       f" server was running or crashed after {source} was written; its counts"
+                                       " stop there", severity=WARNING))
+    elif _dt.datetime.fromisoformat(written).timestamp() < cp["time"]:
+        out["status"] = "stale"
+        out["findings"].append(Finding("stats.stale", f"{source} was written at {written}, before the last"
+                                       f" checkpoint ({cp['time_iso']}): from an earlier shutdown", severity=WARNING))
+    return out
+
+
+def relation_statistics(cluster, rel) -> dict | None:
+    """A relation's statistics columns (pg_stat_user_tables or pg_stat_user_indexes) with ``status`` and
+    ``source``; None when there is no statistics file to read, or the relation is neither table nor index."""
+    from pgpage.decode.pgstat import index_view, table_view
+    st = cluster_statistics(cluster)
+    if st["status"] in ("absent", "unreadable") or cluster.major is None:
+        return None
+    rels = st["relations"]
+
+    def counters(r):
+        return rels.get((0 if r.row["relisshared"] else r.database.oid, r.oid))
+
+    if rel.kind == "i":
+        view = index_view(counters(rel), cluster.major)
+    elif rel.kind in TABLE_KINDS:
+        indexes = [r for r in rel.database.relations() if r.kind == "i" and r.table is rel]
+        view = table_view(counters(rel), [counters(i) for i in indexes], cluster.major)
+    else:
+        return None
+    return {"status": st["status"], "source": st["source"], **view}
+
+
+def hot_ratio(stats: dict | None, page_hot: int | None = None, page_updated: int | None = None) -> dict | None:
+    """The HOT ratio: exact from the statistics (n_tup_hot_upd / n_tup_upd) when the file is current, else
+    what the pages show (heap-only versions among the updated ones still on disk): a lower bound."""
+    if stats and stats["status"] == "current" and stats.get("n_tup_upd") is not None:
+        upd, hot = stats["n_tup_upd"], stats["n_tup_hot_upd"]
+        return {"hot": hot, "updated": upd, "ratio": round(hot / upd, 4) if upd else None, "exact": True,
+                "source": stats["source"]}
+    if page_updated is None:
+        return None
+    return {"hot": page_hot, "updated": page_updated,
+            "ratio": round(page_hot / page_updated, 4) if page_updated else None, "exact": False,
+            "source": "pages (lower bound: pruned versions are not counted)"}
