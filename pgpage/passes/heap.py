@@ -39,7 +39,16 @@ class HeapPass:
                              on_chunk=on_chunk, jobs=jobs or default_jobs())
         return {"schema": "pgpage.heap/1", "relation": t.label, "blocks": t.fork.nblocks,
                 "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": self.fillfactor,
-                **report}
+                **report, **statistics_keys(t.cluster, t.relation, report["hot"])}
+
+
+def statistics_keys(cluster, relation, hot: dict) -> dict:
+    """``statistics`` (the pg_stat file's columns for this table, or why there are none) and ``hot_ratio``:
+    exact from a current statistics file, else from the versions on disk (a lower bound)."""
+    from pgpage.passes.stats import hot_ratio, relation_statistics
+    stats = relation_statistics(cluster, relation)
+    updated = hot["hot_updated_tuples"] + hot["non_hot_updated_tuples"]
+    return {"statistics": stats, "hot_ratio": hot_ratio(stats, hot["hot_updated_tuples"], updated)}
 
 
 def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:

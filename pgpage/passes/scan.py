@@ -12,7 +12,8 @@ import os
 from typing import Iterable, Iterator
 
 from pgpage.findings import WARNING, Finding
-from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis
+from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
+from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary
 from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
 from pgpage.storage.relfile import RelationFork
 
@@ -75,7 +76,8 @@ def cluster_summary(cluster: DataDirectory) -> dict:
     """The cluster's identity and health from pg_control, PG_VERSION and pg_database."""
     c = cluster.control
     out = {"path": str(cluster.path), "major": cluster.major, "block_size": cluster.block_size,
-           "relseg_size": cluster.relseg_size, "data_checksums": cluster.checksums}
+           "relseg_size": cluster.relseg_size, "data_checksums": cluster.checksums,
+           "statistics": statistics_summary(cluster)}
     if c is None:
         return out
     cp = c["checkPointCopy"]
@@ -180,12 +182,16 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
                                     relation=rel.qualified_name))
     out["health"] = health
     out["findings"] = [f.to_json() for f in findings]
+    out["statistics"] = relation_statistics(cluster, rel)
     if deep and analysis is not None:
         report = heap_result(analysis, main, forks.get("vm"), forks.get("fsm"), rel.qualified_name,
                              rel.fillfactor, cluster)
         report.pop("map")
         out["findings"] += [f for f in report.pop("findings") if f["code"] not in {x["code"] for x in out["findings"]}]
         out["heap"] = report
+        out["hot_ratio"] = statistics_keys(cluster, rel, report["hot"])["hot_ratio"]
+    elif rel.kind in "rtm":
+        out["hot_ratio"] = hot_ratio(out["statistics"])
     return out
 
 

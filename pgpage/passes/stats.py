@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from pgpage.decode.versions import PGSTAT_SHARED_MEMORY_SINCE
 from pgpage.findings import INFO, WARNING, Finding
 
 TABLE_KINDS = {"r", "t", "m", "p"}   # the relkinds of pg_stat_all_tables
+PAGES_SOURCE = "pages (a lower bound: versions pruned since are not counted)"
 
 
 def cluster_statistics(cluster) -> dict:
@@ -71,32 +73,56 @@ def _read(cluster) -> dict:
     return out
 
 
-def relation_statistics(cluster, rel) -> dict | None:
-    """A relation's statistics columns (pg_stat_user_tables or pg_stat_user_indexes) with ``status`` and
-    ``source``; None when there is no statistics file to read, or the relation is neither table nor index."""
-    from pgpage.decode.pgstat import index_view, table_view
+def statistics_summary(cluster) -> dict:
+    """The statistics file's status for a cluster's summary (no counters)."""
     st = cluster_statistics(cluster)
-    if st["status"] in ("absent", "unreadable") or cluster.major is None:
+    return {k: st.get(k) for k in ("status", "source", "written_at", "written_at_from", "checkpoint_time")} | {
+        "findings": [f.to_json() for f in st["findings"]]}
+
+
+def relation_statistics(cluster, rel) -> dict | None:
+    """A relation's statistics columns (pg_stat_user_tables' for a table, TOAST table or materialized view,
+    pg_stat_user_indexes' for an index) with ``status`` and ``source``; only those two when the file is absent
+    or unreadable; None for a relation that is neither table nor index, or without a data directory."""
+    from pgpage.decode.pgstat import index_view, table_view
+    if cluster is None or rel is None or (rel.kind != "i" and rel.kind not in TABLE_KINDS):
         return None
+    st = cluster_statistics(cluster)
+    out = {"status": st["status"], "source": st["source"]}
+    if st["status"] in ("absent", "unreadable") or cluster.major is None:
+        return out
     rels = st["relations"]
 
     def counters(r):
-        return rels.get((0 if r.row["relisshared"] else r.database.oid, r.oid))
+        return rels.get((dboid(r), r.oid))
+
+    def dboid(r):
+        return 0 if r.row["relisshared"] else r.database.oid
+
+    if cluster.major < PGSTAT_SHARED_MEMORY_SINCE:  # 10-14: the database's own file
+        out["source"] = f"pg_stat/db_{dboid(rel)}.stat"
 
     if rel.kind == "i":
-        view = index_view(counters(rel), cluster.major)
-    elif rel.kind in TABLE_KINDS:
-        indexes = [r for r in rel.database.relations() if r.kind == "i" and r.table is rel]
-        view = table_view(counters(rel), [counters(i) for i in indexes], cluster.major)
-    else:
-        return None
-    return {"status": st["status"], "source": st["source"], **view}
+        return out | index_view(counters(rel), cluster.major)
+    return out | table_view(counters(rel), [counters(i) for i in _indexes(rel.database).get(rel.oid, [])],
+                            cluster.major)
+
+
+def _indexes(db) -> dict:
+    """{table oid: its indexes} of a database, made once (a scan asks for every table)."""
+    cached = db.__dict__.get("_pgstat_indexes")
+    if cached is None:
+        cached = db.__dict__["_pgstat_indexes"] = {}
+        for r in db.relations():
+            if r.kind == "i" and r.table is not None:
+                cached.setdefault(r.table.oid, []).append(r)
+    return cached
 
 
 def hot_ratio(stats: dict | None, page_hot: int | None = None, page_updated: int | None = None) -> dict | None:
     """The HOT ratio: exact from the statistics (n_tup_hot_upd / n_tup_upd) when the file is current, else
     what the pages show (heap-only versions among the updated ones still on disk): a lower bound."""
-    if stats and stats["status"] == "current" and stats.get("n_tup_upd") is not None:
+    if stats and stats["status"] == "current" and "n_tup_upd" in stats:
         upd, hot = stats["n_tup_upd"], stats["n_tup_hot_upd"]
         return {"hot": hot, "updated": upd, "ratio": round(hot / upd, 4) if upd else None, "exact": True,
                 "source": stats["source"]}
@@ -104,4 +130,4 @@ def hot_ratio(stats: dict | None, page_hot: int | None = None, page_updated: int
         return None
     return {"hot": page_hot, "updated": page_updated,
             "ratio": round(page_hot / page_updated, 4) if page_updated else None, "exact": False,
-            "source": "pages (lower bound: pruned versions are not counted)"}
+            "source": PAGES_SOURCE}

@@ -36,6 +36,7 @@ def render_heap(doc: dict, map_metric: str | None = None) -> None:
     line("line ptrs", f"{total_lp:,}: {lp['lp_normal']:,} normal, {lp['lp_redirect']:,} redirect, ",
          (f"{lp['lp_dead']:,} dead", "yellow" if lp["lp_dead"] else ""), f", {lp['lp_unused']:,} unused")
     _hot(line, doc["hot"])
+    _statistics(line, doc.get("statistics"), doc.get("hot_ratio"))
     _hints(line, doc["hint_bits"])
     _visibility(line, doc["visibility"], doc["blocks"])
     _freezing(line, doc["freezing"])
@@ -65,6 +66,37 @@ def _hot(line, h: dict) -> None:
                       f" item {lc['root_item']}", "dim"))
     if h["unreachable_heap_only_tuples"]:
         line("", Text(f"{h['unreachable_heap_only_tuples']:,} heap-only tuples no chain reaches", "yellow"))
+
+
+def hot_ratio_text(r: dict | None) -> str:
+    """'100.0% HOT (96 of 96 updates), exact' or '>= 47.0% ... lower bound from the pages'."""
+    if not r or r["ratio"] is None:
+        return ""
+    if r["exact"]:
+        return f"{100 * r['ratio']:.1f}% HOT ({r['hot']:,} of {r['updated']:,} updates), exact: {r['source']}"
+    return (f">= {100 * r['ratio']:.1f}% HOT ({r['hot']:,} of the {r['updated']:,} updated versions on disk),"
+            " a lower bound from the pages")
+
+
+def _when(ts: str | None) -> str:
+    return "never" if ts is None else ts[:19].replace("T", " ") + " UTC"
+
+
+def _statistics(line, st: dict | None, ratio: dict | None) -> None:
+    """The statistics file's counters for this table (pg_stat_user_tables), and the HOT ratio with what it is."""
+    if st is not None and "n_tup_upd" in st:
+        style = "" if st["status"] == "current" else "yellow"
+        line("stats", (f"{st['source']}, {st['status']}", style))
+        line("", f"{st['n_tup_ins']:,} inserted, {st['n_tup_upd']:,} updated ({st['n_tup_hot_upd']:,} HOT),"
+             f" {st['n_tup_del']:,} deleted; n_live_tup {st['n_live_tup']:,}, n_dead_tup {st['n_dead_tup']:,}")
+        for what in ("vacuum", "analyze"):
+            line("", f"last {what} {_when(st['last_' + what])} (x{st[what + '_count']}),"
+                 f" auto{what} {_when(st['last_auto' + what])} (x{st['auto' + what + '_count']})")
+    elif st is not None:
+        line("stats", Text(f"{st['source']}: {st['status']} (a clean shutdown writes it; a start deletes it)", "dim"))
+    text = hot_ratio_text(ratio)
+    if text:
+        line("HOT ratio", (text, "bold" if ratio["exact"] else "yellow"))
 
 
 def _hints(line, hb: dict) -> None:

@@ -46,6 +46,14 @@ def render_scan(doc: dict) -> None:
                                 ")"))
         out.print(f"  next multixact {c['next_multixact']}  oldest multixact {c['oldest_multixact']}"
                   f"  next oid {c['next_oid']}")
+    st = c.get("statistics")
+    if st:
+        status = Text(st["status"], "green" if st["status"] == "current" else "yellow")
+        when = ""
+        if st.get("written_at"):
+            when = f" ({'file time' if st.get('written_at_from') == 'mtime' else 'written'} {st['written_at'][:19]})"
+        out.print(Text.assemble(f"  statistics {st['source']}: ", status, when,
+                                "" if st["status"] == "current" else ": HOT ratios are lower bounds from the pages"))
     for d in doc["databases"]:
         out.print()
         rels = d["relations"]
@@ -55,6 +63,10 @@ def render_scan(doc: dict) -> None:
                                 f"{len(rels)} relations shown, {human_bytes(size)}"))
         if rels:
             out.print(_relations_table(rels))
+        counted = [r for r in rels if "n_tup_upd" in (r.get("statistics") or {})]
+        if counted:
+            out.print()
+            out.print(_statistics_table(counted))
         deep = [r for r in rels if "heap" in r]
         if deep:
             out.print()
@@ -87,6 +99,23 @@ def _relations_table(rels: list[dict]) -> Table:
     return t
 
 
+def _statistics_table(rels: list[dict]) -> Table:
+    """The statistics file's counters of each table shown (pg_stat_user_tables' names), HOT% exact."""
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1),
+              title=f"statistics ({rels[0]['statistics']['status']}; HOT% exact)", title_justify="left",
+              title_style="bold")
+    t.add_column("relation", overflow="ellipsis", no_wrap=True, max_width=28)
+    for col in ("inserted", "updated", "HOT%", "deleted", "n_live_tup", "n_dead_tup", "vacuums", "analyzes"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in rels:
+        s, ratio = r["statistics"], r.get("hot_ratio") or {}
+        t.add_row(r["name"], _num(s["n_tup_ins"]), _num(s["n_tup_upd"]),
+                  "" if not ratio.get("exact") or ratio["ratio"] is None else f"{100 * ratio['ratio']:.0f}",
+                  _num(s["n_tup_del"]), _num(s["n_live_tup"]), _num(s["n_dead_tup"]),
+                  _num(s["vacuum_count"] + s["autovacuum_count"]), _num(s["analyze_count"] + s["autoanalyze_count"]))
+    return t
+
+
 def _deep_table(rels: list[dict]) -> Table:
     """--deep: per heap, the figures behind the health line."""
     t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1),
@@ -99,7 +128,9 @@ def _deep_table(rels: list[dict]) -> Table:
         hot, frz, bloat = h["hot"], h["freezing"], h["bloat"]
         blocks = r["blocks"] or 1
         frozen = h["visibility"]["vm_all_frozen_pages"]
-        t.add_row(r["name"], "" if hot["hot_update_percent"] is None else f"{hot['hot_update_percent']:.0f}",
+        ratio = r.get("hot_ratio") or {}
+        t.add_row(r["name"], "" if ratio.get("ratio") is None else
+                  f"{'' if ratio['exact'] else '≥'}{100 * ratio['ratio']:.0f}",
                   _num(hot["chains"]), _num(h["hint_bits"]["pages_next_read_will_dirty"]),
                   "" if frozen is None else f"{100 * frozen / blocks:.0f}",
                   _num(frz["oldest_unfrozen_age"]), human_bytes(bloat["vacuum_reclaims_bytes"]),

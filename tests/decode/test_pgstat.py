@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pgpage.decode.pgstat import COUNTERS, decode_statistics
 from pgpage.decode.versions import PGSTAT_FILE_FORMAT_ID
-from pgpage.passes.stats import cluster_statistics, hot_ratio, relation_statistics
+from pgpage.passes.stats import PAGES_SOURCE, cluster_statistics, hot_ratio, relation_statistics
 from pgpage.storage.datadir import open_data_directory
 
 STORIES = FIXTURES / "stories"
@@ -95,9 +95,10 @@ def test_absent_without_a_clean_shutdown(tmp_path):
     st = cluster_statistics(cluster)
     assert st["status"] == "absent" and [f.code for f in st["findings"]] == ["stats.absent"]
     rel = cluster.database("stories").relation("upd_indexed")
-    assert relation_statistics(cluster, rel) is None
-    assert hot_ratio(None, 3, 10) == {"hot": 3, "updated": 10, "ratio": 0.3, "exact": False,
-                                      "source": "pages (lower bound: pruned versions are not counted)"}
+    stats = relation_statistics(cluster, rel)
+    assert stats == {"status": "absent", "source": "pg_stat/pgstat.stat"}
+    assert hot_ratio(stats, 3, 10) == {"hot": 3, "updated": 10, "ratio": 0.3, "exact": False,
+                                       "source": PAGES_SOURCE}
 
 
 @pytest.mark.parametrize("major", [10, 15])
@@ -142,3 +143,18 @@ def test_damaged_statistics_files_never_raise(major, data):
     assert isinstance(out["relations"], dict)
     for counters in out["relations"].values():
         assert set(counters) <= set(COUNTERS.values())
+
+
+def test_the_demo_clusters_statistics_equal_its_oracle():
+    """demo/data (make_demo.py) kept its pgstat.stat; its oracle read both views on the live server."""
+    oracle = json.loads((FIXTURES.parent / "demo" / "oracle.json").read_text())["live"]
+    cluster = open_data_directory(str(FIXTURES.parent / "demo" / "data"))
+    (db,) = cluster.databases()
+    compared = 0
+    for view in ("pg_stat_user_tables", "pg_stat_user_indexes"):
+        for name, row in oracle[view].items():
+            got = relation_statistics(cluster, db.relation(name))
+            assert got["status"] == "current"
+            assert {k: got[k] for k in row if k in got} == {k: v for k, v in row.items() if k in got}, name
+            compared += sum(1 for k in row if k in got)
+    assert compared >= 50

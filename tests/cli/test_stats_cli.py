@@ -1,0 +1,75 @@
+"""`pgpage heap` and `pgpage scan` with the statistics file of a clean shutdown (fixtures/stories), through the
+real entry point: the counters equal the server's pg_stat_user_tables, the HOT ratio is exact with them and
+a lower bound from the pages without them, and the text says which."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+from conftest import FIXTURES
+
+PGPAGE = [sys.executable, "-m", "pgpage"]
+STORIES = FIXTURES / "stories"
+
+
+def run(*args):
+    return subprocess.run([*PGPAGE, *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def _oracle(major: int) -> dict:
+    doc = json.loads((STORIES / f"pg{major}" / "oracle" / "stats.json").read_text())
+    return {r["relname"]: r for r in doc["pg_stat_user_tables"]}
+
+
+def test_heap_json_and_text_with_the_statistics_file():
+    for major, rel in ((13, "hot_unindexed"), (18, "upd_jsonb")):
+        want = _oracle(major)[rel]
+        r = run("heap", STORIES / f"pg{major}" / "data", "--db", "stories", "--rel", rel, "--json")
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        st = doc["statistics"]
+        assert st["status"] == "current"
+        assert {k: st[k] for k in want if k not in ("relid", "schemaname", "relname")} == {
+            k: v for k, v in want.items() if k not in ("relid", "schemaname", "relname")}
+        assert doc["hot_ratio"]["exact"] is True
+        assert (doc["hot_ratio"]["hot"], doc["hot_ratio"]["updated"]) == (want["n_tup_hot_upd"], want["n_tup_upd"])
+        text = run("heap", STORIES / f"pg{major}" / "data", "--db", "stories", "--rel", rel).stdout
+        pct = 100 * want["n_tup_hot_upd"] / want["n_tup_upd"]
+        assert f"{pct:.1f}% HOT ({want['n_tup_hot_upd']} of {want['n_tup_upd']} updates), exact" in text
+        assert f"{want['n_tup_ins']} inserted, {want['n_tup_upd']} updated ({want['n_tup_hot_upd']} HOT)" in text
+
+
+def test_heap_without_the_file_gives_a_lower_bound_and_says_so(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(STORIES / "pg17" / "data", data)
+    shutil.rmtree(data / "pg_stat")
+    r = run("heap", data, "--db", "stories", "--rel", "hot_unindexed", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["statistics"] == {"status": "absent", "source": "pg_stat/pgstat.stat"}
+    assert doc["hot_ratio"]["exact"] is False
+    assert doc["hot_ratio"]["hot"] == doc["hot"]["hot_updated_tuples"] == 96   # every HOT version still on disk
+    text = run("heap", data, "--db", "stories", "--rel", "hot_unindexed").stdout
+    assert ">= 100.0% HOT (96 of the 96 updated versions on disk), a lower bound from the pages" in text
+    assert "pg_stat/pgstat.stat: absent" in text
+
+
+def test_scan_carries_the_statistics():
+    want = _oracle(10)
+    r = run("scan", STORIES / "pg10" / "data", "--json", "--kind", "heap", "--deep")
+    assert r.returncode == 1 and not r.stderr   # 1: the files pruned from the fixture are relation.file_missing
+    doc = json.loads(r.stdout)
+    assert doc["cluster"]["statistics"]["status"] == "current"
+    rels = {x["name"]: x for x in doc["databases"][0]["relations"]}
+    for name, row in want.items():
+        entry = rels[f"public.{name}"]
+        assert entry["statistics"]["n_tup_upd"] == row["n_tup_upd"]
+        assert entry["statistics"]["n_tup_hot_upd"] == row["n_tup_hot_upd"]
+        assert entry["statistics"]["last_analyze"] == row["last_analyze"]
+        assert entry["hot_ratio"]["exact"] is True
+    text = run("scan", STORIES / "pg10" / "data", "--kind", "heap").stdout
+    assert "statistics pg_stat/global.stat, pg_stat/db_<oid>.stat: current" in text
+    line = next(x for x in text.splitlines() if x.startswith("public.hot_unindexed") and "100" in x.split())
+    assert line.split()[1:5] == ["300", "96", "100", "10"]
+    assert max(len(x) for x in text.splitlines()) <= 100
