@@ -37,9 +37,13 @@ class HeapPass:
         t = self.target
         report = heap_report(t.cluster, t.fork, t.sibling("vm"), t.sibling("fsm"), t.label, self.fillfactor,
                              on_chunk=on_chunk, jobs=jobs or default_jobs())
-        return {"schema": "pgpage.heap/1", "relation": t.label, "blocks": t.fork.nblocks,
-                "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": self.fillfactor,
-                **report, **statistics_keys(t.cluster, t.relation, report["hot"])}
+        doc = {"schema": "pgpage.heap/1", "relation": t.label, "blocks": t.fork.nblocks,
+               "block_size": t.fork.block_size, "major": t.context.major, "fillfactor": self.fillfactor,
+               **report, **statistics_keys(t.cluster, t.relation, report["hot"])}
+        if doc["statistics"] is not None:  # a stale or unreadable file says why
+            from pgpage.passes.stats import statistics_warnings
+            doc["findings"] += [f.to_json() for f in statistics_warnings(t.cluster)]
+        return doc
 
 
 def statistics_keys(cluster, relation, hot: dict) -> dict:

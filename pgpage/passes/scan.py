@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 
 from pgpage.findings import WARNING, Finding
 from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
-from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary
+from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary, statistics_warnings
 from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
 from pgpage.storage.relfile import RelationFork
 
@@ -78,6 +78,7 @@ def cluster_summary(cluster: DataDirectory) -> dict:
     out = {"path": str(cluster.path), "major": cluster.major, "block_size": cluster.block_size,
            "relseg_size": cluster.relseg_size, "data_checksums": cluster.checksums,
            "statistics": statistics_summary(cluster)}
+    cluster.findings.extend(f for f in statistics_warnings(cluster) if f not in cluster.findings)
     if c is None:
         return out
     cp = c["checkPointCopy"]

@@ -73,6 +73,11 @@ def _read(cluster) -> dict:
     return out
 
 
+def statistics_warnings(cluster) -> list[Finding]:
+    """Why the statistics file is stale or unreadable (its warnings; "absent" is only information)."""
+    return [f for f in cluster_statistics(cluster)["findings"] if f.severity != INFO] if cluster is not None else []
+
+
 def statistics_summary(cluster) -> dict:
     """The statistics file's status for a cluster's summary (no counters)."""
     st = cluster_statistics(cluster)

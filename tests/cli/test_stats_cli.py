@@ -73,3 +73,17 @@ def test_scan_carries_the_statistics():
     line = next(x for x in text.splitlines() if x.startswith("public.hot_unindexed") and "100" in x.split())
     assert line.split()[1:5] == ["300", "96", "100", "10"]
     assert max(len(x) for x in text.splitlines()) <= 100
+
+
+def test_a_stale_file_is_said_and_not_trusted(tmp_path):
+    import os
+    data = tmp_path / "data"
+    shutil.copytree(STORIES / "pg15" / "data", data)
+    old = (data / "pg_stat" / "pgstat.stat").stat().st_mtime - 10 ** 6   # long before the shutdown checkpoint
+    os.utime(data / "pg_stat" / "pgstat.stat", (old, old))
+    doc = json.loads(run("heap", data, "--db", "stories", "--rel", "upd_indexed", "--json").stdout)
+    assert doc["statistics"]["status"] == "stale" and doc["hot_ratio"]["exact"] is False
+    assert "stats.stale" in [f["code"] for f in doc["findings"]]
+    text = run("scan", data, "--kind", "heap").stdout
+    assert "statistics pg_stat/pgstat.stat: stale" in text and "HOT ratios are lower bounds" in text
+    assert "stats.stale" in text
