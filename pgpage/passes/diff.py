@@ -240,7 +240,9 @@ def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel
     if rel_name and len(pairs) > 1:
         pairs = [(b, a) for b, a in pairs if b is not None and a is not None and (_has(b, rel_name) or _has(a, rel_name))]
         if len(pairs) != 1:
-            before.database(None)  # several databases (or none) hold it: "choose one with --db"
+            where = ", ".join(str(b.name) for b, _ in pairs)
+            raise PgpageError(f"{rel_name!r} is in {len(pairs)} databases ({where}): choose one with --db" if pairs
+                              else f"no relation {rel_name!r} in any database both snapshots hold", ExitCode.USAGE)
     databases, relations, shared_seen = [], [], set()
     for b_db, a_db in pairs:
         db = a_db or b_db
