@@ -86,7 +86,8 @@ def _statistics(line, st: dict | None, ratio: dict | None) -> None:
     """The statistics file's counters for this table (pg_stat_user_tables), and the HOT ratio with what it is."""
     if st is not None and "n_tup_upd" in st:
         style = "" if st["status"] == "current" else "yellow"
-        line("stats", (f"{st['source']}, {st['status']}", style))
+        idx = "no index" if st["idx_scan"] is None else f"idx_scan {st['idx_scan']:,}"
+        line("stats", (f"{st['source']}, {st['status']}", style), f"  seq_scan {st['seq_scan']:,}, {idx}")
         line("", f"{st['n_tup_ins']:,} inserted, {st['n_tup_upd']:,} updated ({st['n_tup_hot_upd']:,} HOT),"
              f" {st['n_tup_del']:,} deleted; n_live_tup {st['n_live_tup']:,}, n_dead_tup {st['n_dead_tup']:,}")
         for what in ("vacuum", "analyze"):

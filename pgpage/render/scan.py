@@ -67,6 +67,10 @@ def render_scan(doc: dict) -> None:
         if counted:
             out.print()
             out.print(_statistics_table(counted))
+        scanned = [r for r in rels if "idx_tup_read" in (r.get("statistics") or {})]
+        if scanned:
+            out.print()
+            out.print(_index_statistics_table(scanned))
         deep = [r for r in rels if "heap" in r]
         if deep:
             out.print()
@@ -113,6 +117,19 @@ def _statistics_table(rels: list[dict]) -> Table:
                   "" if not ratio.get("exact") or ratio["ratio"] is None else f"{100 * ratio['ratio']:.0f}",
                   _num(s["n_tup_del"]), _num(s["n_live_tup"]), _num(s["n_dead_tup"]),
                   _num(s["vacuum_count"] + s["autovacuum_count"]), _num(s["analyze_count"] + s["autoanalyze_count"]))
+    return t
+
+
+def _index_statistics_table(rels: list[dict]) -> Table:
+    """pg_stat_user_indexes' counters of each index shown."""
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1),
+              title=f"index statistics ({rels[0]['statistics']['status']})", title_justify="left", title_style="bold")
+    t.add_column("index", overflow="ellipsis", no_wrap=True, max_width=40)
+    for col in ("idx_scan", "idx_tup_read", "idx_tup_fetch"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in rels:
+        s = r["statistics"]
+        t.add_row(r["name"], _num(s["idx_scan"]), _num(s["idx_tup_read"]), _num(s["idx_tup_fetch"]))
     return t
 
 

@@ -39,6 +39,7 @@ def test_heap_json_and_text_with_the_statistics_file():
         pct = 100 * want["n_tup_hot_upd"] / want["n_tup_upd"]
         assert f"{pct:.1f}% HOT ({want['n_tup_hot_upd']} of {want['n_tup_upd']} updates), exact" in text
         assert f"{want['n_tup_ins']} inserted, {want['n_tup_upd']} updated ({want['n_tup_hot_upd']} HOT)" in text
+        assert f"seq_scan {want['seq_scan']}, idx_scan {want['idx_scan']}" in text
 
 
 def test_heap_without_the_file_gives_a_lower_bound_and_says_so(tmp_path):
@@ -73,6 +74,15 @@ def test_scan_carries_the_statistics():
     line = next(x for x in text.splitlines() if x.startswith("public.hot_unindexed") and "100" in x.split())
     assert line.split()[1:5] == ["300", "96", "100", "10"]
     assert max(len(x) for x in text.splitlines()) <= 100
+    indexes = json.loads((STORIES / "pg10" / "oracle" / "stats.json").read_text())["pg_stat_user_indexes"]
+    text = run("scan", STORIES / "pg10" / "data", "--kind", "btree").stdout
+    assert "index statistics (current)" in text
+    for row in indexes:
+        if row["indexrelname"].endswith("_pkey"):   # the primary keys served the lookups
+            line = next(x for x in text.splitlines() if x.startswith(f"public.{row['indexrelname']} ")
+                        and len(x.split()) == 4)
+            assert line.split()[1:] == [str(row["idx_scan"]), str(row["idx_tup_read"]), str(row["idx_tup_fetch"])]
+            assert row["idx_scan"] >= 3
 
 
 def test_a_stale_file_is_said_and_not_trusted(tmp_path):
