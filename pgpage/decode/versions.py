@@ -162,6 +162,13 @@ PGSTATTUPLE_EXACT_FREE_SPACE_SINCE = 18
 one line pointer, and 0 on a page already holding MaxHeapTuplesPerPage line pointers with none
 unused) and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on (``contrib/pgstattuple``)."""
 
+SUMMARIZING_HOT_SINCE = 16
+"""An UPDATE that changes only columns of summarizing indexes (BRIN: ``amsummarizing``) is HOT from 16 on
+(``heap_update`` checks ``INDEX_ATTR_BITMAP_HOT_BLOCKING``, which leaves them out); before 16 every indexed
+column blocks HOT (``INDEX_ATTR_BITMAP_ALL``), BRIN's included (``src/backend/access/heap/heapam.c``)."""
+SUMMARIZING_AMS = frozenset({"brin"})
+"""The in-core access methods whose ``amsummarizing`` is true (``brinhandler``; the others' is false)."""
+
 PGSTATINDEX_EXACT_FREE_SPACE_SINCE = 18
 """pgstatindex's avg_leaf_density sums PageGetFreeSpace() of the leaf pages (pd_upper - pd_lower minus one
 line pointer, at least 0) before 18 and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on

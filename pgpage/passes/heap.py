@@ -43,7 +43,17 @@ class HeapPass:
         if doc["statistics"] is not None:  # a stale or unreadable file says why
             from pgpage.passes.stats import statistics_warnings
             doc["findings"] += [f.to_json() for f in statistics_warnings(t.cluster)]
+        doc["why_not_hot"] = self.why_not_hot(doc)
         return doc
+
+    def why_not_hot(self, report: dict) -> dict | None:
+        """The causes of the non-HOT updates on disk (``passes.hotcause``); None for a file read without its
+        catalogs (no columns, no indexes to name)."""
+        t = self.target
+        if t.cluster is None or t.relation is None:
+            return None
+        from pgpage.passes.hotcause import why_not_hot
+        return why_not_hot(t.cluster, t.relation, read=report["hot"]["non_hot_updated_tuples"] > 0)
 
 
 def statistics_keys(cluster, relation, hot: dict) -> dict:

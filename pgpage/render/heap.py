@@ -36,6 +36,8 @@ def render_heap(doc: dict, map_metric: str | None = None) -> None:
     line("line ptrs", f"{total_lp:,}: {lp['lp_normal']:,} normal, {lp['lp_redirect']:,} redirect, ",
          (f"{lp['lp_dead']:,} dead", "yellow" if lp["lp_dead"] else ""), f", {lp['lp_unused']:,} unused")
     _hot(line, doc["hot"])
+    if doc.get("why_not_hot"):
+        why_not_hot_lines(line, doc["why_not_hot"])
     _statistics(line, doc.get("statistics"), doc.get("hot_ratio"))
     _hints(line, doc["hint_bits"])
     _visibility(line, doc["visibility"], doc["blocks"])
@@ -68,6 +70,45 @@ def _hot(line, h: dict) -> None:
         line("", Text(f"{h['unreachable_heap_only_tuples']:,} heap-only tuples no chain reaches", "yellow"))
 
 
+CAUSE_TEXT = {"other_page": "new version on another page", "indexed_column": "indexed column changed",
+              "summarizing_column": "only a BRIN column changed (HOT on 16+)",
+              "unknown": "cause unknown"}
+UNKNOWN_TEXT = {"successor_not_on_disk": "successor not on disk", "values_unreadable": "values unreadable",
+                "none_of_the_above": "none of the above"}
+
+
+def _cause_example(e: dict) -> str:
+    head = f"{e['ctid']} -> {e['successor']}: "
+    if e["cause"] == "other_page":
+        return head + (f"another page (old page: {e['old_page_free_now']:,} B free now, not then;"
+                       f" new version {e['new_len']:,} B)")
+    if e["cause"] == "unknown":
+        return head + UNKNOWN_TEXT[e["reason"]]
+    return head + ", ".join(f"{h['index']} ({', '.join(h['columns'])}"
+                            + "".join(f", in its {p}" for p in h["in"] if p != "key") + ")" for h in e["indexes"])
+
+
+def why_not_hot_lines(line, w: dict) -> None:
+    """Why updates were not HOT: counts by cause, by index and column, and a few examples (heap and diff)."""
+    if not w["not_hot"]:
+        line("not HOT", Text("no committed non-HOT update on disk", "dim"))
+        return
+    parts = []
+    for cause, n in w["causes"].items():
+        if n:
+            detail = ""
+            if cause == "unknown":
+                detail = " (" + ", ".join(f"{UNKNOWN_TEXT[r]} {k:,}" for r, k in w["unknown_reasons"].items() if k) + ")"
+            parts.append(f"{n:,} {CAUSE_TEXT[cause]}{detail}")
+    line("not HOT", f"{w['not_hot']:,} updates: " + "; ".join(parts))
+    for name, e in w["by_index"].items():
+        cols = ", ".join(f"{c} in {k:,}" for c, k in e["columns"].items())
+        line("", f"{name}: changed {cols} updates")
+    shown = set()
+    for e in w["examples"]:     # one example of each cause (the JSON has more)
+        if e["cause"] not in shown:
+            shown.add(e["cause"])
+            line("", Text("e.g. " + _cause_example(e), "dim"))
 def hot_ratio_text(r: dict | None) -> str:
     """'100.0% HOT (96 of 96 updates), exact' or '>= 47.0% ... lower bound from the pages'."""
     if not r or r["ratio"] is None:

@@ -1,0 +1,64 @@
+"""Why each update of a table was not HOT (``analysis.hotcause``), from the versions on disk.
+
+Two reads of the table through the rows pass (``passes.rows.TableRows``, its decoder and verdicts):
+the first, headers only, finds the old versions a committed non-HOT update replaced and where their
+successors are; the second decodes only those versions and their successors, and only the columns
+some index uses. Memory grows with the number of non-HOT updates on disk, not with the table.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from pgpage.analysis.hotcause import CauseTally, hot_blocking, index_columns, update_cause
+from pgpage.analysis.rowstatus import UPDATED
+from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_XMAX_IS_MULTI
+from pgpage.passes.rows import RowOptions, TableRows
+
+
+def table_indexes(relation) -> list:
+    """``IndexColumns`` of every index of the table, from pg_index."""
+    return [index_columns(r.name, r.am, r.index_row) for r in relation.database.relations()
+            if r.index_row is not None and r.table is relation]
+
+
+def why_not_hot(cluster, relation, read: bool = True) -> dict:
+    """The causes of the table's committed non-HOT updates still on disk: counts by cause and by index,
+    examples. ``read`` False: the caller knows there are none (the document with zero counts)."""
+    indexes = table_indexes(relation)
+    attrs = relation.database.attributes(relation.oid)
+    names = {r["attnum"]: r["attname"] for r in attrs if r.get("attisdropped") is not True}
+    natts = max(names, default=0)
+    used = sorted(a for a in set().union(*(ix.attnums(natts) for ix in indexes)) if a in names)
+    rows = TableRows(cluster, relation, RowOptions(all_versions=True,
+                                                   columns=[names[a] for a in used] or [next(iter(names.values()))]))
+    block_size = rows.fork.block_size if rows.fork is not None else 8192
+    olds: dict[tuple[int, int], tuple] = {}    # old ctid -> (successor ctid, xmax, xmax is a multi, page free now)
+    for c in (rows.chunks() if read else ()):
+        for j in np.flatnonzero((c.status == UPDATED) & ((c.infomask2 & HEAP_HOT_UPDATED) == 0)).tolist():
+            page = int(c.start[j]) // block_size * block_size
+            lower, upper = (int(x) for x in c.flat[page + 12:page + 16].view("<u2"))
+            olds[(int(c.block[j]), int(c.item[j]))] = ((int(c.ctid_block[j]), int(c.ctid_offset[j])),
+                                                       int(c.xmax[j]), bool(c.infomask[j] & HEAP_XMAX_IS_MULTI),
+                                                       max(upper - lower, 0))
+    needed = set(olds) | {o[0] for o in olds.values()}
+    found: dict[tuple[int, int], tuple] = {}    # ctid -> (xmin, values, lp_len)
+    if olds:
+        for c in rows.chunks():
+            which = [j for j, key in enumerate(zip(c.block.tolist(), c.item.tolist())) if key in needed]
+            for j, v in zip(which, rows.versions(c, which)):
+                found[(v.block, v.item)] = (v.xmin, v.values, int(c.length[j]))
+    unreadable = {(f.block, f.item) for f in rows.findings if f.block is not None and f.item is not None}
+    blocking = hot_blocking(indexes, natts, cluster.major)
+    tally = CauseTally()
+    for (blk, item), (succ, xmax, multi, free) in olds.items():
+        new = found.get(succ)
+        if new is not None and not multi and new[0] != xmax:
+            new = None                           # the successor's slot holds another row now
+        changed = None
+        if new is not None and (blk, item) in found and not {(blk, item), succ} & unreadable:
+            changed = {a for a, x, y in zip(used, found[(blk, item)][1], new[1]) if x != y}
+        verdict = update_cause(blk, succ[0] if new is not None else None, changed, indexes, natts, cluster.major,
+                               names)
+        extra = ({"old_page_free_now": free, "new_len": new[2]} if verdict["cause"] == "other_page" else {})
+        tally.add(f"({blk},{item})", f"({succ[0]},{succ[1]})", verdict, **extra)
+    return {**tally.to_json(), "hot_blocking_columns": [names[a] for a in sorted(blocking) if a in names]}

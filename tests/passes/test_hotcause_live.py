@@ -1,0 +1,78 @@
+"""Why updates were not HOT, on a real server's files (Debian's PostgreSQL 15, tests/livepg.py).
+
+The stories workload (tests/stories_workload.py) runs on a throwaway server; heap_page_items of every
+table is read before a clean shutdown, and is the truth: which old versions were replaced by a
+non-HOT update, and which of them went to another page. The rest stayed on their page, and the
+workload says why (the column each table's UPDATE changed, and the index using it).
+`pgpage heap --json` must give the same counts by cause and by index, and examples that are true.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from livepg import running_server
+from stories_workload import PAGE_ITEMS_SQL, TABLES, heap_truth
+
+
+@pytest.fixture(scope="module")
+def stories():
+    with running_server() as srv:
+        conn = srv.connect()
+        conn.execute("CREATE DATABASE stories")
+        conn.close()
+        conn = srv.connect("stories")
+        conn.execute("CREATE EXTENSION pageinspect")
+        major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000
+        for sql in TABLES.values():
+            conn.execute(sql)
+        conn.execute("CHECKPOINT")
+        truth = {t: heap_truth(t, major, conn.execute(PAGE_ITEMS_SQL, (t, t)).fetchall()) for t in TABLES}
+        conn.close()
+        srv.stop("fast")
+        yield srv.data, major, truth
+
+
+def heap(data, table, *extra) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pgpage", "heap", str(data), "--db", "stories", "--rel", table,
+                           *extra], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("table", list(TABLES))
+def test_heap_why_not_hot_equals_heap_page_items(stories, table):
+    data, major, truth = stories
+    t = truth[table]
+    proc = heap(data, table, "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    doc = json.loads(proc.stdout)
+    w = doc["why_not_hot"]
+    assert doc["hot"]["hot_updated_tuples"] == t["hot"]
+    assert (w["not_hot"], w["causes"], w["by_index"]) == (t["not_hot"], t["causes"], t["by_index"])
+    assert w["unknown_reasons"] == {"successor_not_on_disk": 0, "values_unreadable": 0, "none_of_the_above": 0}
+    for e in w["examples"]:
+        assert t["olds"][e["ctid"]] == e["cause"]
+        if e["cause"] == "other_page":
+            assert e["successor"].split(",")[0] != e["ctid"].split(",")[0]
+            assert 0 <= e["old_page_free_now"] < 8192 and e["new_len"] > 24
+    # the workload's tables each have both kinds, or only one, and every cause found has examples
+    assert {e["cause"] for e in w["examples"]} == {c for c, n in t["causes"].items() if n}
+
+
+def test_heap_why_not_hot_text(stories):
+    data, major, truth = stories
+    out = heap(data, "upd_jsonb").stdout
+    t = truth["upd_jsonb"]
+    assert f"not HOT    {t['not_hot']} updates" in out
+    assert f"{t['causes']['indexed_column']} indexed column changed" in out
+    assert "upd_jsonb_k_idx (doc, in its expression)" in out
+    out = heap(data, "upd_partial").stdout
+    assert "upd_partial_a_idx (flag, in its predicate)" in out
+    out = heap(data, "upd_brin").stdout
+    n = truth["upd_brin"]["causes"]["summarizing_column"]
+    assert major < 16 and n > 0 and f"{n} only a BRIN column changed" in out
+    out = heap(data, "upd_nofit").stdout
+    assert f"{truth['upd_nofit']['causes']['other_page']} new version on another page" in out
+    assert "B free now, not then" in out
