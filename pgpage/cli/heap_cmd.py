@@ -13,6 +13,9 @@ def heap_command(target, db, rel, json_out, map_metric, jobs: int = 1) -> int:
 
     if map_metric is not None and map_metric not in MAP_METRICS:
         raise PgpageError(f"--map takes one of {', '.join(MAP_METRICS)}", ExitCode.USAGE)
+    from pathlib import Path
+    if rel is None and Path(target).is_dir():
+        return database_command(target, db, json_out, map_metric, jobs)
     heap = HeapPass(target, db, rel)
     with progress("heap", heap.blocks) as advance:
         doc = heap.document(jobs, on_chunk=advance)
@@ -23,3 +26,27 @@ def heap_command(target, db, rel, json_out, map_metric, jobs: int = 1) -> int:
 
     emit(doc, json_out, text)
     return exit_status(doc["findings"])
+
+
+def database_command(target, db, json_out, map_metric, jobs: int) -> int:
+    """`pgpage heap DATADIR [--db]`: every table of the database, each as `heap --rel` reports it (no page map)."""
+    from pgpage.passes.heap import database_heaps
+    from pgpage.render.progress import progress
+
+    if map_metric is not None:
+        raise PgpageError("--map goes with one table (--rel)", ExitCode.USAGE)
+    name, heaps = database_heaps(target, db)
+    tables = []
+    with progress("heap", sum(h.blocks for h in heaps)) as advance:
+        for h in heaps:
+            d = h.document(jobs, on_chunk=advance)
+            d.pop("map")
+            tables.append(d)
+    doc = {"schema": "pgpage.heap.database/1", "database": name, "tables": tables}
+
+    def text(d):
+        from pgpage.render.heap import render_heap_database
+        render_heap_database(d)
+
+    emit(doc, json_out, text)
+    return exit_status([f for t in tables for f in t["findings"]])

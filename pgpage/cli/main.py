@@ -84,7 +84,8 @@ def scan(
 
 @app.command()
 def heap(
-    target: str = typer.Argument(..., help="A heap's segment file, or a data directory with --db/--rel."),
+    target: str = typer.Argument(..., help="A heap's segment file, or a data directory with --db/--rel"
+                                 " (without --rel: every table of the database)."),
     db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
     map_metric: Optional[str] = typer.Option(None, "--map", help="Draw a page map coloured by: dead, fill,"
@@ -92,7 +93,8 @@ def heap(
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
-    """Heap forensics: pgstattuple's figures, HOT chains, hint bits, visibility, freezing, bloat."""
+    """Heap forensics: pgstattuple's figures, HOT chains and why updates were not HOT, hint bits, visibility,
+    freezing, bloat."""
     from pgpage.cli.heap_cmd import heap_command
     raise typer.Exit(heap_command(target, db, rel, json_out, map_metric, jobs))
 

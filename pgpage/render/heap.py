@@ -16,7 +16,18 @@ def _pct(part, whole) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole else "-"
 
 
-def render_heap(doc: dict, map_metric: str | None = None) -> None:
+def render_heap_database(doc: dict) -> None:
+    """Every table of a database: the summary, HOT and why not, and the findings' count of each."""
+    out = console()
+    out.print(Text.assemble(("database ", "bold"), (doc["database"] or "?", "bold cyan"),
+                            f"  {len(doc['tables']):,} tables"))
+    for t in doc["tables"]:
+        out.print()
+        render_heap(t, brief=True)
+
+
+def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -> None:
+    """`pgpage heap` of one table; ``brief``: its size, tuples, HOT and why not HOT, and a findings count."""
     out = console()
     p = doc["pgstattuple"]
     out.print(Text.assemble((doc["relation"], "bold cyan"), f"  {doc['blocks']:,} blocks, {human_bytes(p['table_len'])}",
@@ -39,6 +50,11 @@ def render_heap(doc: dict, map_metric: str | None = None) -> None:
     if doc.get("why_not_hot"):
         why_not_hot_lines(line, doc["why_not_hot"])
     _statistics(line, doc.get("statistics"), doc.get("hot_ratio"))
+    if brief:
+        if doc["findings"]:
+            line("findings", f"{len(doc['findings']):,} (pgpage heap --rel {doc['relation'].split('.', 1)[1]}"
+                 " lists them)")
+        return
     _hints(line, doc["hint_bits"])
     _visibility(line, doc["visibility"], doc["blocks"])
     _freezing(line, doc["freezing"])
@@ -91,7 +107,6 @@ def _cause_example(e: dict) -> str:
 def why_not_hot_lines(line, w: dict) -> None:
     """Why updates were not HOT: counts by cause, by index and column, and a few examples (heap and diff)."""
     if not w["not_hot"]:
-        line("not HOT", Text("no committed non-HOT update on disk", "dim"))
         return
     parts = []
     for cause, n in w["causes"].items():

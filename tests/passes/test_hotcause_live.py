@@ -76,3 +76,26 @@ def test_heap_why_not_hot_text(stories):
     out = heap(data, "upd_nofit").stdout
     assert f"{truth['upd_nofit']['causes']['other_page']} new version on another page" in out
     assert "B free now, not then" in out
+
+
+def test_heap_whole_database(stories):
+    """`pgpage heap DATADIR --db stories`: every table, each with the figures `--rel` gives."""
+    data, major, truth = stories
+    proc = subprocess.run([sys.executable, "-m", "pgpage", "heap", str(data), "--db", "stories", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["schema"] == "pgpage.heap.database/1" and doc["database"] == "stories"
+    tables = {t["relation"]: t for t in doc["tables"]}
+    assert sorted(tables) == sorted(f"stories.public.{t}" for t in TABLES)
+    for name, t in truth.items():
+        w = tables[f"stories.public.{name}"]["why_not_hot"]
+        assert (w["not_hot"], w["causes"], w["by_index"]) == (t["not_hot"], t["causes"], t["by_index"])
+    text = subprocess.run([sys.executable, "-m", "pgpage", "heap", str(data), "--db", "stories"],
+                          capture_output=True, text=True, timeout=300).stdout
+    for name, t in truth.items():
+        assert f"stories.public.{name} " in text
+        assert f"not HOT    {t['not_hot']} updates" in text
+    refused = subprocess.run([sys.executable, "-m", "pgpage", "heap", str(data), "--db", "stories", "--map", "dead"],
+                             capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "--rel" in refused.stderr
