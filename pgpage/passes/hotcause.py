@@ -21,9 +21,16 @@ def table_indexes(relation) -> list:
             if r.index_row is not None and r.table is relation]
 
 
-def why_not_hot(cluster, relation, read: bool = True) -> dict:
+def xid_follows_or_equals(xid: int, since: int) -> bool:
+    """TransactionIdFollowsOrEquals for normal xids: modulo 2^32, within half the circle."""
+    return ((xid - since) & 0xFFFFFFFF) < 0x80000000
+
+
+def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = None) -> dict:
     """The causes of the table's committed non-HOT updates still on disk: counts by cause and by index,
-    examples. ``read`` False: the caller knows there are none (the document with zero counts)."""
+    examples. ``read`` False: the caller knows there are none (the document with zero counts).
+    ``since_xid``: only the updates of transactions from that xid on (`diff`: the before snapshot's next
+    xid); an update whose xid is unknown (a multixact xmax and no successor on disk) is left out."""
     indexes = table_indexes(relation)
     attrs = relation.database.attributes(relation.oid)
     names = {r["attnum"]: r["attname"] for r in attrs if r.get("attisdropped") is not True}
@@ -54,6 +61,10 @@ def why_not_hot(cluster, relation, read: bool = True) -> dict:
         new = found.get(succ)
         if new is not None and not multi and new[0] != xmax:
             new = None                           # the successor's slot holds another row now
+        if since_xid is not None:
+            updater = new[0] if new is not None else (None if multi else xmax)
+            if updater is None or not xid_follows_or_equals(updater, since_xid & 0xFFFFFFFF):
+                continue
         changed = None
         if new is not None and (blk, item) in found and not {(blk, item), succ} & unreadable:
             changed = {a for a, x, y in zip(used, found[(blk, item)][1], new[1]) if x != y}

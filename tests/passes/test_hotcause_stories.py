@@ -91,3 +91,19 @@ def test_heap_whole_database_json(major):
     for table in TABLES:
         t, w = truth(major, table), tables[f"stories.public.{table}"]["why_not_hot"]
         assert (w["not_hot"], w["causes"]) == (t["not_hot"], t["causes"])
+
+
+@pytest.mark.parametrize("major", STORY_MAJORS, ids=lambda m: f"pg{m}")
+def test_since_xid_keeps_the_updates_from_that_xid_on(major):
+    """`diff`'s filter: the update pass of upd_indexed is one transaction (heap_page_items' t_xmax)."""
+    cluster, db = stories_db(major)
+    xmaxes = {i["t_xmax"] for p in oracle(major)["tables"]["upd_indexed"]["pages"] for i in p["items"]
+              if i["lp_flags"] == 1 and i["t_xmax"]}
+    assert len(xmaxes) == 1
+    x = xmaxes.pop()
+    rel = db.relation("upd_indexed")
+    n = truth(major, "upd_indexed")["not_hot"]
+    assert n > 0
+    assert why_not_hot(cluster, rel, since_xid=x)["not_hot"] == n
+    assert why_not_hot(cluster, rel, since_xid=x + 1)["not_hot"] == 0
+    assert why_not_hot(cluster, rel, since_xid=x - 2 ** 31 + 1)["not_hot"] == n      # still before x, mod 2^32
