@@ -48,12 +48,17 @@ class HeapPass:
 
     def why_not_hot(self, report: dict) -> dict | None:
         """The causes of the non-HOT updates on disk (``passes.hotcause``); None for a file read without its
-        catalogs (no columns, no indexes to name)."""
+        catalogs (no columns, no indexes to name), or when its columns cannot be read (then a finding)."""
         t = self.target
         if t.cluster is None or t.relation is None:
             return None
         from pgpage.passes.hotcause import why_not_hot
-        return why_not_hot(t.cluster, t.relation, read=report["hot"]["non_hot_updated_tuples"] > 0)
+        try:
+            return why_not_hot(t.cluster, t.relation, read=report["hot"]["non_hot_updated_tuples"] > 0)
+        except PgpageError as e:     # the rest of the report stands without it
+            report["findings"].append(Finding("heap.why_not_hot.unavailable", f"why updates were not HOT: {e}",
+                                              severity=WARNING, relation=t.label).to_json())
+            return None
 
 
 def statistics_keys(cluster, relation, hot: dict) -> dict:

@@ -37,7 +37,7 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
     natts = max(names, default=0)
     used = sorted(a for a in set().union(*(ix.attnums(natts) for ix in indexes)) if a in names)
     rows = TableRows(cluster, relation, RowOptions(all_versions=True,
-                                                   columns=[names[a] for a in used] or [next(iter(names.values()))]))
+                                                   columns=[names[a] for a in used] or None))
     block_size = rows.fork.block_size if rows.fork is not None else 8192
     olds: dict[tuple[int, int], tuple] = {}    # old ctid -> (successor ctid, xmax, xmax is a multi, page free now)
     for c in (rows.chunks() if read else ()):

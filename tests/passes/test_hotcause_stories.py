@@ -107,3 +107,19 @@ def test_since_xid_keeps_the_updates_from_that_xid_on(major):
     assert why_not_hot(cluster, rel, since_xid=x)["not_hot"] == n
     assert why_not_hot(cluster, rel, since_xid=x + 1)["not_hot"] == 0
     assert why_not_hot(cluster, rel, since_xid=x - 2 ** 31 + 1)["not_hot"] == n      # still before x, mod 2^32
+
+
+def test_heap_stands_when_the_columns_cannot_be_read(tmp_path):
+    """pg_attribute's file gone from a copy: `heap --rel` still reports, why_not_hot is null with a finding."""
+    import shutil
+    from typer.testing import CliRunner
+    from pgpage.cli.main import app
+    data = tmp_path / "data"
+    shutil.copytree(STORIES / "pg15" / "data", data)
+    _, db = stories_db(15)
+    for f in (data / db.path.relative_to(STORIES / "pg15" / "data")).glob(f"{db.filenode_map[1249]}*"):
+        f.unlink()
+    r = CliRunner().invoke(app, ["heap", str(data), "--db", "stories", "--rel", "upd_indexed", "--json"])
+    doc = json.loads(r.stdout)
+    assert doc["why_not_hot"] is None and doc["hot"]["non_hot_updated_tuples"] == truth(15, "upd_indexed")["not_hot"]
+    assert "heap.why_not_hot.unavailable" in {f["code"] for f in doc["findings"]}
