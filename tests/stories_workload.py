@@ -52,16 +52,17 @@ PAGE_ITEMS_SQL = """SELECT b, lp, t_xmin::text::bigint, t_xmax::text::bigint, t_
          heap_page_items(get_raw_page(%s, b::int)) WHERE lp_flags = 1"""
 
 
-def heap_truth(table: str, major: int, items) -> dict:
+def heap_truth(table: str, major: int, items, since_xid: int = 0) -> dict:
     """Expected why_not_hot of a table from heap_page_items rows (b, lp, xmin, xmax, t_ctid, t_infomask2):
-    {"not_hot", "causes", "by_index", "hot", "olds": {ctid: cause}}. Every UPDATE of the workload committed."""
+    {"not_hot", "causes", "by_index", "hot", "olds": {ctid: cause}}, of the updates by xids from ``since_xid``
+    on (no wraparound in a test). Every UPDATE of the workload committed."""
     by_ctid = {(b, lp): (xmin, xmax, ctid, im2) for b, lp, xmin, xmax, ctid, im2 in items}
     causes = {"other_page": 0, "indexed_column": 0, "summarizing_column": 0, "unknown": 0}
     by_index: dict = {}
     olds, hot = {}, 0
     for (b, lp), (xmin, xmax, ctid, im2) in by_ctid.items():
         nb, nlp = (int(x) for x in ctid.strip("()").split(","))
-        if xmax == 0 or (nb, nlp) == (b, lp):
+        if xmax == 0 or (nb, nlp) == (b, lp) or xmax < since_xid:
             continue
         if im2 & HEAP_HOT_UPDATED:
             hot += 1

@@ -189,6 +189,7 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
         b = _heap_summary(before, b_main, b_rel.forks.get("vm"), b_rel.forks.get("fsm"), rel.qualified_name) if b_main else None
         a = _heap_summary(after, a_main, a_rel.forks.get("vm"), a_rel.forks.get("fsm"), rel.qualified_name) if a_main else None
         out["heap"] = {"before": b, "after": a, "delta": _delta(b, a)}
+        out["why_not_hot"] = _why_not_hot(after, a_rel, before_next_xid) if a_main else None
     if btree and b_main and a_main:
         b, a = _index_summary(before, b_main, rel.qualified_name), _index_summary(after, a_main, rel.qualified_name)
         out["index"] = {"before": b, "after": a, "delta": _delta(b, a)}
@@ -207,6 +208,18 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     out["pages"] = pages
     out["changed"] = True  # some fork's bytes differ
     return out
+
+
+def _why_not_hot(after: DataDirectory | None, a_rel: Relation, before_next_xid: int | None) -> dict | None:
+    """Why the updates made between the snapshots (xids from BEFORE's next xid on) were not HOT, from the
+    versions in AFTER (``passes.hotcause``); None without the catalogs or xids to tell."""
+    from pgpage.passes.hotcause import why_not_hot
+    if after is None or before_next_xid is None:
+        return None
+    try:
+        return why_not_hot(after, a_rel, since_xid=before_next_xid)
+    except PgpageError:       # columns unreadable: the diff stands without it
+        return None
 
 
 def _relations_by_oid(db) -> dict[int, Relation]:

@@ -89,6 +89,10 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
         _index_figures(out, r["index"])
     if r.get("write_amplification"):
         _write_amplification(out, r["write_amplification"], r.get("indexes", []))
+    if r.get("why_not_hot") and r["why_not_hot"]["not_hot"]:
+        from pgpage.render.heap import why_not_hot_lines
+        why_not_hot_lines(lambda label, *parts: out.print(Text.assemble(f"  {label + ':' if label else '':<10}",
+                                                                        *parts)), r["why_not_hot"])
 
 
 def _write_amplification(out, wa: dict, indexes: list[dict]) -> None:

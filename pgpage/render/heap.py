@@ -115,7 +115,7 @@ def why_not_hot_lines(line, w: dict) -> None:
             if cause == "unknown":
                 detail = " (" + ", ".join(f"{UNKNOWN_TEXT[r]} {k:,}" for r, k in w["unknown_reasons"].items() if k) + ")"
             parts.append(f"{n:,} {CAUSE_TEXT[cause]}{detail}")
-    line("not HOT", f"{w['not_hot']:,} updates: " + "; ".join(parts))
+    line("not HOT", f"{w['not_hot']:,} updates still on disk: " + "; ".join(parts))
     for name, e in w["by_index"].items():
         cols = ", ".join(f"{c} in {k:,}" for c, k in e["columns"].items())
         line("", f"{name}: changed {cols} updates")
