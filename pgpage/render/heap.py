@@ -124,6 +124,8 @@ def why_not_hot_lines(line, w: dict) -> None:
         if e["cause"] not in shown:
             shown.add(e["cause"])
             line("", Text("e.g. " + _cause_example(e), "dim"))
+
+
 def hot_ratio_text(r: dict | None) -> str:
     """'100.0% HOT (96 of 96 updates), exact' or '>= 47.0% ... lower bound from the pages'."""
     if not r or r["ratio"] is None:
