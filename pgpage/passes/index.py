@@ -69,8 +69,12 @@ class IndexPass:
             else:
                 tfork = table.forks["main"]
                 findings.extend(f for f in tfork.findings if f.code.startswith("segment."))
-                make_heap = partial(heap_tid_check, tfork, table.qualified_name)
-                table_blocks = tfork.end_block
+                if (why := table_unreadable(tfork, table.qualified_name, info.relation)) is not None:
+                    findings.append(why)
+                    tfork = None
+                else:
+                    make_heap = partial(heap_tid_check, tfork, table.qualified_name)
+                    table_blocks = tfork.end_block
         if relfork.first_block:
             findings.append(Finding("btree.meta.not_read", f"only blocks {relfork.first_block}..{nblocks - 1} were"
                                     " read (one segment): the metapage and earlier pages are not part of the figures",
@@ -121,6 +125,23 @@ def heap_tid_check(table_fork, table: str | None, **kw) -> HeapTidCheck | None:
     if table_fork is None or not table_fork.exists:
         return None
     return HeapTidCheck(table_fork.end_block, table_fork.block_reader(), table_fork.block_size, table, **kw)
+
+
+def table_unreadable(table_fork, table: str | None, index: str | None) -> Finding | None:
+    """One finding when the table's main fork cannot be read (its heap TIDs are then not checked: a table read
+    as zeros would blame every TID), else None."""
+    why = table_fork.probe() if table_fork is not None else None
+    if why is None:
+        return None
+    return Finding("btree.heap.table_unreadable", f"table unreadable: heap TIDs not checked against {table}"
+                   f" ({why.path}: {why.reason})", WARNING, relation=index, actual=why.reason)
+
+
+def heap_tid_check_or_why(table_fork, table: str | None, index: str | None) -> tuple[HeapTidCheck | None,
+                                                                                        Finding | None]:
+    """(``heap_tid_check``, None), or (None, the ``table_unreadable`` finding)."""
+    why = table_unreadable(table_fork, table, index)
+    return (heap_tid_check(table_fork, table), None) if why is None else (None, why)
 
 
 # ------------------------------------------------------------------------- the index, by workers

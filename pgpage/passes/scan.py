@@ -15,7 +15,7 @@ from pgpage.findings import WARNING, Finding
 from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
 from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary, statistics_warnings
 from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
-from pgpage.storage.relfile import RelationFork
+from pgpage.storage.relfile import RelationFork, Unreadable
 
 BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched) ...
 BATCH_TASKS = 64     # ... and at most this many forks per batch, so the catalogs' forks at the end spread out
@@ -232,8 +232,11 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         if name == "main" and rel.kind in HEAP_KINDS:
             analysis = new_heap_analysis(cluster, fork, rel.qualified_name, map_cells=1)
         vm, fsm = (rel.forks.get("vm"), rel.forks.get("fsm")) if (deep and analysis is not None) else (None, None)
-        bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
-        return bad, analysis
+        try:
+            bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
+        except Unreadable as e:   # one finding for the fork (made in entry), no figures from it
+            return [], None, e.finding(rel.qualified_name, name)
+        return bad, analysis, None
 
     def entry(i: int, parts: dict[int, tuple]) -> dict:
         """Relation i's entry from its tasks' results, merged in block order, as one pass reads."""
@@ -242,13 +245,22 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         main = rel.forks.get("main")
         analysis = new_heap_analysis(cluster, main, rel.qualified_name, map_cells=1) \
             if main is not None and rel.kind in HEAP_KINDS else None  # (an empty heap: no task)
+        unreadable: dict[str, Finding] = {}
         for k in sorted(parts):
             _, name, start, stop = tasks[k]
-            bad, part = parts[k]
+            bad, part, why = parts[k]
             bad_by_fork.setdefault(name, []).extend(bad)
+            if why is not None:
+                unreadable.setdefault(name, why)
             if part is not None:
                 analysis.merge(part, stop - start)
-        return _health(cluster, rel, bad_by_fork, analysis, deep)
+        if "main" in unreadable:
+            analysis = None  # figures from part of the table would look like the whole's
+        out = _health(cluster, rel, bad_by_fork, analysis, deep)
+        if unreadable:
+            out["findings"] += [f.to_json() for f in unreadable.values()]
+            out["health"]["checksum_failures"] = None  # not every block was read: no count to give
+        return out
 
     # the relations with the most work first, so no worker is left alone with a big range at the end, and each
     # relation's tasks together, so its entry is made soon after its first task (and its results not held

@@ -29,9 +29,10 @@ from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import check_pages, verify_generic_chunk
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
-from pgpage.passes.index import heap_tid_check
+from pgpage.passes.index import heap_tid_check_or_why
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
-from pgpage.storage.relfile import FORKS, RelationFork, check_segment_file, open_segment_file, parse_segment_name
+from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, check_segment_file, open_segment_file,
+                                   parse_segment_name)
 from pgpage.storage.target import find_data_directory
 
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
@@ -406,9 +407,9 @@ class Verification:
                 for f in self._fork_findings(s, fork, ctx):
                     count += 1
                     yield finding_record(f, s.database)
-            except OSError as e:
+            except Unreadable as e:
                 count += 1
-                yield finding_record(ctx.finding("storage.unreadable", f"{fork.name}: {e.strerror or e}"), s.database)
+                yield finding_record(e.finding(s.label, name), s.database)
         yield {"type": "relation", **({"database": s.database} if s.database else {}), "relation": s.label,
                "oid": s.oid, "kind": RELKIND_NAMES.get(s.kind, s.kind), "am": s.am,
                "forks": {n: f.nblocks for n, f in s.forks.items()}, "findings": count}
@@ -523,7 +524,10 @@ class Verification:
                 yield from verify_generic_chunk(chunk, first, ctx)
                 self._count(chunk)
             return
-        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap_tid_check(s.table_fork, s.table), s.table)
+        heap, unreadable = heap_tid_check_or_why(s.table_fork, s.table, s.label)
+        if unreadable is not None:
+            yield unreadable
+        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap, s.table)
         for first, chunk in fork.iter_chunks():
             yield from v.feed(chunk, first)
             self._count(chunk)

@@ -190,9 +190,11 @@ def _levels(out, doc: dict) -> None:
 def _heap(out, doc: dict) -> None:
     h = doc.get("heap_check")
     t = Text.assemble(("table check", "bold"), "  ")
+    why = next((f for f in doc.get("findings", ()) if f["code"].startswith("btree.heap.table_")), None)
     if h is None:
-        t.append("not done (the table's file is only known with a data directory, --db and --rel)", "dim")
-        out.print(t)
+        t.append(f"not done ({why['message']})" if why is not None  # a table missing or unreadable
+                 else "not done (the table's file is only known with a data directory, --db and --rel)", "dim")
+        out.print(t, overflow="fold")
         return
     t.append(f"{h['tids_checked']:,} heap TIDs against {h['table']} ({_plural(h['heap_blocks'], 'block')}): ")
     first = True

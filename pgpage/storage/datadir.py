@@ -17,13 +17,14 @@ lazy: nothing is read until asked for, and each catalog is read once.
 """
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
-from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork,
+from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork, Unreadable,
                                     directory_listing, parse_segment_name)
 
 GLOBALTABLESPACE_OID = 1664
@@ -457,7 +458,10 @@ class Database:
         for r in rels:
             if r.has_storage:
                 known.add((r.directory, r.file_stem))
-                if not r.forks.get("main"):
+                if not r.forks.get("main") and (r.directory / r.file_stem).is_dir():  # not a file: unreadable
+                    self.findings.append(Unreadable(r.directory / r.file_stem, IsADirectoryError(
+                        errno.EISDIR, os.strerror(errno.EISDIR))).finding(r.qualified_name, "main"))
+                elif not r.forks.get("main"):
                     self.findings.append(Finding("relation.file_missing", f"{r.kind_name} with relfilenode"
                                                  f" {r.relfilenode} has no file"
                                                  f" {r.directory.relative_to(self.cluster.path)}/{r.file_stem}",

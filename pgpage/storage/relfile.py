@@ -61,6 +61,21 @@ class StagedReader:
         return done
 
 
+class Unreadable(PgpageError):
+    """A relation file that exists but cannot be read: permission denied, a directory where a segment should
+    be, an I/O error. One command on one relation stops with this one line (exit 3); a pass over many relations
+    makes it one ``storage.unreadable`` finding (``finding``) and goes on."""
+
+    def __init__(self, path, error: OSError):
+        self.path = str(path)
+        self.reason = error.strerror or str(error)
+        super().__init__(f"{self.path}: {self.reason}", ExitCode.UNREADABLE)
+
+    def finding(self, relation: str | None, fork: str | None) -> Finding:
+        return Finding("storage.unreadable", f"{os.path.basename(self.path)}: {self.reason}: not read",
+                       relation=relation, fork=fork, actual=self.reason)
+
+
 @dataclass(frozen=True)
 class SegmentName:
     stem: str          # relfilenode (or t<backend>_<relfilenode>)
@@ -120,6 +135,20 @@ class RelationFork:
         """The segment's file name to open or stat: a plain string (making and printing a Path per segment was
         a tenth of py-spy's samples of a scan of 80 888 small relations)."""
         return os.path.join(self.directory, self.segment_name(segno))
+
+    def probe(self) -> Unreadable | None:
+        """Why the fork cannot be read (each segment opened and one byte read), or None: a check made before a
+        pass that reads its blocks through ``block_reader``, which reads what it cannot as zeros."""
+        for _, path, _ in self.segment_blocks():
+            try:
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    os.pread(fd, 1, 0)
+                finally:
+                    os.close(fd)
+            except OSError as e:
+                return Unreadable(path, e)
+        return None
 
     def _size(self, segno: int) -> int | None:
         """A segment's size, None if it is absent (from the listing when given: no Path, no stat)."""
@@ -208,9 +237,13 @@ class RelationFork:
         segno, offset = divmod(blkno, self.relseg_size)
         for s, size in self.sizes:
             if s == segno and offset * self.block_size < size:
-                with open(self.segment_file(segno), "rb") as f:
-                    f.seek(offset * self.block_size)
-                    return f.read(self.block_size)
+                path = self.segment_file(segno)
+                try:
+                    with open(path, "rb") as f:
+                        f.seek(offset * self.block_size)
+                        return f.read(self.block_size)
+                except OSError as e:
+                    raise Unreadable(path, e) from None
         raise PgpageError(f"{self.name}: block {blkno} is beyond the end of the fork"
                           f" (blocks {self.first_block}..{self.end_block - 1})", ExitCode.USAGE)
 
@@ -230,11 +263,18 @@ class RelationFork:
             lo, hi = max(start, seg_first), min(stop, seg_first + nblocks)
             if lo >= hi:
                 continue
-            with open(path, "rb", buffering=0) as f:
+            try:
+                f = open(path, "rb", buffering=0)
+            except OSError as e:
+                raise Unreadable(path, e) from None
+            with f:
                 blk = lo
                 while blk < hi:
                     want = min(chunk_blocks, hi - blk) * self.block_size
-                    got = reader.pread(f.fileno(), memoryview(buf)[:want], (blk - seg_first) * self.block_size)
+                    try:
+                        got = reader.pread(f.fileno(), memoryview(buf)[:want], (blk - seg_first) * self.block_size)
+                    except OSError as e:
+                        raise Unreadable(path, e) from None
                     n = got // self.block_size
                     if n:
                         yield blk, buf[:n * self.block_size].reshape(n, self.block_size)
@@ -387,7 +427,11 @@ def check_segment_file(path: str | os.PathLike, block_size: int | None = None,
 
 def guess_block_size(path: Path) -> int:
     """Block size from the first initialised page's pd_pagesize_version, else 8 KiB."""
-    with open(path, "rb") as f:
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise Unreadable(path, e) from None
+    with f:
         for _ in range(16):
             head = f.read(24)
             if len(head) < 24:
