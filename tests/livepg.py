@@ -45,8 +45,8 @@ class Server:
         if proc.returncode != 0:
             raise RuntimeError(f"{args[0]} failed: {proc.stdout}{proc.stderr}")
 
-    def start(self, *settings: str) -> None:
-        self.run("initdb", "-k", "-A", "trust", "-U", "postgres", "--no-locale", "-E", "UTF8", "-D", str(self.data))
+    def start(self, *settings: str, checksums: bool = True) -> None:
+        self.run("initdb", *(["-k"] if checksums else []), "-A", "trust", "-U", "postgres", "--no-locale", "-E", "UTF8", "-D", str(self.data))
         opts = " ".join([f"-c listen_addresses='' -c unix_socket_directories={self.root} -c autovacuum=off",
                          *(f"-c {s}" for s in settings)])
         self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", opts, "-w", "start")
@@ -66,10 +66,10 @@ class Server:
 
 
 @contextmanager
-def running_server(*settings: str):
+def running_server(*settings: str, checksums: bool = True):
     srv = Server()
     try:
-        srv.start(*settings)
+        srv.start(*settings, checksums=checksums)
         yield srv
     finally:
         srv.stop("immediate")

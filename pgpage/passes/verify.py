@@ -26,8 +26,9 @@ import numpy as np
 from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, shape_from_index_row
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
-from pgpage.analysis.verify.pages import check_pages, verify_generic_chunk
+from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
+from pgpage.analysis.verify.xids import since_checkpoint_finding
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
 from pgpage.passes.index import heap_tid_check_or_why
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
@@ -87,9 +88,15 @@ def _cluster_start(cluster) -> dict:
     c = cluster.control or {}
     cp = c.get("checkPointCopy", {})
     return {"data_directory": str(cluster.path), "major": cluster.major, "block_size": cluster.block_size,
-            "data_checksums": cluster.checksums, "state": c.get("state_name"),
+            "data_checksums": cluster.checksums, "checksums_rule": checksums_rule(cluster.checksums),
+            "state": c.get("state_name"),
             "next_xid": cp.get("nextFullXid"), "oldest_xid": cp.get("oldestXid"),
             "next_multixact": cp.get("nextMulti"), "oldest_multixact": cp.get("oldestMulti")}
+
+
+def checksums_rule(checksums: bool | None) -> str:
+    """What pg_control says about data checksums, as the rule that decided."""
+    return {True: "on (pg_control)", False: "off (pg_control)", None: "unknown (no readable pg_control)"}[checksums]
 
 
 def _plan_file(path: Path, fork: str | None):
@@ -124,6 +131,13 @@ def _plan_file(path: Path, fork: str | None):
         subject = Subject(path.name, None, {relfork.fork: relfork},
                           main_whole=parsed is None or parsed.segno is None)
         start.update(scope="file", file=str(path), block_size=relfork.block_size)
+    if cluster is None or cluster.checksums is None:   # no pg_control to say: the file's own pages decide
+        votes = np.zeros(3, dtype=np.int64)
+        for fork in subject.forks.values():
+            for first, chunk in fork.iter_chunks():
+                votes += checksum_votes(chunk, first)
+        v.checksums, v.checksums_rule = checksums_decided(*map(int, votes))
+    start.update(data_checksums=v.checksums, checksums_rule=v.checksums_rule)
     start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
 
     def records():
@@ -202,6 +216,9 @@ class Verification:
         self.totals = Totals()
         self.jobs = jobs  # worker processes for a data directory's or database's relations
         self.heap_parts: dict[int, list[tuple]] = {}  # id(Subject) -> its heap's ranges as workers verified them
+        # data checksums on/off and why: pg_control's, or for a file alone its pages' (checksums_decided)
+        self.checksums: bool | None = cluster.checksums if cluster is not None else None
+        self.checksums_rule = checksums_rule(self.checksums)
 
     # ---------------------------------------------------------------------------- contexts
     def base_context(self, block_size: int, major: int | None, checksums: bool | None) -> VerifyContext:
@@ -215,6 +232,8 @@ class Verification:
             ctx.next_multi = cp.get("nextMulti")
             ctx.oldest_multi = cp.get("oldestMulti")
             ctx.consistent = control.get("state_name") in CLEAN_STATES
+            if not ctx.consistent:    # running or crashed: ids handed out since the checkpoint are normal
+                ctx.xid_reach, ctx.multi_reach = c.id_reach
             ctx.clog = c.clog
             ctx.multi_update_xid = c.multi_update_xid
         elif c is not None:
@@ -382,7 +401,7 @@ class Verification:
         """The context every fork of ``s`` is judged in (its kind guessed from the pages when no catalog knows it)."""
         c = self.cluster
         block_size = next(iter(s.forks.values())).block_size if s.forks else 8192
-        base = self.base_context(block_size, c.major if c else None, c.checksums if c else None)
+        base = self.base_context(block_size, c.major if c else None, self.checksums)
         base.relation = s.label
         if s.row:
             base.relfrozenxid = number(s.row.get("relfrozenxid"))
@@ -483,14 +502,22 @@ class Verification:
         vm = self._heap_context(s, fork, ctx, with_vm)
         pd_without_vm: list[int] = []   # the first block of each range with PD_ALL_VISIBLE set (and no VM)
         parts = self.heap_parts.pop(id(s), None)
+        recent = 0   # tuples written since the checkpoint: told once, below
         if parts is None:
-            yield from self._heap_range(s, fork, ctx, vm, with_vm, fork.first_block, fork.end_block, pd_without_vm)
+            found = self._heap_range(s, fork, ctx, vm, with_vm, fork.first_block, fork.end_block, pd_without_vm)
         else:  # its ranges were verified by workers (subjects_records)
+            found = (f for findings, firsts, blocks in parts for f in findings)
             for findings, firsts, blocks in parts:
-                yield from findings
                 pd_without_vm += firsts
                 self.totals.blocks += blocks
                 self.advance(blocks)
+        for f in found:
+            if f.code == "heap.xid.since_checkpoint":
+                recent += f.actual
+            else:
+                yield f
+        if recent:
+            yield since_checkpoint_finding(ctx, recent)
         if pd_without_vm:
             yield ctx.finding("vm.missing_fork", "pages are marked all-visible (PD_ALL_VISIBLE) but the relation has"
                               f" no visibility map fork (first: block {pd_without_vm[0]})", pd_without_vm[0],

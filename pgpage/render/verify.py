@@ -103,7 +103,8 @@ class TextSink(_Sink):
         if rec.get("major"):
             facts.append(f"PostgreSQL {rec['major']}")
         if "data_checksums" in rec:
-            facts.append("checksums " + {True: "on", False: "off", None: "unknown"}[rec["data_checksums"]])
+            facts.append("checksums " + (rec.get("checksums_rule")
+                                         or {True: "on", False: "off", None: "unknown"}[rec["data_checksums"]]))
         if rec.get("state"):
             facts.append(f"state {rec['state']}")
         if rec.get("next_xid") is not None:

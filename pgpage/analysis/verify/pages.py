@@ -88,3 +88,24 @@ def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext) -> l
     """Checksums and header sanity only: FSM and VM forks, init forks, and access methods
     without a rule set here (hash, GiST, GIN, SP-GiST, BRIN)."""
     return check_pages(chunk, first, ctx).findings
+
+
+def checksum_votes(chunk: np.ndarray, first: int) -> tuple[int, int, int]:
+    """(pages whose stored checksum verifies, pages that carry a non-zero one, pages that are not new) of a
+    chunk: how a file whose cluster is unknown shows whether data checksums were on (``checksums_decided``)."""
+    h = decode_headers(chunk)
+    old = (h.upper != 0) & chunk.any(axis=1)        # PageIsNew pages carry no checksum
+    ok = old & (checksum_pages(chunk, first) == h.checksum)
+    return int(ok.sum()), int((old & (h.checksum != 0)).sum()), int(old.sum())
+
+
+def checksums_decided(verified: int, carrying: int, pages: int) -> tuple[bool | None, str]:
+    """(data checksums on, off or unknown; the rule that decided) from ``checksum_votes`` over a whole file: on
+    when a majority of its pages that are not new, and at least 2, carry a checksum that verifies (then a
+    mismatch is an error, as with pg_control saying so); off when none carries one (pd_checksum stays 0 with
+    checksums off); else unknown (a mismatch is a warning)."""
+    if verified >= 2 and 2 * verified > pages:
+        return True, f"on ({verified} of {pages} pages verify)"
+    if pages and not carrying:
+        return None, f"off/unknown (none of {pages} pages carries a checksum)"
+    return None, f"off/unknown ({verified} of {pages} pages verify)"
