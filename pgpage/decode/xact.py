@@ -86,6 +86,22 @@ def parse_segment_name(name: str) -> int | None:
         return None
 
 
+def slru_reach(sizes: Mapping[int, int], ids_per_page: int, page_size: int, start: int) -> int:
+    """How many ids from ``start`` on (32-bit, wrapping) the SLRU's files hold pages for: from start's page,
+    the pages present one after another (``sizes``: {segment number: bytes}), to the end of the last. A server
+    makes a page (ExtendCLOG, ExtendMultiXactOffset) when it hands out the first id on it, so ids up to there
+    may have been handed out; 0 when start's page is not on disk."""
+    pages_per_wrap = (1 << 32) // ids_per_page
+    page = (start & UINT32) // ids_per_page
+    n = 0
+    while n < pages_per_wrap:
+        p = (page + n) % pages_per_wrap
+        if sizes.get(p // SLRU_PAGES_PER_SEGMENT, 0) < (p % SLRU_PAGES_PER_SEGMENT + 1) * page_size:
+            break
+        n += 1
+    return max(0, (page + n) * ids_per_page - (start & UINT32)) if n else 0
+
+
 class _Slru:
     """SLRU pages addressed by page number, from {segment name: bytes}."""
 

@@ -156,6 +156,27 @@ class DataDirectory:
         return MultiXactMembers(segments("offsets"), segments("members"), cp.get("nextMulti"),
                                 cp.get("nextMultiOffset"), self.block_size)
 
+    @cached_property
+    def id_reach(self) -> tuple[int | None, int | None]:
+        """(full xid, multixact id) past the last ones pg_xact's and pg_multixact/offsets' pages on disk hold
+        room for, counting from pg_control's checkpoint on (``decode.xact.slru_reach``); None where pg_control
+        does not say where to start. What a server running or crashed since that checkpoint may have handed out."""
+        from pgpage.decode.xact import CLOG_XACTS_PER_BYTE, parse_segment_name as slru_segno, slru_reach
+        cp = (self.control or {}).get("checkPointCopy", {})
+        xid, multi = cp.get("nextFullXid"), cp.get("nextMulti")
+        bs = self.block_size
+        if xid is not None:
+            sizes = {slru_segno(name): len(data) for name, data in self.xact_segments.items()}
+            xid += slru_reach(sizes, bs * CLOG_XACTS_PER_BYTE, bs, xid)
+        if multi:
+            try:
+                d = self.path / "pg_multixact" / "offsets"
+                sizes = {slru_segno(p.name): p.stat().st_size for p in d.iterdir() if slru_segno(p.name) is not None}
+            except OSError:
+                sizes = {}
+            multi = (multi + slru_reach(sizes, bs // 4, bs, multi)) & 0xFFFFFFFF or 1
+        return xid, multi
+
     def multi_update_xid(self, multis):
         """For each multixact id (numpy array), the xid of its updating member, 0 when it only
         locked, -1 when its members cannot be read."""

@@ -27,6 +27,10 @@ class VerifyContext:
     next_multi: int | None = None
     oldest_multi: int | None = None
     relminmxid: int | None = None
+    # on a cluster not shut down cleanly, ids handed out since the checkpoint pg_control describes, as far as
+    # pg_xact's and pg_multixact/offsets' pages on disk reach: a full xid and a multixact id, both exclusive
+    xid_reach: int | None = None
+    multi_reach: int | None = None
     # commit status
     clog: ClogArray | None = None
     multi_update_xid: Callable | None = None

@@ -17,7 +17,8 @@ from pgpage.analysis.verify.toast import toast_pointer_findings
 from pgpage.analysis.verify.vm import TupleFacts, vm_rules
 from pgpage.analysis.verify.xids import (FIRST_NORMAL_XID, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN, XID_IN_FUTURE,
                                          XID_INVALID, XID_OK, _full_xids, bounded_multi_lookup, future_severity,
-                                         mxid_bounds, xid_bounds, xid_message)
+                                         mxid_bounds, since_checkpoint, since_checkpoint_finding, xid_bounds,
+                                         xid_message)
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
                                  HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
@@ -217,6 +218,10 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
         suffix, msg = xid_message("xmin", int(xmin[j]), int(xmin_verdict[j]), ctx)
         out.append(ctx.finding(f"heap.xid.xmin_{suffix}", msg, tblk[j], tlp[j], future_severity(ctx, suffix),
                                actual=int(xmin[j])))
+    recent = header_ok & ~frozen_hint & since_checkpoint(xmin, ctx) | header_ok & ((im & HEAP_XMAX_INVALID) == 0) & (
+        np.where(multi, since_checkpoint(xmax, ctx, multi=True), since_checkpoint(xmax, ctx)))
+    if recent.any():   # counted here, told once per relation (passes.verify)
+        out.append(since_checkpoint_finding(ctx, int(recent.sum())))
     inserted = status_ok & np.isin(xmin_st, (ST_COMMITTED, ST_FROZEN, ST_UNKNOWN))
     lock_only = xmax_is_locked_only(im.astype(np.uint16))
     mverdict = np.where(inserted & multi, mxid_bounds(xmax, ctx), XID_OK)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.findings import ERROR, WARNING
+from pgpage.findings import ERROR, INFO, WARNING, Finding
 
 FIRST_NORMAL_XID = 3
 XID_OK, XID_INVALID, XID_IN_FUTURE, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN = range(5)
@@ -35,7 +35,7 @@ def xid_bounds(xids: np.ndarray, ctx: VerifyContext) -> np.ndarray:
         return out
     normal = x >= FIRST_NORMAL_XID
     full = _full_xids(x, ctx.next_full_xid)
-    future = normal & (full >= ctx.next_full_xid)
+    future = normal & (full >= max(ctx.next_full_xid, ctx.xid_reach or 0))   # (since_checkpoint: not future)
     out[future] = XID_IN_FUTURE
     rest = normal & ~future
     if ctx.oldest_xid is not None and ctx.oldest_xid >= FIRST_NORMAL_XID:
@@ -70,8 +70,33 @@ def mxid_bounds(mxids: np.ndarray, ctx: VerifyContext) -> np.ndarray:
         out[bad] = XID_BEFORE_OLDEST
         valid &= ~bad
     if ctx.next_multi:
-        out[valid & ~_precedes32(m, ctx.next_multi)] = XID_IN_FUTURE
+        out[valid & ~_precedes32(m, ctx.multi_reach or ctx.next_multi)] = XID_IN_FUTURE
     return out
+
+
+def since_checkpoint(xids: np.ndarray, ctx: VerifyContext, multi: bool = False) -> np.ndarray:
+    """Ids at or past pg_control's next one but within what pg_xact (pg_multixact/offsets for ``multi``) holds
+    (``VerifyContext.xid_reach``): handed out since the last checkpoint of a running or crashed server. Normal
+    there, and told once per relation (``since_checkpoint_finding``) rather than per tuple."""
+    x = xids.astype(np.int64)
+    if multi:
+        if not (ctx.multi_reach and ctx.next_multi):
+            return np.zeros(len(x), dtype=bool)
+        return (x != 0) & ~_precedes32(x, ctx.next_multi) & _precedes32(x, ctx.multi_reach)
+    if not ctx.xid_reach or ctx.next_full_xid is None:
+        return np.zeros(len(x), dtype=bool)
+    full = _full_xids(x, ctx.next_full_xid)
+    return (x >= FIRST_NORMAL_XID) & (full >= ctx.next_full_xid) & (full < ctx.xid_reach)
+
+
+def since_checkpoint_finding(ctx: VerifyContext, tuples: int) -> Finding:
+    """The one note per relation for its tuples with ids ``since_checkpoint`` (``tuples`` of them)."""
+    nf = ctx.next_full_xid or 0
+    return ctx.finding("heap.xid.since_checkpoint", f"{tuples} tuples written since the last checkpoint (xmin or"
+                       f" xmax from {_epoch_xid(nf)}, pg_control's next xid, up to {_epoch_xid(ctx.xid_reach or nf)},"
+                       f" as far as pg_xact reaches; multixacts from {ctx.next_multi} up to"
+                       f" {ctx.multi_reach or ctx.next_multi}): the server was not shut down cleanly", severity=INFO,
+                       actual=tuples)
 
 
 def _epoch_xid(full: int) -> str:
