@@ -20,7 +20,9 @@ The number of mutated inputs each test tried is printed (``pytest -s`` shows it)
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import time
 import signal
 import struct
 from dataclasses import dataclass, replace
@@ -52,8 +54,11 @@ from pgpage.storage.relfile import open_segment_file
 
 BLCKSZ = 8192
 CASE_SECONDS = 20
-PAGE_CASES = 2400          # mutated pages through every decoder and analysis
-SEED = 20240607
+PAGE_CASES = 4000          # mutated pages through verify and the analyses, at most ...
+PAGE_SECONDS = float(os.environ.get("PGPAGE_FUZZ_SECONDS", 25))   # ... and for at most this long
+MIN_PAGE_CASES = 300       # (a slow machine still tries this many)
+DECODE_EVERY = 4           # one case in 4 also through `pgpage page`'s per-page decoder (the slow one)
+SEED = int(os.environ.get("PGPAGE_FUZZ_SEED", 20240607))   # a failure prints it: rerun with it to reproduce
 
 
 # ------------------------------------------------------------------------------------- harness
@@ -134,6 +139,13 @@ def expected_findings(page: bytes, blkno: int, am: str | None, fork: str, checks
     if header_breaks(page):
         out.add(("page.header.*", blkno, None))
         return out
+    # the special space the access method's own page check demands (_bt_checkpage, _hash_checkpage,
+    # gistcheckpage: MAXALIGN(sizeof its opaque data), 16 bytes; a table's pages have none, a sequence's 8)
+    special = BLCKSZ - h["special"]
+    if fork == "main" and am in ("btree", "hash", "gist") and special != 16:
+        out.add((f"{am}.page.bad_special_size", blkno, None))
+    if fork == "main" and am == "heap" and special != (0 if table else 8):
+        out.add(("heap.page.special_space", blkno, None))
     nlp = max(0, min((h["lower"] - 24) // 4, (BLCKSZ - 24) // 4))
     lps = [struct.unpack_from("<I", page, 24 + 4 * i)[0] for i in range(nlp)]
     if fork == "main" and am == "heap" and table and h["special"] == BLCKSZ:
@@ -234,12 +246,14 @@ def vm_bits(rig: Rig, n: int):
     return vm_bits_for(page, 0, n, BLCKSZ)
 
 
-def run_everything(rig: Rig, chunk: np.ndarray, blkno: int) -> list:
-    """Every decoder and analysis over a fork whose block ``blkno`` was mutated; the verify findings."""
+def run_everything(rig: Rig, chunk: np.ndarray, blkno: int, page_decoder: bool = True) -> list:
+    """Every decoder and analysis over a fork whose block ``blkno`` was mutated (``page_decoder``: `pgpage
+    page`'s too); the verify findings."""
     raw = chunk[blkno].tobytes()
-    ctx_page = PageContext(fork=rig.fork, am=rig.am, major=rig.major, checksums=True, relation=rig.name)
-    decode_page(raw, blkno, ctx_page)
-    decode_page(raw, blkno, replace(ctx_page, am=None))
+    if page_decoder:
+        ctx_page = PageContext(fork=rig.fork, am=rig.am, major=rig.major, checksums=True, relation=rig.name)
+        decode_page(raw, blkno, ctx_page)
+        decode_page(raw, blkno, replace(ctx_page, am=None))
     hc = decode_heap_chunk(chunk[blkno:blkno + 1], blkno)
     chunk_stats(hc, rig.cluster.clog, rig.cluster.multi_update_xid)
     ctx = rig.ctx
@@ -260,7 +274,7 @@ def run_everything(rig: Rig, chunk: np.ndarray, blkno: int) -> list:
                            heap_tid_check(tfork, table.qualified_name if table else None))
         findings = bv.feed(chunk, 0) + bv.finish(lambda *pages: iter([(0, chunk)]))
     else:
-        findings = verify_generic_chunk(chunk, 0, ctx)
+        findings = verify_generic_chunk(chunk, 0, ctx, rig.am)
     return findings
 
 
@@ -350,11 +364,35 @@ def m_header(rng, page, rig, blkno):
     struct.pack_into("<H", page, at, int(rng.integers(0, 0x10000)))
 
 
-MUTATORS = [m_bitflip, m_byte_run, m_zero_range, m_random_page, m_swap, m_line_pointers, m_infomask, m_header]
+def m_special(rng, page, rig, blkno):
+    """pd_special moved (MAXALIGNed, past pd_upper: the header stays sane) or the special space's bytes
+    overwritten (B-tree btpo_flags and cycle id, the page ids of hash, GiST, SP-GiST)."""
+    upper = struct.unpack_from("<H", page, 14)[0]
+    if rng.random() < 0.6 and upper <= BLCKSZ:
+        struct.pack_into("<H", page, 16, int(rng.integers(upper // 8, BLCKSZ // 8 + 1)) * 8)
+    else:
+        n = int(rng.integers(1, 9))
+        page[BLCKSZ - n:] = rng.integers(0, 256, n, dtype=np.uint8)
+
+
+MUTATORS = [m_bitflip, m_byte_run, m_zero_range, m_random_page, m_swap, m_line_pointers, m_infomask, m_header,
+            m_special]
+
+
+def kind_of(rig: Rig) -> str:
+    """What sort of page a rig holds, for the coverage count."""
+    if rig.fork != "main":
+        return rig.fork
+    if rig.rel.kind == "t":
+        return "toast"
+    return "heap" if rig.am == "heap" and rig.rel.kind in "rm" else rig.am or rig.rel.kind
 
 
 # ----------------------------------------------------------------------------------- the tests
 def test_mutated_pages_through_every_decoder_and_analysis():
+    """Seeded (``SEED``, printed on failure), bounded (``PAGE_CASES`` cases, ``PAGE_SECONDS``, each case under
+    ``CASE_SECONDS``): mutated real pages of every kind and major through verify and the analyses (and one in
+    ``DECODE_EVERY`` through `pgpage page`'s decoder); every page PostgreSQL's checks would reject is reported."""
     rng = np.random.default_rng(SEED)
     all_rigs = [r for m in MAJORS for r in rigs(m)]
     # warm up the compiled kernels outside the timed cases
@@ -362,37 +400,56 @@ def test_mutated_pages_through_every_decoder_and_analysis():
         run_everything(r, r.pages.copy(), 0)
     tried = breaks = 0
     per_mutator: dict[str, int] = {}
+    per_kind: dict[str, int] = {}
+    per_major: dict[int, int] = {}
     missed = []
+    deadline = time.monotonic() + PAGE_SECONDS
+    by_kind: dict[str, list[Rig]] = {}
+    for r in all_rigs:
+        by_kind.setdefault(kind_of(r), []).append(r)
+    kinds = sorted(by_kind)
     for case in range(PAGE_CASES):
-        rig = all_rigs[int(rng.integers(0, len(all_rigs)))]
+        if time.monotonic() > deadline:
+            break
+        group = by_kind[kinds[case % len(kinds)]]           # every kind of page in turn
+        rig = group[int(rng.integers(0, len(group)))]
         chunk = rig.pages.copy()
-        blkno = int(rng.integers(0, chunk.shape[0]))
-        mut = MUTATORS[case % len(MUTATORS)]
-        mut(rng, chunk[blkno], rig, blkno)
-        fix = rng.random() < 0.5 and mut is not m_swap
-        if fix:   # a page whose checksum was recomputed: only the structural rules can catch it
-            chunk[blkno, 8:10] = 0
-            struct.pack_into("<H", chunk[blkno], 8, ref_checksum(chunk[blkno].tobytes(), blkno)
-                             if chunk[blkno].any() else 0)
-        if np.array_equal(chunk[blkno], rig.pages[blkno]):
+        mut = MUTATORS[case % len(MUTATORS) if len(kinds) % len(MUTATORS) else (case // len(kinds)) % len(MUTATORS)]
+        changed = []
+        for blkno in sorted(rng.choice(chunk.shape[0], min(chunk.shape[0], int(rng.integers(1, 5))), replace=False)):
+            blkno = int(blkno)           # up to 4 pages of the fork, each mutated its own way
+            mut(rng, chunk[blkno], rig, blkno)
+            if rng.random() < 0.5 and mut is not m_swap:  # checksum recomputed: only structural rules catch it
+                chunk[blkno, 8:10] = 0
+                struct.pack_into("<H", chunk[blkno], 8, ref_checksum(chunk[blkno].tobytes(), blkno)
+                                 if chunk[blkno].any() else 0)
+            if not np.array_equal(chunk[blkno], rig.pages[blkno]):
+                changed.append(blkno)
+        if not changed:
             continue
-        tried += 1
-        per_mutator[mut.__name__] = per_mutator.get(mut.__name__, 0) + 1
-        what = f"case {case}: {mut.__name__} on {rig.major}/{rig.name}/{rig.fork} block {blkno}"
+        tried += len(changed)
+        per_mutator[mut.__name__] = per_mutator.get(mut.__name__, 0) + len(changed)
+        per_kind[kind_of(rig)] = per_kind.get(kind_of(rig), 0) + len(changed)
+        per_major[rig.major] = per_major.get(rig.major, 0) + len(changed)
+        what = f"seed {SEED} case {case}: {mut.__name__} on {rig.major}/{rig.name}/{rig.fork} blocks {changed}"
         with time_limit(CASE_SECONDS, what):
-            findings = run_everything(rig, chunk, blkno)
-        want = expected_findings(chunk[blkno].tobytes(), blkno, rig.am, rig.fork, bool(rig.ctx.checksums),
-                                 table=rig.rel.kind in "rtm")
-        breaks += bool(want)
-        for w in want:
-            if not reported(findings, w):
-                missed.append((what, w, [(f.code, f.block, f.item) for f in findings][:8]))
+            findings = run_everything(rig, chunk, changed[0], page_decoder=case % DECODE_EVERY == 0)
+        for blkno in changed:
+            want = expected_findings(chunk[blkno].tobytes(), blkno, rig.am, rig.fork, bool(rig.ctx.checksums),
+                                     table=rig.rel.kind in "rtm")
+            breaks += bool(want)
+            for w in want:
+                if not reported(findings, w):
+                    missed.append((what, w, [(f.code, f.block, f.item) for f in findings][:8]))
         other_blocks = {f.block for f in findings if f.block is not None and f.code.startswith(("checksum", "page."))}
-        assert other_blocks <= {blkno}, (what, other_blocks)   # the damage stays where it is
-    report("pages (decode_page, vector, pgstattuple, heap analysis, btree scan, verify)", tried)
-    print(f"robustness: {breaks} of them broke a rule the oracles know; per mutator: {per_mutator}")
-    assert not missed, "\n".join(map(str, missed[:12]))
-    assert tried >= PAGE_CASES * 0.9 and breaks >= tried // 3
+        assert other_blocks <= set(changed), (what, other_blocks)   # the damage stays where it is
+    report(f"pages (seed {SEED}: decode_page, vector, pgstattuple, heap analysis, btree scan, verify)", tried)
+    print(f"robustness: {breaks} of them broke a rule the oracles know; per mutator: {per_mutator};"
+          f" per kind: {per_kind}; per major: {per_major}")
+    assert not missed, f"seed {SEED}:\n" + "\n".join(map(str, missed[:12]))
+    assert tried >= MIN_PAGE_CASES and breaks >= tried // 3, (SEED, tried, breaks)
+    if tried >= 1000:   # every kind of page and every major had its turn
+        assert set(per_kind) == set(kinds) and set(per_major) == set(MAJORS), (SEED, per_kind, per_major)
 
 
 def test_truncated_pages_decode_as_truncated():

@@ -447,7 +447,7 @@ class Verification:
             yield from self._btree(s, fork, ctx)
         else:
             for first, chunk in fork.iter_chunks():
-                yield from verify_generic_chunk(chunk, first, ctx)
+                yield from verify_generic_chunk(chunk, first, ctx, s.am)
                 self._count(chunk)
         for f in fork.size_changes():  # a live server truncating or extending the fork while it was read
             yield dataclasses.replace(f, relation=s.label)

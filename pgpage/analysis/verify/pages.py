@@ -84,10 +84,27 @@ def check_pages(chunk: np.ndarray, first: int, ctx: VerifyContext) -> PageCheck:
     return PageCheck(h, zero, valid, out)
 
 
-def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext) -> list[Finding]:
-    """Checksums and header sanity only: FSM and VM forks, init forks, and access methods
-    without a rule set here (hash, GiST, GIN, SP-GiST, BRIN)."""
-    return check_pages(chunk, first, ctx).findings
+# the special space an access method's own page check demands of every page of its main fork (_hash_checkpage,
+# gistcheckpage: MAXALIGN(sizeof(HashPageOpaqueData)), MAXALIGN(sizeof(GISTPageOpaqueData))); B-trees' is checked
+# in verify/btree.py, heaps' in verify/heap.py; GIN, SP-GiST and BRIN read theirs unchecked
+AM_SPECIAL_SIZE = {"hash": 16, "gist": 16}
+
+
+def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext, am: str | None = None) -> list[Finding]:
+    """Checksums and header sanity: FSM and VM forks, init forks, and access methods without a rule set
+    here (hash, GiST, GIN, SP-GiST, BRIN); for hash and GiST (``am``, main fork) the special space's size."""
+    pc = check_pages(chunk, first, ctx)
+    want = AM_SPECIAL_SIZE.get(am) if ctx.fork == "main" else None
+    if want is None:
+        return pc.findings
+    size = chunk.shape[1]
+    special = size - pc.headers.special.astype(np.int64)
+    for i in np.flatnonzero(pc.valid & (special != want)):
+        pc.findings.append(ctx.finding(f"{am}.page.bad_special_size", f"index contains corrupted page at block"
+                                       f" {first + i}: its special area is {special[i]} bytes, a {am} page's is"
+                                       f" {want}", first + int(i), expected=size - want,
+                                       actual=int(pc.headers.special[i])))
+    return sorted(pc.findings, key=lambda f: f.block)
 
 
 def checksum_votes(chunk: np.ndarray, first: int) -> tuple[int, int, int]:
