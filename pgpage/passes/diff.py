@@ -190,6 +190,7 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
         a = _heap_summary(after, a_main, a_rel.forks.get("vm"), a_rel.forks.get("fsm"), rel.qualified_name) if a_main else None
         out["heap"] = {"before": b, "after": a, "delta": _delta(b, a)}
         out["why_not_hot"] = _why_not_hot(after, a_rel, before_next_xid) if a_main else None
+        out["statistics"] = statistics_delta(before, after, b_rel, a_rel)
     if btree and b_main and a_main:
         b, a = _index_summary(before, b_main, rel.qualified_name), _index_summary(after, a_main, rel.qualified_name)
         out["index"] = {"before": b, "after": a, "delta": _delta(b, a)}
@@ -208,6 +209,28 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     out["pages"] = pages
     out["changed"] = True  # some fork's bytes differ
     return out
+
+
+STAT_COUNTERS = ("n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del")
+
+
+def statistics_delta(before: DataDirectory | None, after: DataDirectory | None, b_rel: Relation,
+                     a_rel: Relation) -> dict | None:
+    """What the server counted between the snapshots: pg_stat_user_tables' n_tup_* in AFTER's statistics file
+    minus BEFORE's (pg_class oid, so a rewrite keeps its counters). Exact when both files are current (each
+    written by the clean shutdown that made its snapshot); the pages alone only give lower bounds."""
+    from pgpage.passes.stats import relation_statistics
+    b, a = relation_statistics(before, b_rel), relation_statistics(after, a_rel)
+    if b is None or a is None:
+        return None
+    if b["status"] != "current" or a["status"] != "current":
+        return {"exact": False, "why": f"statistics file before {b['status']}, after {a['status']}"}
+    delta = {k: a[k] - b[k] for k in STAT_COUNTERS}
+    if min(delta.values()) < 0:  # pg_stat_reset(), or the file of another cluster
+        return {"exact": False, "why": "the counters went back between the snapshots (statistics reset)"}
+    upd = delta["n_tup_upd"]
+    return {"exact": True, "source": a["source"], **delta,
+            "hot_ratio": round(delta["n_tup_hot_upd"] / upd, 4) if upd else None}
 
 
 def _why_not_hot(after: DataDirectory | None, a_rel: Relation, before_next_xid: int | None) -> dict | None:

@@ -83,6 +83,8 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
         _heap_pages(out, pages)
     elif pages:
         out.print(f"  pages: {pages['changed']:,} changed, {pages['added']:,} added, {pages['removed']:,} removed")
+    if r.get("statistics"):
+        _statistics(out, r["statistics"])
     if r.get("heap") and r["heap"]["delta"]:
         _heap_figures(out, r["heap"])
     if r.get("index") and r["index"]["delta"]:
@@ -93,6 +95,23 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
         from pgpage.render.heap import why_not_hot_lines
         why_not_hot_lines(lambda label, *parts: out.print(Text.assemble(f"  {label + ':' if label else '':<10}",
                                                                         *parts)), r["why_not_hot"])
+
+
+def _statistics(out, st: dict) -> None:
+    if not st["exact"]:
+        out.print(Text(f"  pg_stat: {st['why']}: counts from the pages only", "dim"))
+        return
+    if not any(st[k] for k in ("n_tup_ins", "n_tup_upd", "n_tup_del")):
+        return
+    upd = st["n_tup_upd"]
+    line = Text("  pg_stat (exact): ")
+    if upd:
+        share = 100 * st["n_tup_hot_upd"] / upd
+        line.append(f"{st['n_tup_hot_upd']:,} of {upd:,} updates HOT ({share:.1f}%)",
+                    "bold green" if share >= 90 else "bold yellow")
+        line.append(", ")
+    line.append(f"{st['n_tup_ins']:,} inserted, {st['n_tup_del']:,} deleted  ({st['source']}, AFTER minus BEFORE)")
+    out.print(line)
 
 
 def _write_amplification(out, wa: dict, indexes: list[dict]) -> None:

@@ -138,7 +138,6 @@ def test_demo_report_in_browser(tmp_path):
     assert check_figures(visit, docs) > 300
     check_table(visit, scan)
     assert visit.plots_drawn == 5 * 3 + 5 + 3 + 5  # heat maps (no VM fork but dups'), sizes, chains, indexes
-    assert visit.load_seconds < 5
 
 
 def test_before_after_scenario_in_browser(tmp_path):
@@ -226,7 +225,6 @@ def test_twenty_thousand_relations(tmp_path):
     visit = browser.open_page(out, screenshot=shot)
     check_clean(visit, shot)
     assert len(visit.table_rows) == 500
-    assert visit.load_seconds < 5, visit.load_seconds
     print(f"20 000 relations: {size / 2 ** 20:.1f} MB, load {visit.load_seconds:.2f} s,"
           f" every chart drawn {visit.ready_seconds:.2f} s")
 

@@ -78,6 +78,19 @@ def fsm_table_facts(srv: Server) -> dict:
                 "oid": c.execute("SELECT 't_fsm'::regclass::oid::int").fetchone()[0]}
 
 
+STAT_COUNTERS = ("n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del")
+
+
+def stats_facts(srv: Server) -> dict:
+    """{(database, table oid): pg_stat_user_tables' n_tup_* } as the server counts them before its shutdown."""
+    out = {}
+    for db in ("d1", "d2"):
+        with srv.connect(db) as c:
+            for relid, *counts in c.execute(f"SELECT relid::int, {', '.join(STAT_COUNTERS)} FROM pg_stat_user_tables"):
+                out[(db, relid)] = dict(zip(STAT_COUNTERS, counts))
+    return out
+
+
 @pytest.fixture(scope="module")
 def snapshots(tmp_path_factory):
     srv = Server()
@@ -98,6 +111,7 @@ def snapshots(tmp_path_factory):
                     cp.write_row((i, f"row {i}"))
             c.commit()
         before_facts, before_fsm = catalog_facts(srv), fsm_table_facts(srv)
+        before_stats = stats_facts(srv)
         srv.stop()
         root = tmp_path_factory.mktemp("diff-live")
         shutil.copytree(srv.data, root / "before", symlinks=True)
@@ -106,13 +120,14 @@ def snapshots(tmp_path_factory):
             with srv.connect(db) as c:
                 c.execute(sql)
         after_facts, after_fsm = catalog_facts(srv), fsm_table_facts(srv)
+        after_stats = stats_facts(srv)
         srv.stop()
         shutil.copytree(srv.data, root / "after", symlinks=True)
     finally:
         srv.stop("immediate")
         srv.remove()
     yield {"before": root / "before", "after": root / "after", "facts": (before_facts, after_facts),
-           "fsm": (before_fsm, after_fsm)}
+           "fsm": (before_fsm, after_fsm), "stats": (before_stats, after_stats)}
 
 
 def pgpage(*args) -> subprocess.CompletedProcess:
@@ -192,3 +207,22 @@ def test_text_of_a_whole_cluster_diff(snapshots):
     assert "database d3" in out and "dropped" in out and "database d4" in out
     assert "d1: public.t_vf" in out and "REWRITTEN" in out
     assert max(len(line) for line in out.splitlines()) <= 100
+
+
+def test_statistics_delta_is_what_the_server_counted(snapshots, doc):
+    """Each changed table's n_tup_* between the snapshots, from the two statistics files, equals
+    pg_stat_user_tables read on the server before each clean shutdown (after minus before)."""
+    before, after = snapshots["stats"]
+    compared = {}
+    for r in doc["relations"]:
+        key = (r.get("database"), r.get("oid"))
+        if r.get("statistics") is None or key not in after:
+            continue
+        st = r["statistics"]
+        assert st["exact"], st
+        expected = {k: after[key][k] - before.get(key, dict.fromkeys(STAT_COUNTERS, 0))[k] for k in STAT_COUNTERS}
+        assert {k: st[k] for k in STAT_COUNTERS} == expected, r["name"]
+        compared[r["name"]] = expected
+    assert compared["public.t_upd"]["n_tup_upd"] == 200          # the workload's UPDATE, as the server counted it
+    assert compared["public.d2t"]["n_tup_upd"] == 500
+    assert len(compared) >= 4
