@@ -104,13 +104,13 @@ def _statistics(out, st: dict) -> None:
     if not any(st[k] for k in ("n_tup_ins", "n_tup_upd", "n_tup_del")):
         return
     upd = st["n_tup_upd"]
-    line = Text("  pg_stat (exact): ")
+    line = Text("  pg_stat: ")
     if upd:
         share = 100 * st["n_tup_hot_upd"] / upd
         line.append(f"{st['n_tup_hot_upd']:,} of {upd:,} updates HOT ({share:.1f}%)",
                     "bold green" if share >= 90 else "bold yellow")
         line.append(", ")
-    line.append(f"{st['n_tup_ins']:,} inserted, {st['n_tup_del']:,} deleted  ({st['source']}, AFTER minus BEFORE)")
+    line.append(f"{st['n_tup_ins']:,} inserted, {st['n_tup_del']:,} deleted (exact: the server's counters)")
     out.print(line)
 
 
