@@ -33,6 +33,7 @@ class Finding:
     item: int | None = None
     expected: object = None
     actual: object = None
+    attnum: int | None = None        # the attribute (pg_attribute.attnum, 1-based) a tuple rule is about
 
     def to_json(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}

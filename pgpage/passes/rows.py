@@ -21,6 +21,7 @@ from typing import Iterator
 import numpy as np
 
 from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
+from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL
 from pgpage.decode import datum, pgtz, typeout
 from pgpage.decode.datum import ATTALIGN_BYTES, EXTERNAL, ToastPointer, Undecoded, Unreadable, parse_varlena
 from pgpage.decode.deform import (ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, Attribute, deform_tuple,
@@ -120,7 +121,7 @@ class ToastStore:
         self.max_chunk = max_chunk
         fork = relation.forks.get("main")
         self.read_blocks = fork.block_reader() if fork is not None else None
-        ids, seqs, blocks, items, aborted = [], [], [], [], []
+        ids, seqs, blocks, items, aborted, sizes = [], [], [], [], [], []
         for first, pages in (fork.iter_chunks() if fork is not None else ()):
             hc = decode_heap_chunk(pages, first)
             it, tup = hc.items, hc.tuples
@@ -131,6 +132,9 @@ class ToastStore:
             head = pages.reshape(-1)[at[:, None] + np.arange(8)].copy().view("<u4")
             ids.append(head[:, 0])
             seqs.append(head[:, 1].view("<i4"))
+            sizes.append(self._data_sizes(pages, at, tup.t_infomask[keep], tup.t_hoff[keep],
+                                          it.page[tup.item[keep]] * pages.shape[1] + it.off[tup.item[keep]]
+                                          + it.len[tup.item[keep]]))
             blocks.append(first + it.page[tup.item[keep]])
             items.append(it.lp[tup.item[keep]])
             xst, _ = xmin_states(tup.t_infomask[keep].astype(np.int64), tup.t_xmin[keep].astype(np.int64), clog)
@@ -143,6 +147,33 @@ class ToastStore:
         self.block = cat(blocks, np.int64)[order]
         self.item = cat(items, np.int64)[order]
         self.aborted = cat(aborted, bool)[order]
+        self.chunk_size = cat(sizes, np.int64)[order]
+
+    @staticmethod
+    def _data_sizes(pages: np.ndarray, at: np.ndarray, infomask, t_hoff, end: np.ndarray) -> np.ndarray:
+        """chunk_data's size (VARSIZE - header, as amcheck's check_toast_tuple measures it) of the chunks whose
+        data starts at ``at`` + 8 (``end``: where each tuple ends); CHUNK_NULL, CHUNK_BAD_HEADER when it has
+        none (a NULL, or a header neither 4-byte plain nor 1-byte)."""
+        flat = pages.reshape(-1)
+        hdr = at + 8
+        b0 = flat[np.minimum(hdr, flat.size - 1)].astype(np.int64)
+        word = flat[np.minimum(hdr[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
+        size = np.where(b0 & 1, (b0 >> 1) - 1, (word.astype(np.int64) >> 2) - 4)
+        bad = (hdr >= end) | (((b0 & 1) == 0) & (((b0 & 3) != 0) | (hdr + 4 > end))) | (b0 == 1)
+        size = np.where(bad, CHUNK_BAD_HEADER, size)
+        null = ((infomask & HEAP_HASNULL) != 0) & (t_hoff > SIZEOF_HEAP_TUPLE_HEADER) \
+            & ((flat[np.minimum(at - t_hoff.astype(np.int64) + SIZEOF_HEAP_TUPLE_HEADER, flat.size - 1)] & 4) == 0)
+        return np.where(null, CHUNK_NULL, size)
+
+    def chunks(self, valueid: int) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk_seq, chunk_data size) of a value's chunks as its TOAST index gives them out (by chunk_seq),
+        from the tuple headers read at the start: no page is read again."""
+        lo, hi = np.searchsorted(self.chunk_id, [valueid, valueid + 1])
+        rows = np.arange(lo, hi)
+        live = rows[~self.aborted[lo:hi]]
+        rows = live if len(live) else rows
+        rows = rows[np.argsort(self.chunk_seq[rows], kind="stable")]
+        return self.chunk_seq[rows], self.chunk_size[rows]
 
     def fetch(self, pointer: ToastPointer):
         """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong."""

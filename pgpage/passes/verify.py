@@ -204,6 +204,7 @@ class Subject:
     toast_known: bool = False            # whether the TOAST relation's existence could be checked
     toast_exists: bool = False
     attributes: Callable[[], list | None] | None = None
+    toast_store: Callable[[], object] | None = None   # its TOAST relation's ToastStore (built on first use)
     main_whole: bool = True              # the main fork is complete (not one segment of several)
 
 
@@ -379,6 +380,8 @@ class Verification:
             s.toast_known = True
             s.toast_exists = rel.toast is not None and rel.toast.kind == "t"
             s.attributes = lambda: self._attributes(db, s.oid)
+            if s.toast_exists and rel.toast.forks.get("main") is not None:
+                s.toast_store = _once(lambda: self._toast_store(rel.toast))
         if only_fork in ("main", None) and "vm" not in forks and rel.forks.get("vm") is not None:
             s.forks["vm"] = rel.forks["vm"]      # the main fork's VM rules read it
         return s
@@ -395,6 +398,10 @@ class Verification:
             return None   # a damaged pg_attribute row: the columns cannot be walked
         return [Attribute(text(c.get("attname")), number(c.get("atttypid")) or 0, c["attlen"], c["attalign"],
                           c.get("attbyval") is True, c.get("attisdropped") is True) for c in cols]
+
+    def _toast_store(self, toast):
+        from pgpage.passes.rows import ToastStore
+        return ToastStore(toast, self.cluster.clog, _toast_max_chunk(self.cluster))
 
     # ---------------------------------------------------------------------------- one relation
     def subject_context(self, s: Subject) -> VerifyContext:
@@ -531,6 +538,9 @@ class Verification:
         ctx.nblocks = fork.end_block if s.main_whole else None
         if s.toast_known and s.attributes is not None:
             ctx.columns, ctx.toast_oid, ctx.toast_exists = _once(s.attributes), s.toast_oid, s.toast_exists
+            if s.toast_store is not None:   # verify_heapam's check_toast: each pointer's chunks in the TOAST table
+                ctx.toast_chunks = lambda valueid: s.toast_store().chunks(valueid)
+                ctx.toast_max_chunk = _toast_max_chunk(self.cluster)
         return s.forks.get("vm") if with_vm else None
 
     def _heap_range(self, s: Subject, fork: RelationFork, ctx: VerifyContext, vm: RelationFork | None,
@@ -559,6 +569,11 @@ class Verification:
             yield from v.feed(chunk, first)
             self._count(chunk)
         yield from v.finish(fork.iter_chunks)
+
+
+def _toast_max_chunk(cluster) -> int:
+    from pgpage.decode.toast import TOAST_MAX_CHUNK_SIZE_8K
+    return (cluster.control or {}).get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
 
 
 def _once(f):

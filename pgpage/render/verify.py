@@ -9,7 +9,7 @@ JSON (``--json``): one record per line, every record with ``type`` and ``schema`
   ``data_checksums``, ``state``, pg_control's ``next_xid``/``oldest_xid``, ``fail_on``).
 * ``finding``: ``code``, ``message``, ``severity`` (error, warning, info), ``fails`` (whether it
   fails the audit under ``--fail-on``), and where: ``database``, ``relation``, ``fork``,
-  ``block`` (PostgreSQL's global block number), ``item`` (line pointer number); ``expected`` and
+  ``block`` (PostgreSQL's global block number), ``item`` (line pointer number), ``attnum`` (a tuple's attribute, 1-based); ``expected`` and
   ``actual`` when the rule compares values.
 * ``relation``: one per relation (or file) verified: ``relation``, ``oid``, ``kind``, ``am``,
   ``forks`` ({fork: blocks}), ``findings`` (its count).
@@ -168,6 +168,8 @@ def where(rec: dict) -> str:
         parts.append(f"block {rec['block']}")
     if rec.get("item") is not None:
         parts.append(f"item {rec['item']}")
+    if rec.get("attnum") is not None:
+        parts.append(f"attribute {rec['attnum']}")
     return " ".join(parts) or "cluster"
 
 

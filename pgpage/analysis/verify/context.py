@@ -43,12 +43,17 @@ class VerifyContext:
     columns: Callable[[], list | None] | None = None
     toast_oid: int | None = None
     toast_exists: bool = False
+    # the TOAST relation's chunks of a value: va_valueid -> (chunk_seq, chunk_data size or a
+    # negative TOAST_CHUNK_* code) in chunk_seq order; None: not checked (no TOAST relation to read)
+    toast_chunks: Callable[[int], tuple] | None = None
+    toast_max_chunk: int = 1996             # TOAST_MAX_CHUNK_SIZE (pg_control)
 
     def finding(self, code: str, message: str, block: int | None = None, item: int | None = None,
-                severity: str = ERROR, expected=None, actual=None, fork: str | None = None) -> Finding:
+                severity: str = ERROR, expected=None, actual=None, fork: str | None = None,
+                attnum: int | None = None) -> Finding:
         return Finding(code, message, severity, self.relation, fork or self.fork,
                        None if block is None else int(block), None if item is None else int(item),
-                       _plain(expected), _plain(actual))
+                       _plain(expected), _plain(actual), None if attnum is None else int(attnum))
 
 
 def _plain(v):

@@ -13,13 +13,13 @@ from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.hot import hot_chain_findings
 from pgpage.analysis.verify.pages import MAXALIGN, check_pages
-from pgpage.analysis.verify.toast import toast_pointer_findings
+from pgpage.analysis.verify.tuples import attribute_findings
 from pgpage.analysis.verify.vm import TupleFacts, vm_rules
 from pgpage.analysis.verify.xids import (FIRST_NORMAL_XID, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN, XID_IN_FUTURE,
                                          XID_INVALID, XID_OK, _full_xids, bounded_multi_lookup, future_severity,
                                          mxid_bounds, since_checkpoint, since_checkpoint_finding, xid_bounds,
                                          xid_message)
-from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
+from pgpage.decode.flags import (HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
                                  HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
                                  LP_NORMAL, LP_REDIRECT, LP_UNUSED, MOVED_PARTITIONS_OFFSET, SPEC_TOKEN_OFFSET)
@@ -258,11 +258,11 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
                "heap.tuple.too_many_attributes", lambda j: f"number of attributes {natts[j]} exceeds maximum"
                f" expected for table {ctx.relnatts}", expected=lambda j: ctx.relnatts, actual=lambda j: natts[j])
 
-    # TOAST pointers of tuples that say they have external values (verify_heapam's check_tuple_attribute)
+    # every attribute of the tuples check_tuple walks: header sane, inserter committed, xmin and xmax in bounds
     if ctx.columns is not None:
-        ext = np.flatnonzero(header_ok & ((im & HEAP_HASEXTERNAL) != 0) & ~xmin_invalid_hint)
-        if len(ext):
-            out += toast_pointer_findings(chunk, ctx, ext, tpage, tblk, tlp, items.off[ti], tlen, hoff, natts, hasnull)
+        walk = np.flatnonzero(inserted & ~xmin_invalid_hint & (mverdict == XID_OK) & (xverdict < XID_IN_FUTURE))
+        out += attribute_findings(chunk, ctx, walk, tpage, tblk, tlp, items.off[ti], tlen, hoff, natts, im,
+                                  (xmax_st == ST_COMMITTED) & ~lock_only)
 
     # ctid sanity
     special_ctid = (coff == SPEC_TOKEN_OFFSET) | ((cblk == INVALID_BLOCK) & (coff == MOVED_PARTITIONS_OFFSET))

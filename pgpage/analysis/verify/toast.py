@@ -1,5 +1,9 @@
-"""TOAST pointers (verify_heapam's check_tuple_attribute): the on-disk tag, sane sizes and compression,
-and the table's own TOAST relation named. Only tuples flagged HEAP_HASEXTERNAL are walked."""
+"""TOAST pointers and their chunks, as verify_heapam checks them (check_tuple_attribute's external
+branch, then check_toasted_attribute and check_toast_tuple with ``check_toast => true``): the on-disk
+pointer sane, the tuple flagged HEAP_HASEXTERNAL, the table's own TOAST relation named, and the value's
+chunks present, in sequence and each of the expected size. Messages are amcheck's; codes are the
+``heap.toast.*`` ones of the pointer and the ``toast.*`` ones ``decode.toast.reassemble`` uses for a
+value that cannot be put back together."""
 from __future__ import annotations
 
 from pgpage.analysis.verify.context import VerifyContext
@@ -7,56 +11,78 @@ from pgpage.findings import Finding
 
 VARLENA_SIZE_LIMIT = 0x3FFFFFFF
 VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
+# chunk sizes ctx.toast_chunks gives for chunk_data it cannot measure
+CHUNK_NULL = -1                  # chunk_data is NULL
+CHUNK_BAD_HEADER = -2            # neither a 4-byte plain nor a 1-byte varlena header
 
 
-def toast_pointer_findings(chunk, ctx: VerifyContext, sel, tpage, tblk, tlp, toff, tlen, hoff, natts, hasnull) -> list[Finding]:
-    """The on-disk TOAST pointers of the selected tuples: an on-disk tag, sane sizes and compression,
-    and the table's own TOAST relation named. Columns are walked with ``deform_tuple``."""
-    from pgpage.decode.datum import EXTERNAL, VARTAG_ONDISK
-    from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, deform_tuple  # (only for tuples with TOAST pointers)
-    attrs = ctx.columns()
-    if not attrs:
-        return []
+def pointer_findings(ctx: VerifyContext, tp, blk: int, lp: int, attnum: int, hasexternal: bool,
+                     prunable: bool) -> list[Finding]:
+    """One on-disk TOAST pointer ``tp`` (a datum.ToastPointer) of attribute ``attnum`` (1-based) of
+    tuple (blk, lp). ``prunable``: the tuple's deleter committed (amcheck does not follow the pointers
+    of such a tuple: vacuum may have removed the chunks)."""
     out = []
-    for j in sel:
-        if natts[j] > len(attrs):
-            continue          # too_many_attributes says so; the columns cannot be walked
-        page, off, length, h = int(tpage[j]), int(toff[j]), int(tlen[j]), int(hoff[j])
-        data = chunk[page, off:off + length].tobytes()
-        d = deform_tuple(data, h, int(natts[j]), attrs, null_bitmap=data[SIZEOF_HEAP_TUPLE_HEADER:h] if hasnull[j] else None)
-        blk, lp = tblk[j], tlp[j]
-        for at in d.attrs:
-            v = at.varlena
-            if v is None or v.kind != EXTERNAL:
-                if at.error is not None and at.error.code == "datum.varlena.bad_vartag":
-                    out.append(ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted"
-                                           f" attribute has unexpected TOAST tag ({at.error.message})", blk, lp))
-                continue
-            if v.vartag != VARTAG_ONDISK or v.toast is None:
-                out.append(ctx.finding("heap.toast.bad_vartag", f"attribute {at.attnum} ({at.name}): toasted attribute"
-                                       f" has unexpected TOAST tag {v.vartag}", blk, lp, expected=VARTAG_ONDISK,
-                                       actual=v.vartag))
-                continue
-            tp = v.toast
-            if tp.va_rawsize > VARLENA_SIZE_LIMIT:
-                out.append(ctx.finding("heap.toast.rawsize_too_large", f"toast value {tp.va_valueid} rawsize"
-                                       f" {tp.va_rawsize} exceeds limit {VARLENA_SIZE_LIMIT}", blk, lp,
-                                       actual=tp.va_rawsize))
-            if tp.is_compressed and (tp.va_extinfo >> 30) not in VALID_COMPRESSION_IDS:
-                out.append(ctx.finding("heap.toast.bad_compression", f"toast value {tp.va_valueid} has invalid"
-                                       f" compression method id {tp.va_extinfo >> 30}", blk, lp,
-                                       actual=tp.va_extinfo >> 30))
-            if ctx.toast_oid is None:
-                continue
-            if not ctx.toast_oid:
-                out.append(ctx.finding("heap.toast.no_toast_relation", f"toast value {tp.va_valueid} is external but"
-                                       " relation has no toast relation", blk, lp, actual=tp.va_toastrelid))
-            elif tp.va_toastrelid != ctx.toast_oid:
-                out.append(ctx.finding("heap.toast.wrong_relation", f"toast value {tp.va_valueid} names TOAST relation"
-                                       f" {tp.va_toastrelid}, the table's TOAST relation is {ctx.toast_oid}", blk, lp,
-                                       expected=ctx.toast_oid, actual=tp.va_toastrelid))
-            elif not ctx.toast_exists:
-                out.append(ctx.finding("heap.toast.relation_missing", f"toast value {tp.va_valueid} names TOAST"
-                                       f" relation {tp.va_toastrelid}, which pg_class does not hold", blk, lp,
-                                       actual=tp.va_toastrelid))
+
+    def report(code, msg, **kw):
+        out.append(ctx.finding(code, msg, blk, lp, attnum=attnum, **kw))
+    if tp.va_rawsize > VARLENA_SIZE_LIMIT:
+        report("heap.toast.rawsize_too_large", f"toast value {tp.va_valueid} rawsize {tp.va_rawsize}"
+               f" exceeds limit {VARLENA_SIZE_LIMIT}", actual=tp.va_rawsize)
+    if tp.is_compressed and (tp.va_extinfo >> 30) not in VALID_COMPRESSION_IDS:
+        report("heap.toast.bad_compression", f"toast value {tp.va_valueid} has invalid compression method id"
+               f" {tp.va_extinfo >> 30}", actual=tp.va_extinfo >> 30)
+    if not hasexternal:
+        report("heap.toast.external_flag_missing", f"toast value {tp.va_valueid} is external but tuple header"
+               " flag HEAP_HASEXTERNAL not set")
+        return out
+    if ctx.toast_oid is None:
+        return out
+    if not ctx.toast_oid:
+        report("heap.toast.no_toast_relation", f"toast value {tp.va_valueid} is external but relation has no"
+               " toast relation", actual=tp.va_toastrelid)
+    elif tp.va_toastrelid != ctx.toast_oid:   # amcheck looks the value up in the table's TOAST relation anyway
+        report("heap.toast.wrong_relation", f"toast value {tp.va_valueid} names TOAST relation"
+               f" {tp.va_toastrelid}, the table's TOAST relation is {ctx.toast_oid}",
+               expected=ctx.toast_oid, actual=tp.va_toastrelid)
+    elif not ctx.toast_exists:
+        report("heap.toast.relation_missing", f"toast value {tp.va_valueid} names TOAST relation"
+               f" {tp.va_toastrelid}, which pg_class does not hold", actual=tp.va_toastrelid)
+    if ctx.toast_oid and ctx.toast_chunks is not None and not prunable:
+        seqs, sizes = ctx.toast_chunks(tp.va_valueid)
+        for code, msg in chunk_problems(tp.va_valueid, tp.va_extsize, seqs, sizes, ctx.toast_max_chunk):
+            report(code, msg)
+    return out
+
+
+def chunk_problems(valueid: int, extsize: int, seqs, sizes, max_chunk: int) -> list[tuple[str, str]]:
+    """(code, amcheck's message) for the chunks of one value, given as they come out of the TOAST index
+    (ascending chunk_seq) with their chunk_data sizes: check_toasted_attribute's and check_toast_tuple's
+    rules in their order."""
+    out = []
+    last = (extsize - 1) // max_chunk if extsize else -1
+    expected = 0
+    for seq, size in zip(seqs, sizes):
+        seq, size = int(seq), int(size)
+        if seq != expected:   # a gap: chunks are missing; a repeat: a chunk is stored twice
+            out.append(("toast.chunk_missing" if seq > expected else "toast.chunk_duplicate",
+                        f"toast value {valueid} index scan returned chunk {seq} when expecting chunk {expected}"))
+        expected = seq + 1
+        if size == CHUNK_NULL:
+            out.append(("toast.chunk_unreadable", f"toast value {valueid} chunk {seq} has null data"))
+            continue
+        if size == CHUNK_BAD_HEADER:
+            out.append(("toast.chunk_unreadable", f"toast value {valueid} chunk {seq} has invalid varlena header"))
+            continue
+        if seq > last:
+            out.append(("toast.chunk_extra", f"toast value {valueid} chunk {seq} follows last expected chunk {last}"))
+            continue
+        want = max_chunk if seq < last else extsize - last * max_chunk
+        if size != want:
+            out.append(("toast.chunk_size", f"toast value {valueid} chunk {seq} has size {size}, but expected"
+                        f" size {want}"))
+    if not len(seqs):
+        out.append(("toast.chunk_missing", f"toast value {valueid} not found in toast table"))
+    elif expected <= last:
+        out.append(("toast.chunk_missing", f"toast value {valueid} was expected to end at chunk {last}, but ended"
+                    f" while expecting chunk {expected}"))
     return out
