@@ -32,6 +32,8 @@ def attribute_findings(chunk: np.ndarray, ctx: VerifyContext, sel: np.ndarray, t
     if not attrs or not len(sel):
         return []
     sel = sel[(natts[sel] > 0) & (natts[sel] <= len(attrs))]
+    if not len(sel):
+        return []
     attlen = np.array([a.attlen for a in attrs], dtype=np.int64)
     attalign = np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in attrs], dtype=np.int64)
     flat = np.ascontiguousarray(chunk).reshape(-1)
@@ -67,8 +69,8 @@ def _walk(ctx, flat, s, n, page_end, attrs, t_hoff, natts, infomask, blk, lp, pr
                 out.append(ctx.finding("heap.toast.bad_vartag", f"toasted attribute has unexpected TOAST tag"
                                        f" {data[a.offset + 1]}", blk, lp, attnum=a.attnum, actual=data[a.offset + 1]))
             elif err.code == "heap.deform.datum_overrun":
-                end = _amcheck_end(flat[s:page_end].tobytes(), prev_end, a.offset, a.attlen)
-                out.append(ctx.finding("heap.tuple.attribute_beyond_end", f"attribute with length {a.attlen} ends"
+                end = _amcheck_end(flat[s:page_end].tobytes(), prev_end, a.offset, a.attlen)   # (%u of attlen)
+                out.append(ctx.finding("heap.tuple.attribute_beyond_end", f"attribute with length {a.attlen & 0xFFFFFFFF} ends"
                                        f" at offset {end} beyond total tuple length {n}", blk, lp, attnum=a.attnum,
                                        expected=n, actual=end))
             else:   # a varlena length no server writes: amcheck does not look, deform_tuple does
