@@ -2036,8 +2036,10 @@ void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int6
 void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int64_t first_blkno,
                            const int64_t *layout, const int64_t *vp, const uint8_t *vm_visible,
                            const uint8_t *vm_frozen, const uint8_t *clog_data, const int64_t *seg_start,
-                           const int64_t *seg_len, int64_t nseg, int64_t xps, int ipa, uint8_t *flagged)
+                           const int64_t *seg_len, int64_t nseg, int64_t xps, int ipa, uint8_t *flagged,
+                           const int64_t *attlen, const int64_t *attalign, int64_t ncols)
 {
+    int64_t P[MAX_TUPLE_ATTS], L[MAX_TUPLE_ATTS];   /* deform_one's scratch: where each attribute lies */
     const Clog clog = {clog_data, seg_start, seg_len, nseg, xps, ipa};
     const int64_t max_lp = (bs - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
     const int64_t max_htpp = (bs - SIZE_OF_PAGE_HEADER) / (MIN_HEAP_TUPLE_SIZE + SIZE_OF_ITEM_ID);
@@ -2152,6 +2154,11 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
                 { bad = 1; break; }
             if (vp[VP_relnatts] >= 0 && natts > vp[VP_relnatts]) { bad = 1; break; }
             if (vp[VP_toast] && (im & HEAP_HASEXTERNAL) && !xmin_invalid_hint) { bad = 1; break; }
+            /* tuples.py: the attributes of a tuple verify_heapam walks (inserter committed, not more than the
+               relation's) lie within it, end where it does and hold no TOAST pointer: else deform.py words it */
+            if (ncols > 0 && ncols <= MAX_TUPLE_ATTS && inserted && !xmin_invalid_hint && natts > 0 && natts <= ncols
+                && !deform_one(t, lens[i], hoff, natts, (im & HEAP_HASNULL) != 0, attlen, attalign, natts, P, L))
+                { bad = 1; break; }
             /* t_ctid */
             const int special_ctid = coff == SPEC_TOKEN_OFFSET || (cblk == INVALID_BLOCK && coff == MOVED_PARTITIONS_OFFSET);
             if (special_ctid || coff == 0 || coff > max_htpp) { bad = 1; break; }

@@ -139,7 +139,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_unique_blocks.restype = I64
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
-    cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P]
+    cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P, P, P, I64]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
     return cdll
@@ -269,9 +269,11 @@ SIEVE_PARAMS = ("checksums", "checksum_word", "checksum_keep", "has_bounds", "ne
 
 
 def verify_heap_sieve(pages: np.ndarray, first_blkno: int, params: dict, vm_visible: np.ndarray | None,
-                      vm_frozen: np.ndarray | None, clog) -> np.ndarray:
+                      vm_frozen: np.ndarray | None, clog, attlen: np.ndarray | None = None,
+                      attalign: np.ndarray | None = None) -> np.ndarray:
     """Per page of ``pages`` (uint8, C-contiguous, (n, BLCKSZ)): 1 where verify's heap rules could find something,
-    0 where none can (see pgp_verify_heap_sieve). ``params``: SIEVE_PARAMS by name."""
+    0 where none can (see pgp_verify_heap_sieve). ``params``: SIEVE_PARAMS by name. ``attlen``, ``attalign``
+    (bytes): the relation's columns, whose walk through each tuple (deform_one) is one of those rules."""
     n, bs = pages.shape
     vp = _i64([params[k] for k in SIEVE_PARAMS])
     vis = None if vm_visible is None else np.ascontiguousarray(vm_visible, dtype=np.uint8)
@@ -279,8 +281,16 @@ def verify_heap_sieve(pages: np.ndarray, first_blkno: int, params: dict, vm_visi
     out = np.ones(n, dtype=np.uint8)
     lib().pgp_verify_heap_sieve(_p(pages), n, bs, first_blkno, _p(layout_array()), _p(vp),
                                 None if vis is None else _p(vis), None if frz is None else _p(frz), *clog.c_args,
-                                _p(out))
+                                _p(out), *_columns_args(attlen, attalign))
     return out
+
+
+def _columns_args(attlen, attalign) -> tuple:
+    if attlen is None or not len(attlen):
+        return None, None, 0
+    attlen, attalign = _i64(attlen), _i64(attalign)
+    _columns_args.keep = (attlen, attalign)   # alive for the call
+    return _p(attlen), _p(attalign), len(attlen)
 
 
 def _i64(a) -> np.ndarray:

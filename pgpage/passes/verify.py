@@ -577,7 +577,7 @@ def _toast_max_chunk(cluster) -> int:
 
 
 def _once(f):
-    """f(), computed on first use only (pg_attribute is read only for tables with TOAST pointers)."""
+    """f(), computed on first use only (pg_attribute, a TOAST relation's chunk index: once per relation)."""
     memo: list = []
 
     def get():

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import FIXTURES, MAJORS, data_dir
 from pgpage.analysis.verify.heap import _sieve_params, _verify_heap_pages, verify_heap_chunk
+from pgpage.analysis.verify.tuples import column_layout
 from pgpage.analysis.verify.vm import vm_bits_for
 from pgpage.decode.checksum import checksum_page
 from pgpage.decode.kernels import verify_heap_sieve
@@ -46,7 +47,7 @@ def heap_chunks(datadir):
 def check(ctx, first, chunk, bits):
     """The sieve's promise on one chunk; returns (pages cleared, pages with findings)."""
     flagged = verify_heap_sieve(chunk, first, _sieve_params(ctx, bits is not None), *(bits or (None, None)),
-                                ctx.clog or ClogArray({}))
+                                ctx.clog or ClogArray({}), *column_layout(ctx))
     every = _verify_heap_pages(chunk, first, ctx, bits)
     found = {f.block - first for f in every}
     cleared = set(np.flatnonzero(flagged == 0).tolist())

@@ -13,7 +13,7 @@ from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.hot import hot_chain_findings
 from pgpage.analysis.verify.pages import MAXALIGN, check_pages
-from pgpage.analysis.verify.tuples import attribute_findings
+from pgpage.analysis.verify.tuples import attribute_findings, column_layout
 from pgpage.analysis.verify.vm import TupleFacts, vm_rules
 from pgpage.analysis.verify.xids import (FIRST_NORMAL_XID, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN, XID_IN_FUTURE,
                                          XID_INVALID, XID_OK, _full_xids, bounded_multi_lookup, future_severity,
@@ -49,7 +49,7 @@ def verify_heap_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext,
         return _verify_heap_pages(chunk, first, ctx, vm)
     from pgpage.decode.kernels import verify_heap_sieve
     flagged = verify_heap_sieve(chunk, first, _sieve_params(ctx, vm is not None), *(vm or (None, None)),
-                                ctx.clog or ClogArray({}))
+                                ctx.clog or ClogArray({}), *column_layout(ctx))
     edges = np.flatnonzero(np.diff(np.concatenate(([0], flagged, [0])).astype(np.int8)))
     out: list[Finding] = []
     for a, b in zip(edges[::2], edges[1::2]):

@@ -6,10 +6,11 @@ Which tuples: those check_tuple goes on to walk (the caller selects them): a san
 that committed, xmin and xmax within the horizons, no more attributes than the relation has. Only the
 tuple's own attributes are walked (fewer than the relation's: the rest were added later).
 
-How, without a Python loop per tuple: the compiled deformer ``rows`` uses (``kernels.deform_offsets``,
-_heapscan.c's deform_one) walks every selected tuple of the chunk and passes each whose attributes lie
-within it and end where it does, with no TOAST pointer; only the tuples it declines are walked again
-by ``deform.deform_tuple``, and findings are built for those alone.
+How, without a Python loop per tuple: the compiled deformer ``rows`` uses (_heapscan.c's deform_one)
+walks every such tuple in verify's heap sieve, which sets aside the pages where each one's attributes
+lie within it, end where it does and hold no TOAST pointer. On the pages left, ``kernels.deform_offsets``
+(the same walk) picks out the tuples it declines; only those are walked again by ``deform.deform_tuple``,
+and findings are built for those alone.
 """
 from __future__ import annotations
 
@@ -34,8 +35,7 @@ def attribute_findings(chunk: np.ndarray, ctx: VerifyContext, sel: np.ndarray, t
     sel = sel[(natts[sel] > 0) & (natts[sel] <= len(attrs))]
     if not len(sel):
         return []
-    attlen = np.array([a.attlen for a in attrs], dtype=np.int64)
-    attalign = np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in attrs], dtype=np.int64)
+    attlen, attalign = column_layout(ctx)
     flat = np.ascontiguousarray(chunk).reshape(-1)
     start = tpage[sel].astype(np.int64) * chunk.shape[1] + toff[sel]
     hasnull = (infomask[sel] & HEAP_HASNULL) != 0
@@ -53,6 +53,16 @@ def attribute_findings(chunk: np.ndarray, ctx: VerifyContext, sel: np.ndarray, t
         out += _walk(ctx, flat, s, n, page_end, attrs, int(hoff[j]), int(natts[j]), int(infomask[j]),
                      int(tblk[j]), int(tlp[j]), bool(prunable[j]))
     return out
+
+
+def column_layout(ctx: VerifyContext) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(attlen, attalign in bytes) of the relation's columns, as the compiled deformer takes them (None, None
+    when the catalog does not say)."""
+    attrs = ctx.columns() if ctx.columns is not None else None
+    if not attrs:
+        return None, None
+    return (np.array([a.attlen for a in attrs], dtype=np.int64),
+            np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in attrs], dtype=np.int64))
 
 
 def _walk(ctx, flat, s, n, page_end, attrs, t_hoff, natts, infomask, blk, lp, prunable) -> list[Finding]:
