@@ -2150,6 +2150,8 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
             const int xs = xmax_state(im, xmax, -1, (int)vp[VP_has_resolver], &clog);
             const int lock_only = xmax_is_locked_only(im);
             const int inserted = ms == ST_COMMITTED || ms == ST_FROZEN || ms == ST_UNKNOWN;
+            /* heap.py: an xid whose status pg_xact does not hold (or a sub-committed one) */
+            if (nseg > 0 && (ms == ST_UNKNOWN || xs == ST_UNKNOWN)) { bad = 1; break; }
             if (inserted && !(im & HEAP_XMAX_INVALID) && !lock_only && xmax != 0 && xid_out_of_bounds(xmax, vp))
                 { bad = 1; break; }
             if (vp[VP_relnatts] >= 0 && natts > vp[VP_relnatts]) { bad = 1; break; }

@@ -16,9 +16,9 @@ from pgpage.analysis.verify.pages import MAXALIGN, check_pages
 from pgpage.analysis.verify.tuples import attribute_findings, column_layout
 from pgpage.analysis.verify.vm import TupleFacts, vm_rules
 from pgpage.analysis.verify.xids import (FIRST_NORMAL_XID, XID_BEFORE_OLDEST, XID_BEFORE_RELMIN, XID_IN_FUTURE,
-                                         XID_INVALID, XID_OK, _full_xids, bounded_multi_lookup, future_severity,
-                                         mxid_bounds, since_checkpoint, since_checkpoint_finding, xid_bounds,
-                                         xid_message)
+                                         XID_INVALID, XID_OK, _full_xids, bounded_multi_lookup, clog_missing,
+                                         clog_missing_message, future_severity, mxid_bounds, since_checkpoint,
+                                         since_checkpoint_finding, xid_bounds, xid_message)
 from pgpage.decode.flags import (HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED, HEAP_MOVED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
                                  HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
@@ -207,8 +207,8 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
     # commit status, from hint bits then pg_xact (decode.xact's vectorised verdicts)
     clog = ctx.clog or ClogArray({})
     mux = bounded_multi_lookup(ctx)
-    xmin_st, _ = xmin_states(im.astype(np.uint16), xmin, clog)
-    xmax_st, _ = xmax_states(im.astype(np.uint16), xmax, clog, mux)
+    xmin_st, xmin_hinted = xmin_states(im.astype(np.uint16), xmin, clog)
+    xmax_st, xmax_hinted = xmax_states(im.astype(np.uint16), xmax, clog, mux)
     frozen_hint = (im & HEAP_XMIN_FROZEN) == HEAP_XMIN_FROZEN
 
     # check_tuple_visibility: xmin bounds, then (inserter committed) xmax/multixact bounds
@@ -251,6 +251,16 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
         suffix, msg = xid_message(what, int(update_xid[j]), int(xverdict[j]), ctx)
         out.append(ctx.finding(f"heap.xid.{what.replace(' ', '_')}_{suffix}", msg, tblk[j], tlp[j],
                                future_severity(ctx, suffix), actual=int(update_xid[j])))
+
+    # pg_xact must hold the status of every xid within the horizons that a reader would look up there (no hint
+    # bit says it): PostgreSQL fails such a read with "could not access status of transaction"
+    if len(clog.seg_start):
+        for what, xs, need in (("xmin", xmin, status_ok & ~xmin_hinted & ~frozen_hint),
+                               ("xmax", xmax, plain_x & ~multi & (xverdict == XID_OK) & ~xmax_hinted)):
+            lost = need & (xs >= FIRST_NORMAL_XID) & clog_missing(xs, clog)
+            for j in np.flatnonzero(lost):
+                out.append(ctx.finding(f"heap.xid.{what}_status_missing", clog_missing_message(int(xs[j]), clog),
+                                       tblk[j], tlp[j], ERROR if ctx.consistent else WARNING, actual=int(xs[j])))
 
     # natts against the relation (check_tuple: only for tuples whose inserter committed)
     if ctx.relnatts is not None:

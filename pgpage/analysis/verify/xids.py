@@ -137,3 +137,27 @@ def bounded_multi_lookup(ctx: VerifyContext):
                 pass
         return out
     return lookup
+
+
+def clog_missing(xids: np.ndarray, clog) -> np.ndarray:
+    """Per xid: pg_xact (a ``ClogArray``) does not hold the page with its status (segment absent or short)."""
+    x = np.asarray(xids).astype(np.int64) & 0xFFFFFFFF
+    seg = x // clog.xacts_per_segment
+    byte = (x % clog.xacts_per_segment) // clog.XACTS_PER_BYTE
+    known = seg < len(clog.seg_start)
+    at = np.minimum(seg, max(len(clog.seg_start) - 1, 0))
+    start = np.where(known, clog.seg_start[at], -1) if len(clog.seg_start) else np.full(len(x), -1)
+    length = np.where(known, clog.seg_len[at], 0) if len(clog.seg_start) else np.zeros(len(x), dtype=np.int64)
+    return (start < 0) | (byte >= length)
+
+
+def clog_missing_message(xid: int, clog) -> str:
+    """What PostgreSQL says reading the status of ``xid`` from a pg_xact without its page (SlruReportIOError)."""
+    seg = xid // clog.xacts_per_segment
+    name = f"pg_xact/{seg:04X}"
+    if seg >= len(clog.seg_start) or clog.seg_start[seg] < 0:
+        return f'could not access status of transaction {xid}: Could not open file "{name}": No such file or directory.'
+    page_bytes = clog.xacts_per_segment // clog.XACTS_PER_BYTE // 32   # SLRU_PAGES_PER_SEGMENT pages of BLCKSZ
+    offset = (xid % clog.xacts_per_segment) // clog.XACTS_PER_BYTE // page_bytes * page_bytes
+    return (f'could not access status of transaction {xid}: Could not read from file "{name}" at offset {offset}:'
+            " read too few bytes.")
