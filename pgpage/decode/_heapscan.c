@@ -1141,6 +1141,8 @@ static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tna
                 len = (int64_t)((d[pos] | (uint32_t)d[pos + 1] << 8 | (uint32_t)d[pos + 2] << 16 |
                                  (uint32_t)d[pos + 3] << 24) >> 2);
                 if (len < ((b0 & 0x03) == 0x02 ? 8 : 4)) return 0;
+                /* inline-compressed: va_tcinfo's method (top 2 bits) must be pglz or lz4 */
+                if ((b0 & 0x03) == 0x02 && pos + 8 <= n && (d[pos + 7] >> 6) > 1) return 0;
             }
         } else if (attlen[i] == -2) {
             const uint8_t *nul = memchr(d + pos, 0, (size_t)(n - pos));

@@ -1,6 +1,7 @@
 """Every attribute of every checkable heap tuple, as verify_heapam's check_tuple_attribute walks them:
 an attribute ending past the tuple, a TOAST tag no disk holds, and each on-disk TOAST pointer (with
-its chunks, ``toast``).
+its chunks, ``toast``); beyond amcheck, an inline-compressed value whose method is neither pglz nor lz4
+(PostgreSQL's detoast: "invalid compression method id").
 
 Which tuples: those check_tuple goes on to walk (the caller selects them): a sane header, an inserter
 that committed, xmin and xmax within the horizons, no more attributes than the relation has. Only the
@@ -18,7 +19,8 @@ import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.toast import pointer_findings
-from pgpage.decode.datum import ATTALIGN_BYTES, EXTERNAL, VARTAG_ONDISK, Varlena, parse_varlena
+from pgpage.decode.datum import (ATTALIGN_BYTES, COMPRESSED, COMPRESSION_NAMES, EXTERNAL, VARTAG_ONDISK, Varlena,
+                                 parse_varlena)
 from pgpage.decode.deform import ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, deform_tuple
 from pgpage.decode.flags import HEAP_HASEXTERNAL, HEAP_HASNULL
 from pgpage.findings import Finding
@@ -91,6 +93,11 @@ def _walk(ctx, flat, s, n, page_end, attrs, t_hoff, natts, infomask, blk, lp, pr
             continue
         prev_end = a.offset + len(a.raw)
         v = a.varlena
+        if v is not None and v.kind == COMPRESSED and v.compression not in COMPRESSION_NAMES.values():
+            cmid = data[a.offset + 7] >> 6   # va_tcinfo's top 2 bits: what detoast would refuse
+            out.append(ctx.finding("heap.tuple.bad_compression", f"invalid compression method id {cmid}", blk, lp,
+                                   attnum=a.attnum, actual=cmid))
+            continue
         if v is None or v.kind != EXTERNAL:
             continue
         if v.vartag != VARTAG_ONDISK or v.toast is None:
