@@ -41,3 +41,10 @@ def all_rel_cases() -> list[tuple[int, str]]:
 @pytest.fixture(params=MAJORS, ids=lambda m: f"pg{m}")
 def major(request) -> int:
     return request.param
+
+
+def page_stream_doc(stdout: str) -> dict:
+    """`pgpage page --json` of a range is newline-delimited: the fork's header line, then one page per line.
+    As one document (the header with its "pages"), the shape a single block's output has."""
+    head, *pages = (json.loads(line) for line in stdout.splitlines())
+    return {**head, "pages": pages}

@@ -58,10 +58,13 @@ def page(
     rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
     fork: str = typer.Option("main", "--fork", help=FORK_HELP),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+    hex_dump: bool = typer.Option(False, "--hex", help="The page's raw bytes, each range named by the structure"
+                                  " it belongs to (header, line pointer, tuple header, data, free space, special)."),
+    item: Optional[int] = typer.Option(None, "--item", help="With --hex: only line pointer N and its item's bytes."),
 ) -> None:
     """Decode pages: header, line pointers, tuples, index items, VM/FSM contents, checksums."""
     from pgpage.cli.page_cmd import page_command
-    raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out))
+    raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump, item))
 
 
 @app.command()

@@ -1,17 +1,27 @@
-"""pgpage page: decode pages of one fork."""
+"""pgpage page: decode pages of one fork. One block is one JSON document; a range streams (text page by page,
+--json as newline-delimited records: the fork's header line, then one page per line)."""
 from __future__ import annotations
 
-from pgpage.cli.common import emit, exit_status
+from pgpage.cli.common import exit_status
 
 
-def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out) -> int:
-    from pgpage.passes.page import page_document
+def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump=False, item=None) -> int:
+    from pgpage.passes.page import PageRun
 
-    doc = page_document(target, db, rel, fork, block, blocks, all_blocks)
-
-    def text(d):
+    run = PageRun(target, db, rel, fork, block, blocks, all_blocks, hex_dump, item)
+    if json_out:
+        from pgpage.render.output import emit_json, emit_json_lines
+        if run.single:
+            doc = run.document()
+            emit_json(doc)
+            return exit_status(doc["findings"] + [f for p in doc["pages"] for f in p["findings"]])
+        emit_json_lines(_then(run.head, run.pages()))
+    else:
         from pgpage.render.page import render_pages  # Rich loads only for people's output
-        render_pages(d)
+        render_pages(run.head, run.pages())
+    return exit_status(run.head["findings"] + ([{"severity": "error"}] if run.errors else []))
 
-    emit(doc, json_out, text)
-    return exit_status(doc["findings"] + [f for p in doc["pages"] for f in p["findings"]])
+
+def _then(first, rest):
+    yield first
+    yield from rest

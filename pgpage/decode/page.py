@@ -108,13 +108,17 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
     return page
 
 
-def header_is_plausible(page: dict, block_size: int) -> bool:
-    """Does this decoded (or torn) page start with a PostgreSQL page header of this block size?"""
-    h = page.get("page_header")
-    if h is None and len(page.get("raw_header") or b"") == SIZE_OF_PAGE_HEADER:
-        ph = PgPage.PageHeader.from_bytes(page["raw_header"])
-        h = {"pagesize": ph.page_size_declared, "version": ph.layout_version}
-    return bool(h) and h["pagesize"] == block_size and h["version"] == PG_PAGE_LAYOUT_VERSION
+def raw_header_is_plausible(raw: bytes, block_size: int) -> bool:
+    """Does this page image (or torn block) start with a PostgreSQL page header of this block size?"""
+    if len(raw) < SIZE_OF_PAGE_HEADER:
+        return False
+    word = int.from_bytes(raw[18:20], "little")  # pd_pagesize_version
+    return word & 0xFF00 == block_size and word & 0xFF == PG_PAGE_LAYOUT_VERSION
+
+
+def counts_as_page(raw: bytes, block_size: int) -> bool:
+    """Whether ``decode_page`` decodes more than a new page: not all zeros and pd_upper not 0, or torn."""
+    return len(raw) != block_size or (any(raw) and int.from_bytes(raw[14:16], "little") != 0)
 
 
 def _check_header(parsed: PgPage, ctx: PageContext, find) -> bool:

@@ -1,50 +1,94 @@
 """`pgpage page`'s pass: the blocks asked for of one fork, each decoded by ``decode.page`` (pageinspect's
-names, findings per page). A file in which no page has a PostgreSQL page header is refused whole."""
+names, findings per page). A file in which no page has a PostgreSQL page header is refused whole.
+
+The pages are a generator, decoded as they are written out: memory stays flat whatever the range (the
+caller prints each page and drops it). ``--hex`` adds each page's byte ranges (``decode.hexmap``).
+"""
 from __future__ import annotations
 
-from pgpage.decode.page import decode_page, header_is_plausible
-from pgpage.findings import ExitCode, Finding, PgpageError
+from typing import Iterator
+
+from pgpage.decode.page import counts_as_page, decode_page, raw_header_is_plausible
+from pgpage.findings import ERROR, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
 from pgpage.storage.target import resolve_fork
 
 
+class PageRun:
+    """The `pgpage page` document (schema pgpage.page/1) of one fork: ``head`` (the fork's findings, its
+    blocks) and ``pages()``, the blocks asked for (the fork's first block when none is asked for), each with its
+    own ``findings``. ``single`` says whether one block was asked for (a document) or a range (a stream)."""
+
+    def __init__(self, target: str, db: str | None, rel: str | None, fork: str, block: int | None = None,
+                 blocks: str | None = None, all_blocks: bool = False, hex_dump: bool = False,
+                 item: int | None = None):
+        t = resolve_fork(target, db, rel, fork)
+        relfork = self.relfork = t.fork
+        self.t, self.hex_dump, self.item = t, hex_dump, item
+        findings: list[Finding] = list(relfork.findings)
+        if not relfork.exists:
+            raise PgpageError(f"{t.label}: fork {relfork.fork} has no file", ExitCode.UNREADABLE)
+        end = relfork.end_block
+        self.start, self.stop = parse_block_range(block, blocks, all_blocks, relfork.first_block, end)
+        self.single = block is not None or (blocks is None and not all_blocks)
+        if item is not None and not hex_dump:
+            raise PgpageError("--item N goes with --hex (the bytes of line pointer N and its item)", ExitCode.USAGE)
+        if item is not None and item < 1:
+            raise PgpageError(f"--item {item}: line pointers are numbered from 1", ExitCode.USAGE)
+        if end == relfork.first_block and relfork.size_bytes == 0:
+            findings.append(Finding("relation.empty", "the file is empty (0 blocks): nothing to decode",
+                                    severity="info", relation=relfork.name, fork=relfork.fork))
+        self._refuse_if_not_postgres()
+        self.errors = any(f.severity == ERROR for f in findings)
+        self.head = {
+            "schema": "pgpage.page/1", "file": t.label, "fork": relfork.fork, "block_size": relfork.block_size,
+            "major": t.context.major, "first_block": relfork.first_block, "end_block": end,
+            "findings": [f.to_json() for f in findings],
+        }
+
+    def _blocks(self) -> Iterator[tuple[int, bytes]]:
+        relfork = self.relfork
+        any_block = False
+        for blkno, raw in relfork.iter_blocks(self.start, self.stop):
+            any_block = True
+            yield blkno, raw
+        if not any_block and relfork.size_bytes:  # only a torn block: is it a page at all?
+            yield relfork.first_block, relfork.read_block(relfork.first_block)
+
+    def pages(self) -> Iterator[dict]:
+        """The decoded pages, one at a time, as JSON-ready dicts; ``errors`` turns True on an error finding."""
+        ctx = self.t.context
+        for blkno, raw in self._blocks():
+            page = decode_page(raw, blkno, ctx)
+            out = {k: v for k, v in page.items() if k != "raw_header"}
+            out["findings"] = [f.to_json() for f in page["findings"]]
+            if any(f.severity == ERROR for f in page["findings"]):
+                self.errors = True
+            if self.hex_dump:
+                from pgpage.decode.hexmap import hex_records
+                out["hex"] = hex_records(raw, page, self.item)
+            yield out
+
+    def document(self) -> dict:
+        """The whole document, pages included (one block, or a caller that wants every page at once)."""
+        return {**self.head, "pages": list(self.pages())}
+
+    def _refuse_if_not_postgres(self) -> None:
+        """A file in which no page has a PostgreSQL header is not a relation file: refuse it whole, before
+        anything is printed. Decided from the raw headers, stopping at the first plausible one."""
+        size = self.relfork.block_size
+        decoded = False
+        for _, raw in self._blocks():
+            if counts_as_page(raw, size):  # new pages (all zeros, pd_upper 0) count neither way
+                decoded = True
+                if raw_header_is_plausible(raw, size):
+                    return
+        if decoded:
+            raise PgpageError(f"{self.t.label}: not a PostgreSQL relation file (no page has a valid page header)",
+                              ExitCode.UNREADABLE)
+
+
 def page_document(target: str, db: str | None, rel: str | None, fork: str, block: int | None = None,
                   blocks: str | None = None, all_blocks: bool = False) -> dict:
-    """The `pgpage page` document (schema pgpage.page/1): the fork's findings, and its pages (the fork's first
-    block when no block is asked for), each with its own ``findings``."""
-    t = resolve_fork(target, db, rel, fork)
-    relfork = t.fork
-    findings: list[Finding] = list(relfork.findings)
-    if not relfork.exists:
-        raise PgpageError(f"{t.label}: fork {relfork.fork} has no file", ExitCode.UNREADABLE)
-    end = relfork.end_block
-    start, stop = parse_block_range(block, blocks, all_blocks, relfork.first_block, end)
-    if end == relfork.first_block and relfork.size_bytes == 0:
-        findings.append(Finding("relation.empty", "the file is empty (0 blocks): nothing to decode",
-                                severity="info", relation=relfork.name, fork=relfork.fork))
-    pages = [decode_page(raw, blkno, t.context) for blkno, raw in relfork.iter_blocks(start, stop)]
-    if not pages and relfork.size_bytes:  # only a torn block: is it a page at all?
-        pages = [decode_page(relfork.read_block(relfork.first_block), relfork.first_block, t.context)]
-    _refuse_if_not_postgres(pages, t.label, relfork.block_size)
-    return {
-        "schema": "pgpage.page/1", "file": t.label, "fork": relfork.fork, "block_size": relfork.block_size,
-        "major": t.context.major, "first_block": relfork.first_block, "end_block": end,
-        "findings": [f.to_json() for f in findings],
-        "pages": [_jsonable_page(p) for p in pages],
-    }
-
-
-def _jsonable_page(page: dict) -> dict:
-    out = {k: v for k, v in page.items() if k != "raw_header"}
-    out["findings"] = [f.to_json() for f in page["findings"]]
-    return out
-
-
-def _refuse_if_not_postgres(pages: list[dict], label: str, block_size: int) -> None:
-    """A file in which no page has a PostgreSQL header is not a relation file: refuse it whole."""
-    decoded = [p for p in pages if p["page_type"] != "new"]
-    if not decoded:
-        return
-    if not any(header_is_plausible(p, block_size) for p in decoded):
-        raise PgpageError(f"{label}: not a PostgreSQL relation file (no page has a valid page header)",
-                          ExitCode.UNREADABLE)
+    """The `pgpage page` document with every page asked for (see ``PageRun``)."""
+    return PageRun(target, db, rel, fork, block, blocks, all_blocks).document()

@@ -29,7 +29,8 @@ FLAG_LEGEND = ("flags: XMIN_C/XMAX_C committed, XMIN_I/XMAX_I invalid (aborted /
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
-def render_pages(doc: dict) -> None:
+def render_pages(doc: dict, pages) -> None:
+    """The fork's header, then each page as it comes (``pages`` is an iterator: nothing is kept)."""
     out = console()
     out.print(Text.assemble(("file ", "dim"), doc["file"], ("  fork ", "dim"), doc["fork"],
                             ("  blocks ", "dim"), f"{doc['first_block']}..{doc['end_block'] - 1}" if doc["end_block"] else "none",
@@ -37,10 +38,12 @@ def render_pages(doc: dict) -> None:
                             ("  major ", "dim"), str(doc["major"] or "unknown")))
     for f in doc["findings"]:
         out.print(finding_text(f), overflow="fold")
-    for page in doc["pages"]:
+    heap = False
+    for page in pages:
         out.print()
         render_page(out, page)
-    if any("heap_page_items" in p for p in doc["pages"]):
+        heap = heap or ("heap_page_items" in page and "hex" not in page)
+    if heap:
         out.print()
         out.print(Text(FLAG_LEGEND, "dim"))
 
@@ -69,6 +72,9 @@ def render_page(out, page: dict) -> None:
         out.print(head)
     for f in page["findings"]:
         out.print(Text("  ") + finding_text(f.to_json() if hasattr(f, "to_json") else f))
+    if "hex" in page:  # --hex: the bytes instead of the decoded items
+        _hex(out, page["hex"])
+        return
     if "heap_page_items" in page:
         _heap_items(out, page["heap_page_items"])
     if page.get("bt_metap"):
@@ -200,3 +206,32 @@ def _line_pointers(out, items: list[dict]) -> None:
     if items:
         cells = [f"{i['lp']}:{LP_SHORT[i['lp_flags']]}@{i['lp_off']}+{i['lp_len']}" for i in items]
         out.print(Text("  items  " + "  ".join(cells), "dim", overflow="fold"))
+
+
+HEX_STYLE = {"page_header": "cyan", "line_pointer": "yellow", "tuple_header": "magenta", "null_bitmap": "bright_red",
+             "tuple_data": "", "special": "cyan", "free_space": "dim", "unclaimed": "dim", "padding": "dim"}
+
+
+def _hex(out, ranges: list[dict]) -> None:
+    """pg_filedump -f's layout: per range a title (decimal offsets as pageinspect gives them, structure, line
+    pointer), then 16 bytes a line with their page offset in hex and ASCII; a run of identical lines is shown once, then `*` (as hexdump -C does)."""
+    lines = []
+    for r in ranges:
+        start, end = r["start"], r["end"]
+        owner = f"  lp {r['lp']}" if r["lp"] is not None else ""
+        lines.append(Text(f"  {start}..{end} {r['structure']}{owner} ({end - start} bytes)",
+                          HEX_STYLE.get(r["structure"], "") + " bold"))
+        data = bytes.fromhex(r["hex"])
+        previous, starred = None, False
+        for at in range(0, len(data), 16):
+            row = data[at:at + 16]
+            if row == previous and at + 16 < len(data):
+                if not starred:
+                    lines.append(Text("  *", "dim"))
+                    starred = True
+                continue
+            previous, starred = row, False
+            text = " ".join(f"{b:02x}" for b in row)
+            ascii_ = "".join(chr(b) if 32 <= b < 127 else "." for b in row)
+            lines.append(Text(f"    {start + at:04x}: {text:<47}  |{ascii_}|"))
+    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import data_dir, rel_oracle
+from conftest import data_dir, page_stream_doc, rel_oracle
 from pgpage.decode.checksum import checksum_page
 
 PGPAGE = [sys.executable, "-m", "pgpage"]
@@ -62,7 +62,7 @@ def test_pd_upper_zero_on_a_heap_page_is_a_finding_in_page(tmp_path):
     assert r.returncode == 1 and "page.new_not_zeroed" in r.stdout
     r = run("page", heap, "--all", "--json")
     no_escape(r)
-    doc = json.loads(r.stdout)
+    doc = page_stream_doc(r.stdout)
     assert "page.new_not_zeroed" in codes(doc)
     assert "checksum.mismatch" not in codes(doc)  # resealed: only the header rule is broken
 

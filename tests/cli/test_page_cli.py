@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from conftest import data_dir, rel_oracle
+from conftest import data_dir, page_stream_doc, rel_oracle
 
 PGPAGE = [sys.executable, "-m", "pgpage"]
 
@@ -37,7 +37,7 @@ def test_all_blocks_of_vm_fork_json():
     oracle = rel_oracle(16, "heap_frozen")
     r = run("page", data_dir(16), "--rel", "public.heap_frozen", "--fork", "vm", "--all", "--json")
     assert r.returncode == 0, r.stderr
-    bits = {b["blkno"]: (b["all_visible"], b["all_frozen"]) for p in json.loads(r.stdout)["pages"]
+    bits = {b["blkno"]: (b["all_visible"], b["all_frozen"]) for p in page_stream_doc(r.stdout)["pages"]
             for b in p["vm"]["bits"]}
     for row in oracle["pg_visibility_map"]:
         assert bits.get(row["blkno"], (False, False)) == (row["all_visible"], row["all_frozen"])
@@ -58,7 +58,7 @@ def test_truncated_last_page_is_a_finding_and_nonzero(tmp_path):
     torn.write_bytes(src.read_bytes()[:8192 + 3000])
     r = run("page", torn, "--all", "--json")
     assert r.returncode == 1
-    doc = json.loads(r.stdout)
+    doc = page_stream_doc(r.stdout)
     assert any(f["code"] == "segment.partial_block" and f["block"] == 1 for f in doc["findings"])
     assert doc["pages"][0]["page_type"] == "heap"
 
@@ -71,7 +71,7 @@ def test_bad_header_page_gives_a_finding_and_the_next_page_decodes(tmp_path):
     bad.write_bytes(bytes(data))
     r = run("page", bad, "--all", "--json")
     assert r.returncode == 1
-    pages = json.loads(r.stdout)["pages"]
+    pages = page_stream_doc(r.stdout)["pages"]
     assert any(f["code"] == "page.header.bad_lower" for f in pages[0]["findings"])
     assert pages[1]["heap_page_items"] and not pages[1]["findings"]
 
@@ -89,7 +89,7 @@ def test_segment_files_carry_global_block_numbers(tmp_path):
     pages = src.read_bytes()
     (tmp_path / "16384").write_bytes(pages)          # segment 0: as the server wrote it
     (tmp_path / "16384.1").write_bytes(pages[:8192])  # segment 1: block 0's image again
-    seg1 = json.loads(run("page", tmp_path / "16384.1", "--all", "--json").stdout)
+    seg1 = page_stream_doc(run("page", tmp_path / "16384.1", "--all", "--json").stdout)
     assert [p["blkno"] for p in seg1["pages"]] == [131072]
     from pgpage.decode.checksum import checksum_page
     assert seg1["pages"][0]["checksum"]["computed"] == checksum_page(pages[:8192], 131072)
@@ -97,6 +97,6 @@ def test_segment_files_carry_global_block_numbers(tmp_path):
     # the base file stands for the whole fork, gaps and all
     whole = run("page", tmp_path / "16384", "--block", 131072, "--json")
     assert json.loads(whole.stdout)["pages"][0]["blkno"] == 131072
-    short = [f for f in json.loads(run("page", tmp_path / "16384", "--all", "--json").stdout)["findings"]
+    short = [f for f in page_stream_doc(run("page", tmp_path / "16384", "--all", "--json").stdout)["findings"]
              if f["code"] == "segment.short"]
     assert short  # segment 0 is not a full 1 GiB although segment 1 follows it
