@@ -15,13 +15,12 @@ def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex
             doc = run.document()
             emit_json(doc)
             return exit_status(doc["findings"] + [f for p in doc["pages"] for f in p["findings"]])
-        emit_json_lines(_then(run.head, run.pages()))
+        emit_json_lines([run.head])
+        emit_json_lines(run.records())
     else:
-        from pgpage.render.page import render_pages  # Rich loads only for people's output
-        render_pages(run.head, run.pages())
+        import sys
+
+        from pgpage.render.page import heap_text_words, render_pages  # Rich loads only for people's output
+        # into a pipe or file (no colour) heap pages come as ready text from the compiled dumper
+        render_pages(run.head, run.pages() if sys.stdout.isatty() else run.records(heap_text_words(run.bit_names())))
     return exit_status(run.head["findings"] + ([{"severity": "error"}] if run.errors else []))
-
-
-def _then(first, rest):
-    yield first
-    yield from rest

@@ -57,17 +57,54 @@ class PageRun:
 
     def pages(self) -> Iterator[dict]:
         """The decoded pages, one at a time, as JSON-ready dicts; ``errors`` turns True on an error finding."""
-        ctx = self.t.context
         for blkno, raw in self._blocks():
-            page = decode_page(raw, blkno, ctx)
-            out = {k: v for k, v in page.items() if k != "raw_header"}
-            out["findings"] = [f.to_json() for f in page["findings"]]
-            if any(f.severity == ERROR for f in page["findings"]):
-                self.errors = True
-            if self.hex_dump:
-                from pgpage.decode.hexmap import hex_records
-                out["hex"] = hex_records(raw, page, self.item)
-            yield out
+            yield self._decoded(blkno, raw)
+
+    def _decoded(self, blkno: int, raw: bytes) -> dict:
+        page = decode_page(raw, blkno, self.t.context)
+        out = {k: v for k, v in page.items() if k != "raw_header"}
+        out["findings"] = [f.to_json() for f in page["findings"]]
+        if any(f.severity == ERROR for f in page["findings"]):
+            self.errors = True
+        if self.hex_dump:
+            from pgpage.decode.hexmap import hex_records
+            out["hex"] = hex_records(raw, page, self.item)
+        return out
+
+    def records(self, text_words: list[str] | None = None) -> Iterator[bytes | dict]:
+        """The pages in order, each as its dict (as ``pages()`` gives it) or as ready output (bytes: JSON lines,
+        each exactly what ``json.dumps`` of the page's dict gives, or with ``text_words`` the renderer's text):
+        heap pages with nothing to report come from the compiled dumper (decode.pagedump) a chunk at a time,
+        every other page from ``decode_page``."""
+        ctx = self.t.context
+        if self.hex_dump or ctx.fork in ("vm", "fsm") or ctx.am not in ("heap", None):
+            yield from self.pages()
+            return
+        from pgpage.decode.pagedump import HeapDumper
+        dumper = HeapDumper(text_words)
+        any_block = False
+        for first, chunk in self.relfork.iter_chunks(self.start, self.stop):
+            any_block = True
+            data, ends = dumper.chunk(chunk, first, ctx.checksums)
+            at = pos = 0  # data[at:pos]: the lines not yet given out
+            for i, end in enumerate(ends.tolist()):
+                if end >= 0:
+                    pos = end
+                    continue
+                if pos > at:
+                    yield bytes(data[at:pos])
+                    at = pos
+                yield self._decoded(first + i, chunk[i].tobytes())
+            if pos > at:
+                yield bytes(data[at:pos])
+        if not any_block:
+            yield from self.pages()
+
+    @staticmethod
+    def bit_names() -> dict:
+        """The flag bits' names the compiled text dumper needs, by bit (render/page.py: heap_text_words)."""
+        from pgpage.decode.pagedump import bit_names
+        return bit_names()
 
     def document(self) -> dict:
         """The whole document, pages included (one block, or a caller that wants every page at once)."""

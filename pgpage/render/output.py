@@ -59,10 +59,15 @@ def _write_streamed(write, value) -> None:
         write(json.dumps(value, separators=(",", ":"), default=_jsonable))
 
 
-def emit_json_lines(records: Iterable[dict]) -> None:
-    """Newline-delimited JSON, one record per line, flushed as it goes (for streams)."""
+def emit_json_lines(records: Iterable[dict | bytes]) -> None:
+    """Newline-delimited JSON, one record per line, flushed as it goes (for streams). A ``bytes`` record is
+    lines already encoded (a compiled encoder's), written as they are."""
     for rec in records:
-        sys.stdout.write(json.dumps(rec, separators=(",", ":"), default=_jsonable) + "\n")
+        if isinstance(rec, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(rec)
+        else:
+            sys.stdout.write(json.dumps(rec, separators=(",", ":"), default=_jsonable) + "\n")
 
 
 def _jsonable(value):

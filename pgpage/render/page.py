@@ -1,6 +1,8 @@
 """Text rendering of decoded pages for people: compact, 100 columns, colour for states."""
 from __future__ import annotations
 
+import sys
+
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -30,7 +32,8 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
 def render_pages(doc: dict, pages) -> None:
-    """The fork's header, then each page as it comes (``pages`` is an iterator: nothing is kept)."""
+    """The fork's header, then each page as it comes (``pages`` is an iterator: nothing is kept). A page may
+    come as ready text (bytes, a compiled dumper's: heap pages, see heap_text_words), written as it is."""
     out = console()
     out.print(Text.assemble(("file ", "dim"), doc["file"], ("  fork ", "dim"), doc["fork"],
                             ("  blocks ", "dim"), f"{doc['first_block']}..{doc['end_block'] - 1}" if doc["end_block"] else "none",
@@ -40,6 +43,12 @@ def render_pages(doc: dict, pages) -> None:
         out.print(finding_text(f), overflow="fold")
     heap = False
     for page in pages:
+        if isinstance(page, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(page)
+            sys.stdout.buffer.flush()
+            heap = True
+            continue
         out.print()
         render_page(out, page)
         heap = heap or ("heap_page_items" in page and "hex" not in page)
@@ -91,6 +100,15 @@ def render_page(out, page: dict) -> None:
         if "meta" in page:
             out.print("  meta: " + "  ".join(f"{k} {v}" for k, v in page["meta"].items()))
         _line_pointers(out, page["items"])
+
+
+def heap_text_words(bit_names: dict) -> list[str]:
+    """The words the compiled dumper writes heap pages' text with (decode/_pagedump.c: heap_page_text), from
+    this module's tables, so that its text is this module's. ``bit_names``: PageRun.bit_names()."""
+    return ([FLAG_ABBREV.get(n, n) if n else "" for n in bit_names["infomask"]]
+            + [FLAG_ABBREV.get(n, n) if n else "" for n in bit_names["infomask2"]]
+            + [LP_SHORT[f] for f in range(4)] + list(bit_names["pd_flags"])
+            + [FLAG_ABBREV[n] for n in ("HEAP_XMAX_SHR_LOCK", "HEAP_XMIN_FROZEN", "HEAP_MOVED")] + [HEAP_HEADER])
 
 
 def _flags_text(item: dict) -> Text:
