@@ -47,9 +47,13 @@ class Server:
 
     def start(self, *settings: str, checksums: bool = True) -> None:
         self.run("initdb", *(["-k"] if checksums else []), "-A", "trust", "-U", "postgres", "--no-locale", "-E", "UTF8", "-D", str(self.data))
-        opts = " ".join([f"-c listen_addresses='' -c unix_socket_directories={self.root} -c autovacuum=off",
-                         *(f"-c {s}" for s in settings)])
-        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", opts, "-w", "start")
+        self.opts = " ".join([f"-c listen_addresses='' -c unix_socket_directories={self.root} -c autovacuum=off",
+                              *(f"-c {s}" for s in settings)])
+        self.restart()
+
+    def restart(self) -> None:
+        """Start the server again on its data directory (after ``stop``), with ``start``'s settings."""
+        self.run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-o", self.opts, "-w", "start")
 
     def connect(self, dbname: str = "postgres"):
         import psycopg

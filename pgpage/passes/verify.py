@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, shape_from_index_row
+from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, KeySpec, shape_from_index_row
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
@@ -205,6 +205,7 @@ class Subject:
     toast_exists: bool = False
     attributes: Callable[[], list | None] | None = None
     toast_store: Callable[[], object] | None = None   # its TOAST relation's ToastStore (built on first use)
+    keys: Callable[[], KeySpec] | None = None  # an index's key columns, for the order checks
     main_whole: bool = True              # the main fork is complete (not one segment of several)
 
 
@@ -372,6 +373,7 @@ class Verification:
                     main_whole=main_whole)
         if rel.index_row is not None:
             s.index_shape = shape_from_index_row(rel.index_row)
+            s.keys = lambda: self._key_spec(db, rel)
             if rel.table is not None:
                 s.table = rel.table.qualified_name
                 s.table_fork = rel.table.forks.get("main")
@@ -402,6 +404,16 @@ class Verification:
     def _toast_store(self, toast):
         from pgpage.passes.rows import ToastStore
         return ToastStore(toast, self.cluster.clog, _toast_max_chunk(self.cluster))
+
+    def _key_spec(self, db, rel) -> KeySpec:
+        """An index's key columns and whether pgpage can compute their order (``order.key_order``)."""
+        from pgpage.analysis.btree.order import key_order
+        attrs = self._attributes(db, rel.oid)
+        row = db.row or {}
+        provider = row.get("datlocprovider") or "c"
+        collate = row.get("datcollate") if provider == "c" else row.get("datlocale") if provider == "b" else ""
+        reason = key_order(attrs, rel.index_row, text(collate) or "")
+        return KeySpec(attrs, list(rel.index_row.get("indoption") or []), reason)
 
     # ---------------------------------------------------------------------------- one relation
     def subject_context(self, s: Subject) -> VerifyContext:
@@ -564,7 +576,7 @@ class Verification:
         heap, unreadable = heap_tid_check_or_why(s.table_fork, s.table, s.label)
         if unreadable is not None:
             yield unreadable
-        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap, s.table)
+        v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap, s.table, s.keys() if s.keys is not None else None)
         for first, chunk in fork.iter_chunks():
             yield from v.feed(chunk, first)
             self._count(chunk)

@@ -31,7 +31,8 @@ GLOBALTABLESPACE_OID = 1664
 DEFAULTTABLESPACE_OID = 1663
 # the columns pgpage uses of each catalog (decoding the others would only cost time)
 CATALOG_COLUMNS = {
-    "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate"},
+    "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate",
+                    "datcollate", "datlocprovider", "datlocale"},
     "pg_tablespace": {"oid", "spcname"},
     "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "reltoastrelid",
                  "relisshared", "relpersistence", "relkind", "relnatts", "relfrozenxid", "relminmxid", "reloptions",
@@ -39,7 +40,7 @@ CATALOG_COLUMNS = {
     "pg_namespace": {"oid", "nspname"},
     "pg_am": {"oid", "amname", "amtype"},
     "pg_index": {"indexrelid", "indrelid", "indnatts", "indnkeyatts", "indisunique", "indisprimary", "indkey",
-                 "indexprs", "indpred"},
+                 "indexprs", "indpred", "indcollation", "indclass", "indoption"},
     "pg_attribute": {"attrelid", "attname", "atttypid", "attlen", "attnum", "atttypmod", "attbyval", "attalign",
                      "attisdropped", "attcollation", "atthasmissing", "attmissingval"},
     "pg_type": {"oid", "typname", "typnamespace", "typlen", "typbyval", "typtype", "typdelim", "typrelid", "typelem",

@@ -9,30 +9,40 @@ from pgpage.analysis.btree.pages import (BTP_LEAF, INDEX_NULL_MASK, INDEX_SIZE_M
 from pgpage.decode.pagebase import PageContext
 
 
+def index_datums(raw: bytes, attrs: Sequence, natts: int, end: int | None = None) -> tuple:
+    """The first ``natts`` attributes of one index tuple (its exact bytes; ``end``: where its key data
+    ends, before a posting list or a pivot's heap TID), deformed as a heap tuple's (``deform.AttrDatum``)."""
+    from pgpage.decode.deform import deform_tuple
+    info = int.from_bytes(raw[6:8], "little")
+    has_nulls = bool(info & INDEX_NULL_MASK)
+    start = 16 if has_nulls else 8
+    bitmap = raw[8:12] if has_nulls and len(raw) >= 12 else None
+    pad = b"\0" * 16  # deform_tuple wants a heap-sized header before the data; alignment is data-relative
+    end = len(raw) if end is None else end
+    return deform_tuple(pad + bytes(raw[:max(end, start)]), start + 16, natts, list(attrs),
+                        null_bitmap=bitmap).attrs
+
+
 def decode_index_keys(raw: bytes, attrs: Sequence, major: int | None, pivot_natts: int | None = None,
                       posting_offset: int | None = None, heap_tid_attr: bool = False) -> list[dict]:
     """The key columns of one index tuple (its exact bytes), decoded with the index's
     attributes (``deform.Attribute``, attnum order). A pivot's truncated attributes come back
     as ``truncated`` (minus infinity for the search), NULLs as ``null``."""
     from pgpage.decode.datum import to_pg_text, type_info
-    from pgpage.decode.deform import NULL, VALUE, decode_attr, deform_tuple
+    from pgpage.decode.deform import NULL, VALUE, decode_attr
     if len(raw) < 8:
         return []
     info = int.from_bytes(raw[6:8], "little")
     size = min(info & INDEX_SIZE_MASK, len(raw))
-    has_nulls = bool(info & INDEX_NULL_MASK)
-    start = 16 if has_nulls else 8
     end = size
     if posting_offset is not None:
         end = min(posting_offset, size)
     elif heap_tid_attr:
         end = size - SIZE_OF_ITEM_POINTER
     natts = len(attrs) if pivot_natts is None else min(pivot_natts, len(attrs))
-    bitmap = raw[8:12] if has_nulls and len(raw) >= 12 else None
-    pad = b"\0" * 16  # deform_tuple wants a heap-sized header before the data; alignment is data-relative
-    deformed = deform_tuple(pad + bytes(raw[:max(end, start)]), start + 16, natts, list(attrs), null_bitmap=bitmap)
+    deformed_attrs = index_datums(raw, attrs, natts, end)
     out = []
-    for i, a in enumerate(deformed.attrs):
+    for i, a in enumerate(deformed_attrs):
         t = type_info(a.typid)
         row = {"attnum": a.attnum, "name": a.name, "type": t.name if t else str(a.typid)}
         if i >= natts:

@@ -11,8 +11,10 @@ misaligned items, the number of attributes of every pivot and non-pivot tuple, t
 limits, and a metapage version the server's major cannot have written. Page checksums and
 header sanity are ``analysis.verify.pages.check_pages``, as for every other access method.
 
-Not checked: the order of keys (that needs the operator classes' comparison functions). The
-messages are amcheck's where amcheck has one.
+The order of keys (within pages, across siblings, parent against child: bt_index_check's and
+bt_index_parent_check's invariants) is ``analysis.btree.order``'s, for the key types whose order
+pgpage computes exactly (``KeySpec``); for others one info finding says why it was not checked.
+The messages are amcheck's where amcheck has one.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from pgpage.analysis.btree.heapcheck import HeapTidCheck
+from pgpage.analysis.btree.order import KeyOrder, OrderCheck, not_checked
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
 from pgpage.analysis.verify.context import VerifyContext
@@ -84,11 +87,21 @@ class _EveryFinding(FindingSink):
         return self.items
 
 
+@dataclass
+class KeySpec:
+    """The index's key columns for the order checks (``analysis.btree.order``): its attributes
+    (deform Attributes, attnum order) and pg_index's indoption; ``reason``: why the order cannot be
+    computed (then only the checks that need no order run, and one note says why)."""
+    attrs: list | None = None
+    indoption: list | None = None
+    reason: str | None = None
+
+
 class BtreeVerifier:
     """Feed the main fork's chunks in block order (block 0 first), then call ``finish``."""
 
     def __init__(self, ctx: VerifyContext, nblocks: int, shape: IndexShape | None = None,
-                 heap: HeapTidCheck | None = None, table: str | None = None):
+                 heap: HeapTidCheck | None = None, table: str | None = None, keys: KeySpec | None = None):
         self.ctx = ctx
         self.nblocks = nblocks
         self.shape = shape or IndexShape()
@@ -98,6 +111,9 @@ class BtreeVerifier:
         self._drained = 0
         self._bad_header: set[int] = set()
         self.heapkeyspace: bool | None = None
+        self.keys = keys
+        self.order: OrderCheck | None = None
+        self._order_findings: list[Finding] = []
 
     def _drain(self) -> list[Finding]:
         """The scan's findings since the last call, minus what ``check_pages`` already said."""
@@ -170,8 +186,34 @@ class BtreeVerifier:
         item_pages = valid & ~deleted
         hv = replace(h, nlp=np.where(item_pages, h.nlp, 0))
         out += self._items(chunk, first, hv, leaf, rightmost, firstkey, halfdead)
+        if first == 0:
+            self._start_order()
+        if self.order is not None:
+            sane = item_pages & (h.lower.astype(np.int64) <= h.upper) & (h.upper <= h.special)
+            for i in np.flatnonzero(sane):
+                self.order.add_page(int(blocks[i]), chunk[i].tobytes())
+        out += self._order_drain()
         out += self._drain()
         out.sort(key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
+        return out
+
+    def _start_order(self) -> None:
+        """The key order checks, once the metapage said whether the heap TID is a key (version 4)."""
+        k, ctx = self.keys, self.ctx
+        if k is None or self.heapkeyspace is None or not self.shape.natts or not self.shape.nkeyatts:
+            return
+        order = None
+        if k.reason is None:
+            order = KeyOrder(k.attrs, self.shape.nkeyatts, self.shape.natts, k.indoption, self.heapkeyspace)
+        else:
+            self._order_findings.append(not_checked(ctx.relation, k.reason))
+
+        def find(code, message, block, item):
+            self._order_findings.append(ctx.finding(code, message, block, item))
+        self.order = OrderCheck(ctx.relation, order, self.heapkeyspace, find)
+
+    def _order_drain(self) -> list[Finding]:
+        out, self._order_findings = self._order_findings, []
         return out
 
     def _metapage(self, page: np.ndarray, valid: bool, flags: int) -> list[Finding]:
@@ -313,7 +355,13 @@ class BtreeVerifier:
         window of the heap check."""
         self.scan.check_heap_windows(chunks)
         self.scan.report()
-        out = self._drain()
+        if self.order is not None:
+            def reread(blkno: int):
+                for first, chunk in chunks(blkno, blkno + 1):
+                    return chunk[blkno - first].tobytes()
+                return None
+            self.order.finish(reread)
+        out = self._order_drain() + self._drain()
         out.sort(key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
         return out
 

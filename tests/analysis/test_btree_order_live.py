@@ -1,0 +1,299 @@
+"""B-tree key order against the server's own amcheck (issue 23, item 2).
+
+A live PostgreSQL (tests/livepg.py) builds indexes of every type whose order pgpage computes (multi-column,
+DESC, NULLS FIRST, NULLs, deduplicated, text COLLATE "C", a three-level index), inserted in random order so
+that pages split. Then, for each damage (keys swapped, a key byte altered, a high key or a separator altered,
+TIDs of a posting list swapped), the server is stopped, one page of the real index file is changed (checksum
+recomputed), the server restarted and asked ``bt_index_check`` and ``bt_index_parent_check`` (heapallindexed):
+every error amcheck raises, pgpage's verify reports at the same index block (and item, where amcheck names
+one). On the undamaged cluster neither reports anything.
+"""
+from __future__ import annotations
+
+import random
+import re
+import struct
+
+import numpy as np
+import psycopg
+import pytest
+
+from livepg import running_server
+from pgpage.decode.checksum import checksum_pages
+from pgpage.passes.verify import Verification
+from pgpage.storage.datadir import open_data_directory
+
+BS = 8192
+TYPES = {  # column -> (type, SQL producing a value from i, with NULLs and edge values)
+    "i2": ("int2", "(i % 3000 - 1500)::int2"),
+    "i8": ("int8", "(i::int8 * 7919 - 10000000000)"),
+    "o": ("oid", "(i * 2654435761 % 4294967296)::oid"),
+    "bo": ("bool", "CASE WHEN i % 5 = 0 THEN NULL ELSE i % 2 = 0 END"),
+    "f4": ("float4", "CASE i % 97 WHEN 0 THEN 'NaN'::float4 WHEN 1 THEN '-0'::float4 WHEN 2 THEN '-Infinity'"
+                     " ELSE (i * 1.37 - 900)::float4 END"),
+    "f8": ("float8", "CASE i % 89 WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN '-0'::float8 WHEN 2 THEN 'Infinity'"
+                     " WHEN 3 THEN 0 ELSE (i * 1e-3 - 1) ^ 3 END"),
+    "n": ("numeric", "CASE i % 83 WHEN 0 THEN 'NaN'::numeric WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity'"
+                     " ELSE (i - 1500)::numeric / 7 END"),
+    "d": ("date", "date '2000-01-01' + (i * 37 % 20000 - 10000)"),
+    "tm": ("time", "time '00:00' + i * interval '17 seconds'"),
+    "tz": ("timetz", "(time '00:00' + i * interval '17 seconds')::timetz AT TIME ZONE"
+                     " (CASE i % 3 WHEN 0 THEN 'UTC' WHEN 1 THEN '+05:30' ELSE '-08' END)"),
+    "ts": ("timestamp", "timestamp '1990-01-01' + i * interval '5 hours 3 min'"),
+    "tst": ("timestamptz", "CASE i % 101 WHEN 0 THEN '-infinity'::timestamptz ELSE"
+                           " timestamptz '1970-01-01 UTC' + (i - 1500) * interval '1 day 3 ms' END"),
+    "iv": ("interval", "(i % 40) * interval '1 month' + (i % 31) * interval '1 day' + i * interval '1 s'"),
+    "u": ("uuid", "md5(i::text)::uuid"),
+    "by": ("bytea", "CASE WHEN i % 11 = 0 THEN NULL ELSE decode(substr(md5(i::text), 1, i % 9 * 2), 'hex') END"),
+    "bp": ("char(6)", "substr(md5(i::text), 1, i % 6)"),
+    "v": ("varchar(20)", "substr(md5(i::text), 1, i % 12)"),
+    "nm": ("name", "md5(i::text) || 'é'"),
+    "tx": ("text COLLATE \"C\"", "CASE WHEN i % 13 = 0 THEN NULL ELSE chr(60 + i % 60) || md5(i::text) END"),
+}
+
+
+def amcheck_errors(conn, index: str) -> list[tuple[str, str, str]]:
+    out = []
+    for fn in ("bt_index_check", "bt_index_parent_check"):
+        try:
+            conn.execute(f"SELECT {fn}('{index}'::regclass, heapallindexed => true)")
+        except psycopg.Error as e:
+            out.append((fn, e.diag.message_primary or "", e.diag.message_detail or ""))
+    return out
+
+
+def amcheck_location(message: str, detail: str) -> tuple[int, int | None]:
+    """The index block (and item) amcheck names."""
+    for pat in (r"child index tid=\((\d+),(\d+)\)", r"Lower index tid=\((\d+),(\d+)\)",
+                r"Last item on page tid=\((\d+),(\d+)\)", r"Index tid=\((\d+),(\d+)\)"):
+        m = re.search(pat, detail)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    m = re.search(r"child block=(\d+)", detail) or re.search(r"[Bb]lock[= ](\d+)", message + " " + detail)
+    assert m, (message, detail)
+    return int(m.group(1)), None
+
+
+def pgpage_findings(srv, index: str) -> list[dict]:
+    c = open_data_directory(srv.data)
+    v = Verification(c)
+    rel = c.database("postgres").relation(index)
+    return [r for r in v.relation_records(v.subject_of(rel)) if r["type"] == "finding"]
+
+
+# ------------------------------------------------------------------------------ pages of the index file
+def special(page: bytes) -> tuple[int, int, int, int]:
+    prev, nxt, level = struct.unpack_from("<III", page, BS - 16)
+    flags = struct.unpack_from("<H", page, BS - 4)[0]
+    return prev, nxt, level, flags
+
+
+def items(page: bytes) -> list[tuple[int, int]]:
+    lower = struct.unpack_from("<H", page, 12)[0]
+    out = []
+    for n in range((lower - 24) // 4):
+        lp = struct.unpack_from("<I", page, 24 + 4 * n)[0]
+        out.append((lp & 0x7FFF, lp >> 17))
+    return out
+
+
+def with_checksum(page: bytearray, blkno: int) -> bytes:
+    page[8:10] = b"\0\0"
+    arr = np.frombuffer(bytes(page), dtype=np.uint8).reshape(1, BS)
+    page[8:10] = struct.pack("<H", int(checksum_pages(arr, blkno)[0]))
+    return bytes(page)
+
+
+def swap_lp(page: bytearray, a: int, b: int) -> None:
+    pa, pb = 24 + 4 * (a - 1), 24 + 4 * (b - 1)
+    page[pa:pa + 4], page[pb:pb + 4] = page[pb:pb + 4], page[pa:pa + 4]
+
+
+class IndexFile:
+    def __init__(self, path):
+        self.path = path
+        raw = path.read_bytes()
+        self.pages = [raw[i:i + BS] for i in range(0, len(raw), BS)]
+
+    def blocks(self, leaf: bool, middle: bool = True, level: int | None = None, root: bool = False) -> list[int]:
+        out = []
+        for b, p in enumerate(self.pages[1:], 1):
+            prev, nxt, lv, flags = special(p)
+            if flags & 0x1C or bool(flags & 1) != leaf or (level is not None and lv != level):
+                continue
+            if root != bool(flags & 2) or (middle and (prev == 0 or nxt == 0)):
+                continue
+            out.append(b)
+        assert out, "the index has no such page"
+        return out
+
+    def key(self, b: int, n: int, at: int = 8, size: int = 4) -> bytes:
+        off, _ = items(self.pages[b])[n - 1]
+        return self.pages[b][off + at:off + at + size]
+
+
+# ------------------------------------------------------------------------------ damage, one case each
+def case_swap(ix: IndexFile, rnd):
+    b = rnd.choice(ix.blocks(leaf=True))
+    p = bytearray(ix.pages[b])
+    swap_lp(p, 3, 5)
+    return b, p
+
+
+def case_key_high(ix, rnd):
+    b = rnd.choice(ix.blocks(leaf=True))
+    p = bytearray(ix.pages[b])
+    off, _ = items(p)[9]
+    p[off + 8:off + 12] = struct.pack("<i", 2**31 - 1)
+    return b, p
+
+
+def case_first_low(ix, rnd):
+    b = rnd.choice(ix.blocks(leaf=True))
+    p = bytearray(ix.pages[b])
+    off, _ = items(p)[1]
+    p[off + 8:off + 12] = struct.pack("<i", -5)
+    return b, p
+
+
+def case_high_key(ix, rnd):
+    b = rnd.choice(ix.blocks(leaf=True))
+    p = bytearray(ix.pages[b])
+    off, _ = items(p)[0]
+    p[off + 8:off + 12] = ix.key(b, 5)
+    return b, p
+
+
+def case_separator(ix, rnd):
+    b = ix.blocks(leaf=False, middle=False, root=True)[0]
+    p = bytearray(ix.pages[b])
+    k = rnd.randrange(3, len(items(p)) - 1)
+    lo, hi = (struct.unpack("<i", ix.key(b, n))[0] for n in (k, k + 1))
+    off, _ = items(p)[k - 1]
+    p[off + 8:off + 12] = struct.pack("<i", (lo + hi) // 2)
+    return b, p
+
+
+def case_equal_keys_swapped(ix, rnd):
+    """Two items of equal key: only the heap TID orders them (heapkeyspace)."""
+    for b in ix.blocks(leaf=True):
+        its = items(ix.pages[b])
+        for n in range(2, len(its)):
+            if ix.key(b, n) == ix.key(b, n + 1):
+                p = bytearray(ix.pages[b])
+                swap_lp(p, n, n + 1)
+                return b, p
+    raise AssertionError("no equal neighbours")
+
+
+def case_posting_tids(ix, rnd):
+    for b in ix.blocks(leaf=True):
+        p = bytearray(ix.pages[b])
+        for off, length in items(p)[1:]:
+            info = struct.unpack_from("<H", p, off + 6)[0]
+            posid = struct.unpack_from("<H", p, off + 4)[0]
+            if info & 0x2000 and posid & 0x2000 and (posid & 0xFFF) >= 3:
+                start = off + struct.unpack_from("<H", p, off + 2)[0]
+                p[start:start + 6], p[start + 6:start + 12] = p[start + 6:start + 12], p[start:start + 6]
+                return b, p
+    raise AssertionError("no posting list")
+
+
+def data_start(p, off) -> int:
+    """Where a text key's characters start in its tuple: after a 1-byte or a 4-byte varlena header."""
+    return 9 if p[off + 8] & 1 else 12
+
+
+def case_text_byte(ix, rnd):
+    b = rnd.choice(ix.blocks(leaf=True))
+    p = bytearray(ix.pages[b])
+    off, _ = items(p)[3]
+    p[off + data_start(p, off)] = 0x7E            # the first character: '~' sorts last
+    return b, p
+
+
+def case_text_separator(ix, rnd):
+    b = rnd.choice(ix.blocks(leaf=False, level=1))
+    p = bytearray(ix.pages[b])
+    off, _ = items(p)[3]
+    p[off + data_start(p, off)] = 0x20            # a separator made smaller than the keys of the child it bounds
+    return b, p
+
+
+CASES = [
+    ("t_pkey", case_swap), ("t_pkey", case_key_high), ("t_pkey", case_first_low), ("t_pkey", case_high_key),
+    ("t_pkey", case_separator), ("ix_nodedup", case_equal_keys_swapped), ("ix_dup", case_posting_tids),
+    ("ix_multi", case_swap), ("ix_text", case_text_byte), ("ix_text", case_text_separator), ("ix_text", case_swap),
+    ("ix_f8", case_swap), ("ix_n_desc", case_swap), ("ix_two_types", case_swap),
+]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with running_server() as srv:
+        conn = srv.connect()
+        conn.execute("CREATE EXTENSION amcheck")
+        conn.execute("CREATE TABLE t (id int PRIMARY KEY, k int, k2 int, s text COLLATE \"C\", w text COLLATE \"C\")")
+        conn.execute("CREATE INDEX ix_dup ON t (k)")
+        conn.execute("CREATE INDEX ix_nodedup ON t (k) WITH (deduplicate_items = off)")
+        conn.execute("CREATE INDEX ix_multi ON t (k2 DESC, s NULLS FIRST)")
+        conn.execute("CREATE INDEX ix_text ON t (w)")
+        conn.execute("INSERT INTO t SELECT i, i % 50, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 300 END,"
+                     " CASE WHEN i % 5 = 0 THEN NULL ELSE md5(i::text) END, md5((i % 4000)::text) || repeat('x', 250)"
+                     " FROM (SELECT i FROM generate_series(1, 12000) i ORDER BY md5(i::text)) r")
+        cols = ", ".join(f"{c} {t}" for c, (t, _) in TYPES.items())
+        conn.execute(f"CREATE TABLE ty (i int, {cols})")
+        for c in TYPES:
+            conn.execute(f"CREATE INDEX ix_{c} ON ty ({c})")
+        conn.execute("CREATE INDEX ix_n_desc ON ty (n DESC NULLS LAST, i)")
+        conn.execute("CREATE INDEX ix_two_types ON ty (bp, f4 DESC, u NULLS FIRST)")
+        vals = ", ".join(e for _, e in TYPES.values())
+        conn.execute(f"INSERT INTO ty SELECT i, {vals} FROM (SELECT i FROM generate_series(1, 3000) i"
+                     " ORDER BY md5(i::text)) r")
+        conn.execute("CHECKPOINT")
+        indexes = [r[0] for r in conn.execute("SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_class c"
+                                              " ON c.oid = i.indrelid WHERE c.relname IN ('t', 'ty')")]
+        paths = {n: srv.data / conn.execute(f"SELECT pg_relation_filepath('{n}')").fetchone()[0] for n in indexes}
+        clean = {n: amcheck_errors(conn, n) for n in indexes}
+        conn.close()
+        srv.stop()
+        yield srv, paths, clean
+
+
+def test_clean_indexes_agree_with_amcheck(cluster):
+    srv, paths, clean = cluster
+    assert len(paths) == 5 + len(TYPES) + 2
+    assert all(v == [] for v in clean.values()), clean
+    for n in paths:
+        assert pgpage_findings(srv, n) == [], n
+    ix = IndexFile(paths["ix_text"])
+    assert ix.blocks(leaf=False, middle=False, root=True) and ix.blocks(leaf=False, level=1)  # three levels
+
+
+@pytest.mark.parametrize("index,damage", CASES, ids=[f"{i}-{d.__name__[5:]}" for i, d in CASES])
+def test_damaged_index_pgpage_reports_what_amcheck_reports(cluster, index, damage):
+    srv, paths, _ = cluster
+    path = paths[index]
+    original = path.read_bytes()
+    ix = IndexFile(path)
+    b, page = damage(ix, random.Random(f"{index}-{damage.__name__}"))
+    try:
+        with open(path, "r+b") as f:
+            f.seek(b * BS)
+            f.write(with_checksum(page, b))
+        srv.restart()
+        try:
+            conn = srv.connect()
+            errors = amcheck_errors(conn, index)
+            conn.close()
+        finally:
+            srv.stop()
+        findings = pgpage_findings(srv, index)
+    finally:
+        path.write_bytes(original)
+    assert errors, "amcheck found nothing: the damage proves nothing"
+    got = {(f.get("block"), f.get("item")) for f in findings if f["severity"] == "error"}
+    for fn, message, detail in errors:
+        blk, item = amcheck_location(message, detail)
+        assert any(g[0] == blk and (item is None or g[1] == item) for g in got), \
+            (fn, message, detail, sorted(f"{f['code']} {f.get('block')},{f.get('item')}" for f in findings))
