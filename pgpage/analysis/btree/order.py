@@ -81,6 +81,16 @@ def _numeric(raw):
         raise Uncomparable(text) from e
 
 
+def _oidvector(raw):
+    """btoidvectorcmp: by length first, then element by element (unsigned)."""
+    from pgpage.decode.datum import varlena_payload
+    p = varlena_payload(raw, 30)
+    if not isinstance(p, bytes) or len(p) < 12 or (len(p) - 20 if len(p) >= 20 else 0) % 4:
+        raise Uncomparable("oidvector")
+    n = (len(p) - 20) // 4 if len(p) >= 20 else 0     # ndim, dataoffset, elemtype, dim1, lbound1, values
+    return (n, struct.unpack_from(f"<{n}I", p, 20))
+
+
 def _timetz(raw):
     if len(raw) != 12:
         _bad(raw)
@@ -104,6 +114,7 @@ TYPES: dict[int, tuple[str, Callable, bool]] = {
     26: ("oid", _fixed("I"), False),
     24: ("regproc", _fixed("I"), False),
     18: ("char", _fixed("B"), False),            # "char" compares as an unsigned byte
+    30: ("oidvector", _oidvector, False),
     700: ("float4", _fixed("f", _float), False),
     701: ("float8", _fixed("d", _float), False),
     1700: ("numeric", _numeric, False),
