@@ -130,10 +130,13 @@ def verify(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every finding, not only a summary by code."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP + " A data directory or database is"
                              " spread relation by relation."),
+    heapallindexed: bool = typer.Option(False, "--heapallindexed", help="Also read each B-tree's table: every live"
+                                        " row has its index entry, every entry the key of the row it points at"
+                                        " (as amcheck's heapallindexed)."),
 ) -> None:
     """Audit integrity: checksums, page and tuple structure, xids, HOT chains, B-trees, VM, control files."""
     from pgpage.cli.verify_cmd import verify_command
-    raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose, jobs))
+    raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose, jobs, heapallindexed))
 
 
 @app.command()

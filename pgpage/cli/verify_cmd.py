@@ -65,12 +65,12 @@ class FailOn:
 
 
 def verify_command(target: str, db: str | None, rel: str | None, fork: str | None, json_out: bool,
-                   fail_on: str | None, verbose: bool, jobs: int = 1) -> int:
+                   fail_on: str | None, verbose: bool, jobs: int = 1, heapallindexed: bool = False) -> int:
     from pgpage.passes.verify import plan
     from pgpage.render.progress import progress
 
     policy = FailOn(fail_on)
-    verification, records, start = plan(target, db, rel, fork, jobs)
+    verification, records, start = plan(target, db, rel, fork, jobs, heapallindexed)
     start.update(type="start", schema=SCHEMA, target=target, fail_on=fail_on)
     began = time.monotonic()
     if json_out:

@@ -40,13 +40,15 @@ CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
 
 
-def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1):
+def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1,
+         heapallindexed: bool = False):
     """(Verification, record iterator, start record) for what the user named: a data directory (every
     relation), one database, one relation (``rel``, and only its ``fork``), or a relation file. ``jobs`` 0:
     one worker per core. The start record carries ``blocks_planned`` (for a progress bar)."""
     from pgpage.passes.parallel import default_jobs
     verification, records, start = _plan(target, db, rel, fork)
     verification.jobs = jobs or default_jobs()
+    verification.heapallindexed = heapallindexed
     return verification, records, start
 
 
@@ -206,6 +208,7 @@ class Subject:
     attributes: Callable[[], list | None] | None = None
     toast_store: Callable[[], object] | None = None   # its TOAST relation's ToastStore (built on first use)
     keys: Callable[[], KeySpec] | None = None  # an index's key columns, for the order checks
+    index: object = None                 # an index's datadir.Relation (--heapallindexed reads its table)
     main_whole: bool = True              # the main fork is complete (not one segment of several)
 
 
@@ -217,6 +220,7 @@ class Verification:
         self.advance = advance or (lambda n: None)
         self.totals = Totals()
         self.jobs = jobs  # worker processes for a data directory's or database's relations
+        self.heapallindexed = False  # compare each B-tree with its table (passes.heapallindexed)
         self.heap_parts: dict[int, list[tuple]] = {}  # id(Subject) -> its heap's ranges as workers verified them
         # data checksums on/off and why: pg_control's, or for a file alone its pages' (checksums_decided)
         self.checksums: bool | None = cluster.checksums if cluster is not None else None
@@ -374,6 +378,7 @@ class Verification:
         if rel.index_row is not None:
             s.index_shape = shape_from_index_row(rel.index_row)
             s.keys = lambda: self._key_spec(db, rel)
+            s.index = rel
             if rel.table is not None:
                 s.table = rel.table.qualified_name
                 s.table_fork = rel.table.forks.get("main")
@@ -581,6 +586,9 @@ class Verification:
             yield from v.feed(chunk, first)
             self._count(chunk)
         yield from v.finish(fork.iter_chunks)
+        if self.heapallindexed and s.index is not None:
+            from pgpage.passes.heapallindexed import heapallindexed
+            yield from heapallindexed(self.cluster, s.index, s.label)
 
 
 def _toast_max_chunk(cluster) -> int:

@@ -57,6 +57,7 @@ One module per idea:
 * ``structure``: the cross-page rules (levels, sibling chains, downlinks, the root);
 * ``heapcheck``: ``HeapTidCheck``, the index's heap TIDs against the table's line pointers;
 * ``keys``: one page a person looks at, its items' keys decoded;
+* ``order``: key order as amcheck compares it (``_bt_compare``), for the types whose order is computable;
 * ``sink``: ``FindingSink``, findings capped per code.
 
 (``analysis.verify.btree`` feeds the same scan for `pgpage verify` and adds amcheck's page rules.)
