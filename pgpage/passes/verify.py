@@ -413,6 +413,9 @@ class Verification:
     def _key_spec(self, db, rel) -> KeySpec:
         """An index's key columns and whether pgpage can compute their order (``order.key_order``)."""
         from pgpage.analysis.btree.order import key_order
+        if not getattr(db, "_indexes_prefetched", False):   # one read of pg_attribute for every index
+            db._indexes_prefetched = True
+            db.prefetch_attributes(r.oid for r in db.relations() if r.index_row is not None)
         attrs = self._attributes(db, rel.oid)
         row = db.row or {}
         provider = row.get("datlocprovider") or "c"

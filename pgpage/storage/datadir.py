@@ -458,6 +458,21 @@ class Database:
             cache[relid] = [cols[k] for k in sorted(cols)]
         return cache[relid]
 
+    def prefetch_attributes(self, relids) -> None:
+        """pg_attribute rows of many relations in one read (``attributes`` then answers from memory)."""
+        cache = self.__dict__.setdefault("_attribute_rows", {})
+        want = {r for r in relids if r not in cache}
+        if len(want) < 2:
+            return
+        fork = self.cluster._catalog_fork("pg_attribute", self.filenode_map, self.path)
+        by: dict[int, dict] = {r: {} for r in want}
+        for r in self.cluster.read_catalog("pg_attribute", fork, self.findings, key="_tid"):
+            cols = by.get(r.get("attrelid"))
+            if cols is not None and (r.get("attnum") or 0) > 0:
+                cols[r["attnum"]] = r
+        for relid, cols in by.items():
+            cache[relid] = [cols[k] for k in sorted(cols)]
+
     def relation(self, name: str) -> "Relation":
         """By [schema.]name, oid or relfilenode."""
         rels = self._relations

@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
                                          BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK,
-                                         INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_NONE,
+                                         INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_NONE,
                                          SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER)
 from pgpage.findings import INFO, Finding
 
@@ -141,7 +141,7 @@ class _Null:
 NULL = _Null()
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
     """One index tuple as ``_bt_compare`` sees it: its attribute count, key values (NULL or a key),
     heap TID (a scankey's scantid) and, for a posting list, its largest TID."""
@@ -163,17 +163,24 @@ class KeyOrder:
         self.desc = [bool(o & INDOPTION_DESC) for o in indoption[:nkeyatts]]
         self.nulls_first = [bool(o & INDOPTION_NULLS_FIRST) for o in indoption[:nkeyatts]]
         self.hk = heapkeyspace
+        # fixed-width key columns: where each lies in a tuple without NULLs (data from byte 8, aligned)
+        self.fixed = None
+        if all(a.attlen > 0 for a in self.attrs[:nkeyatts]):
+            off, self.fixed = 8, []
+            for a in self.attrs[:nkeyatts]:
+                al = {"c": 1, "s": 2, "i": 4, "d": 8}.get(a.attalign, 1)
+                off = (off + al - 1) // al * al
+                self.fixed.append((off, off + a.attlen))
+                off += a.attlen
 
     # ------------------------------------------------------------------ tuples
     def item(self, raw: bytes, pivot_natts: int | None = None) -> Item:
         """``raw``: the tuple's exact bytes. ``pivot_natts`` 0 for a minus-infinity item."""
         from pgpage.analysis.btree.keys import index_datums
-        info = int.from_bytes(raw[6:8], "little")
+        hi, lo, posid, info = _HEADER.unpack_from(raw, 0)
         size = min(info & INDEX_SIZE_MASK, len(raw))
-        tid = (int.from_bytes(raw[0:2], "little") << 16 | int.from_bytes(raw[2:4], "little"),
-               int.from_bytes(raw[4:6], "little"))
-        alt = bool(info & INDEX_ALT_TID_MASK)
-        posid = tid[1]
+        tid = (hi << 16 | lo, posid)
+        alt = info & INDEX_ALT_TID_MASK
         posting = alt and self.hk and bool(posid & BT_IS_POSTING)
         natts, htid, maxtid, end = self.natts, None, None, size
         if posting:
@@ -192,6 +199,11 @@ class KeyOrder:
         if pivot_natts is not None:
             natts = pivot_natts
         nk = min(natts, self.nkey)
+        if self.fixed is not None and not info & INDEX_NULL_MASK:
+            if nk and self.fixed[nk - 1][1] > end:
+                raise Uncomparable("key past the tuple's end")
+            vals = tuple([fn(raw[a:b]) for fn, (a, b) in zip(self.keyfns[:nk], self.fixed)])
+            return Item(natts, vals, htid if self.hk else None, maxtid if self.hk else None, tid)
         datums = index_datums(raw, self.attrs, nk, end) if nk else []
         vals = []
         for fn, d in zip(self.keyfns, datums):
@@ -250,9 +262,13 @@ class KeyOrder:
         return cmp >= 0 if not self.hk else cmp > 0
 
 
+_HEADER = struct.Struct("<HHHH")     # IndexTupleData: t_tid (bi_hi, bi_lo, ip_posid), t_info
+_TID = struct.Struct("<HHH")
+
+
 def _tid(raw: bytes, off: int) -> tuple[int, int]:
-    return (int.from_bytes(raw[off:off + 2], "little") << 16 | int.from_bytes(raw[off + 2:off + 4], "little"),
-            int.from_bytes(raw[off + 4:off + 6], "little"))
+    hi, lo, posid = _TID.unpack_from(raw, off)
+    return (hi << 16 | lo, posid)
 
 
 def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str | None) -> str | None:
