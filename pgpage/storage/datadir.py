@@ -466,7 +466,8 @@ class Database:
             return
         fork = self.cluster._catalog_fork("pg_attribute", self.filenode_map, self.path)
         by: dict[int, dict] = {r: {} for r in want}
-        for r in self.cluster.read_catalog("pg_attribute", fork, self.findings, key="_tid"):
+        # findings of a damaged pg_attribute are attributes()'s to report (once), not this read's
+        for r in self.cluster.read_catalog("pg_attribute", fork, [], key="_tid"):
             cols = by.get(r.get("attrelid"))
             if cols is not None and (r.get("attnum") or 0) > 0:
                 cols[r["attnum"]] = r
