@@ -2035,6 +2035,28 @@ static inline int xid_out_of_bounds(int64_t x, const int64_t *vp)
 void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int64_t *blknos, int64_t checksum_word,
                         uint32_t checksum_keep, uint16_t *out);
 
+/* Whether item [off, off + len) shares bytes with one marked before on this page (then 1), marking it. Items
+   start MAXALIGNed (misaligned ones are left to the rules first), so 8-byte units tell overlaps exactly: `stamp`
+   holds per unit the page (`mark`, never 0) that last covered it. */
+static inline int overlaps_marked(uint32_t *stamp, uint32_t mark, int64_t off, int64_t len)
+{
+    for (int64_t u = off / 8; u < (off + len + 7) / 8; u++) {
+        if (stamp[u] == mark) return 1;
+        stamp[u] = mark;
+    }
+    return 0;
+}
+static uint32_t sieve_mark;
+static uint32_t sieve_stamp[MAX_BLCKSZ / 8];
+static inline uint32_t next_mark(void)
+{
+    if (++sieve_mark == 0) {   /* wrapped: forget every old mark */
+        memset(sieve_stamp, 0, sizeof sieve_stamp);
+        sieve_mark = 1;
+    }
+    return sieve_mark;
+}
+
 void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int64_t first_blkno,
                            const int64_t *layout, const int64_t *vp, const uint8_t *vm_visible,
                            const uint8_t *vm_frozen, const uint8_t *clog_data, const int64_t *seg_start,
@@ -2055,7 +2077,6 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
     static int8_t fls[MAX_LP + 2], xst[MAX_LP + 2];
     static int64_t xmins[MAX_LP + 2];
     static uint16_t im2s[MAX_LP + 2];
-    static int32_t order[MAX_LP + 2];
 
     for (int64_t p = 0; p < npages; p++) {
         const uint8_t *page = pages + p * bs;
@@ -2091,8 +2112,8 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
         if (nlp > max_lp) nlp = max_lp;
 
         /* heap.py: line pointers */
-        int bad = 0, sorted_desc = 1;
-        int64_t nspan = 0, prev_off = bs + 1;
+        int bad = 0;
+        const uint32_t mark = next_mark();
         for (int64_t i = 1; i <= nlp && !bad; i++) {
             const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (i - 1));
             const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
@@ -2104,25 +2125,10 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
             if (fl == LP_REDIRECT) { bad = ln != 0 || off < 1 || off > nlp; continue; }
             if (claims && fl == LP_DEAD) { bad = 1; continue; }   /* vm.py: LP_DEAD on an all-visible page */
             if (ln == 0) { bad = fl == LP_NORMAL; continue; }  /* LP_DEAD without storage is fine */
-            if (off < upper || off + ln > special || off % 8 != 0 || (fl == LP_NORMAL && ln < MIN_HEAP_TUPLE_SIZE)) {
-                bad = 1;
-                continue;
-            }
-            order[nspan++] = (int32_t)i;
-            if (off >= prev_off) sorted_desc = 0;
-            prev_off = off;
+            /* ... and no two items share bytes */
+            bad = off < upper || off + ln > special || off % 8 != 0 || (fl == LP_NORMAL && ln < MIN_HEAP_TUPLE_SIZE)
+                  || overlaps_marked(sieve_stamp, mark, off, ln);
         }
-        if (bad) continue;
-        /* heap.py: no two items share bytes (tuples are usually placed from the page's end down, in order) */
-        if (!sorted_desc)
-            for (int64_t a = 1; a < nspan; a++) {   /* insertion sort by offset, descending */
-                int32_t x = order[a];
-                int64_t b = a - 1;
-                while (b >= 0 && offs[order[b]] < offs[x]) { order[b + 1] = order[b]; b--; }
-                order[b + 1] = x;
-            }
-        for (int64_t a = 1; a < nspan && !bad; a++)   /* order[a] lies below order[a - 1] */
-            bad = offs[order[a]] + lens[order[a]] > offs[order[a - 1]];
         if (bad) continue;
         /* heap.py: redirects lead to a normal item, which is a heap-only tuple (hot.py) */
         for (int64_t i = 1; i <= nlp && !bad; i++) {
@@ -2202,5 +2208,81 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
                   && (xst[i] == ST_COMMITTED || xst[i] == ST_FROZEN || xst[i] == ST_IN_PROGRESS);
         if (bad) continue;
         flagged[p] = 0;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- verify's B-tree sieve */
+/*
+ * For `pgpage verify` (analysis/verify/btree.py, BtreeVerifier._items): which index pages' items could give a
+ * finding (misaligned or overlapping items, _bt_check_natts, the tuple size limit). A page left at 0 gives none
+ * there; a page set to 1 may, and the Python rules judge its items and word the findings. `nlp[p]`: the line
+ * pointers to look at (0: a page the rules skip). `bp`: heapkeyspace (-1 unknown: only the line pointer rules),
+ * natts and nkeyatts (-1 unknown), the size limits of leaf/heapkeyspace and other tuples.
+ */
+#define BTP_LEAF 0x1
+#define BTP_HALF_DEAD 0x10
+#define BT_OPAQUE_SIZE 16
+
+void pgp_verify_btree_sieve(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout,
+                            const int64_t *nlp_in, const int64_t *bp, uint8_t *flagged)
+{
+    const int64_t hk = bp[0], natts = bp[1], nkey = bp[2], lim_leaf = bp[3], lim_other = bp[4];
+    const int known = natts >= 0 && nkey >= 0;
+    const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
+    const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
+    const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
+    const int64_t o_posid = layout[L_t_tid_ip_posid], o_info = layout[L_t_info];
+
+    for (int64_t p = 0; p < npages; p++) {
+        const uint8_t *page = pages + p * bs;
+        const int64_t nlp = nlp_in[p];
+        flagged[p] = 0;
+        if (nlp <= 0) continue;
+        const int64_t upper = u16(page + layout[L_pd_upper]), special = u16(page + layout[L_pd_special]);
+        const int64_t btflags = u16(page + bs - BT_OPAQUE_SIZE + 12);
+        const int is_leaf = (btflags & BTP_LEAF) != 0, halfdead = (btflags & BTP_HALF_DEAD) != 0;
+        const int rightmost = u32(page + bs - BT_OPAQUE_SIZE + 4) == 0;
+        const int64_t fk = rightmost ? 1 : 2;
+        int bad = 0;
+        const uint32_t mark = next_mark();
+        for (int64_t i = 1; i <= nlp && !bad; i++) {
+            const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (i - 1));
+            const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
+            if (!((fl == LP_NORMAL || fl == LP_DEAD) && off >= upper && off + ln <= special && ln >= 8)) continue;
+            if (off % 8 || overlaps_marked(sieve_stamp, mark, off, ln)) { bad = 1; break; }
+            if (hk < 0) continue;
+            /* _bt_check_natts, as BtreeVerifier._natts */
+            const int64_t posid = u16(page + off + o_posid), info = u16(page + off + o_info);
+            const int64_t tsize = info & INDEX_SIZE_MASK;
+            const int alt = (info & INDEX_ALT_TID_MASK) != 0;
+            const int posting = alt && (posid & BT_IS_POSTING), pivot = alt && !posting;
+            const int has_tid = (posid & BT_PIVOT_HEAP_TID_ATTR) != 0;
+            const int nonpivot_slot = is_leaf && i >= fk, hikey_slot = !rightmost && i == 1;
+            const int neginf_slot = !is_leaf && i == fk;
+            const int checked = !halfdead && !(nonpivot_slot && pivot);
+            const int64_t tupnatts = pivot ? (posid & BT_OFFSET_MASK) : natts;
+            int ok = 1;
+            if (!hk) ok &= !posting;
+            ok &= !(posting && has_tid);
+            if (known && natts != nkey) ok &= !posting;
+            if (nonpivot_slot) {
+                ok &= !pivot;
+                if (known) ok &= tupnatts == natts;
+            }
+            const int hik = is_leaf && hikey_slot, sep = !is_leaf && !neginf_slot;
+            if (hk) {
+                if (neginf_slot) ok &= pivot && tupnatts == 0;
+                if (hik || sep) {
+                    ok &= pivot && !posting && tupnatts > 0;
+                    if (known) ok &= !(has_tid && tupnatts != nkey) && tupnatts <= nkey;
+                }
+            } else {
+                if (neginf_slot) ok &= (pivot && tupnatts == 0) || posid == 1;
+                if (known && (hik || sep)) ok &= (pivot ? tupnatts : natts) == nkey;
+            }
+            const int64_t lim = hk && (is_leaf || !(pivot && has_tid)) ? lim_leaf : lim_other;
+            if ((!ok && checked) || (tsize > lim && tsize == ln)) bad = 1;
+        }
+        flagged[p] = (uint8_t)bad;
     }
 }

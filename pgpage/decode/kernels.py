@@ -140,6 +140,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
     cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P, P, P, I64]
+    cdll.pgp_verify_btree_sieve.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
     return cdll
@@ -291,6 +292,17 @@ def _columns_args(attlen, attalign) -> tuple:
     attlen, attalign = _i64(attlen), _i64(attalign)
     _columns_args.keep = (attlen, attalign)   # alive for the call
     return _p(attlen), _p(attalign), len(attlen)
+
+
+def verify_btree_sieve(pages: np.ndarray, nlp: np.ndarray, params) -> np.ndarray:
+    """Per index page (uint8, C-contiguous, (n, BLCKSZ)): 1 where verify's item rules could find something among
+    its first ``nlp`` items, 0 where none can (see pgp_verify_btree_sieve). ``params``: heapkeyspace (-1: not
+    known), natts, nkeyatts (-1: not known), BTMaxItemSize, BTMaxItemSizeNoHeapTid."""
+    n, bs = pages.shape
+    nlp, bp = _i64(nlp), _i64(params)
+    out = np.ones(n, dtype=np.uint8)
+    lib().pgp_verify_btree_sieve(_p(pages), n, bs, _p(layout_array()), _p(nlp), _p(bp), _p(out))
+    return out
 
 
 def _i64(a) -> np.ndarray:

@@ -243,6 +243,7 @@ class BtreeVerifier:
         """Overlaps, alignment, _bt_check_natts and size limits of the items of live pages."""
         ctx = self.ctx
         out: list[Finding] = []
+        h = replace(h, nlp=self._sieve(chunk, h.nlp))
         items = decode_line_pointers(chunk, h)
         if len(items.lp) == 0:
             return out
@@ -302,6 +303,17 @@ class BtreeVerifier:
             each_i((tsize > lim) & (tsize == ilen), "btree.item.too_large", lambda j: f"index row size {tsize[j]}"
                    f" exceeds maximum {lim[j]} for index", expected=lambda j: lim[j], actual=lambda j: tsize[j])
         return out
+
+    def _sieve(self, chunk, nlp: np.ndarray) -> np.ndarray:
+        """``nlp`` with 0 for the pages on which no rule of ``_items`` can fire (the compiled sieve checks them
+        all, as below), so that the rules word findings for the few pages left."""
+        if not chunk.flags.c_contiguous or not len(nlp):
+            return nlp
+        from pgpage.decode.kernels import verify_btree_sieve
+        size, hk, s = chunk.shape[1], self.heapkeyspace, self.shape
+        params = (-1 if hk is None else int(hk), -1 if s.natts is None else s.natts,
+                  -1 if s.nkeyatts is None else s.nkeyatts, bt_max_item_size(size, True), bt_max_item_size(size, False))
+        return np.where(verify_btree_sieve(chunk, nlp, params) != 0, nlp, 0)
 
     def _natts(self, checked, posid, pivot, posting, is_leaf, nonpivot_slot, hikey_slot, neginf_slot, tid_blk,
                each_i) -> None:
