@@ -8,8 +8,11 @@ default: a heap of about 1.6 GB and an md5 index of about 1.2 GB, so both have a
 the server, then measures warm (files in the page cache), ``--runs`` times each in turns (median), output to
 /dev/null, wall time and peak RSS (``/usr/bin/time``), on the first segment of the heap and of the md5 index:
 
-* ``pgpage page SEG --all``          vs ``pg_filedump SEG``     (text)
-* ``pgpage page SEG --all --json``   vs ``pg_filedump -i SEG``  (decoded items)
+* ``pgpage page SEG --blocks 0:N``          vs ``pg_filedump SEG``     (text)
+* ``pgpage page SEG --blocks 0:N --json``   vs ``pg_filedump -i SEG``  (decoded items)
+
+(``--blocks 0:N``: the segment's N blocks; pgpage reads a fork's base file name as the whole fork, all its
+segments, where pg_filedump reads the one file.)
 
 and prints the ratios the targets are stated in: pgpage's throughput at least pg_filedump's (ratio >= 1), peak
 RSS under 150 MB. pgpage is this checkout's (``python -m pgpage`` with this repository on PYTHONPATH).
@@ -80,8 +83,10 @@ def main() -> int:
                 while fh.read(1 << 24):
                     pass
             timed([*pgpage, str(seg), "--block", "0"], env)  # warm-up (byte-compiles, builds the C library)
-            for label, ours, theirs in (("text", [*pgpage, str(seg), "--all"], ["pg_filedump", str(seg)]),
-                                        ("json", [*pgpage, str(seg), "--all", "--json"],
+            # the segment's blocks alone: pgpage reads a fork's base file name as the whole fork (every segment)
+            blocks = ["--blocks", f"0:{size // 8192}"]
+            for label, ours, theirs in (("text", [*pgpage, str(seg), *blocks], ["pg_filedump", str(seg)]),
+                                        ("json", [*pgpage, str(seg), *blocks, "--json"],
                                          ["pg_filedump", "-i", str(seg)])):
                 print(f"  {label} ...", file=sys.stderr)
                 r[label] = interleaved_runs({"pgpage": ours, "pg_filedump": theirs}, args.runs, env, args.timeout)
@@ -107,7 +112,7 @@ def report(r: dict) -> None:
         for label, flag, theirs in (("text", "", "pg_filedump"), ("json", " --json", "pg_filedump -i")):
             m_ours, m_theirs = seg[label]["pgpage"], seg[label]["pg_filedump"]
             ratio = m_theirs["seconds"] / m_ours["seconds"]  # > 1: pgpage is faster
-            for what, x, rt in ((f"pgpage page --all{flag}", m_ours, f"{ratio:.2f}x"), (theirs, m_theirs, "")):
+            for what, x, rt in ((f"pgpage page --blocks 0:N{flag}", m_ours, f"{ratio:.2f}x"), (theirs, m_theirs, "")):
                 print(f"{kind:<7} {what:<34} {x['seconds']:>8.2f} {seg['bytes'] / MB / x['seconds']:>8.0f}"
                       f" {x['peak_rss_mb']:>12} {rt:>7}")
     print("\nratio: pg_filedump's time / pgpage's (target >= 1.00x); peak RSS target < 150 MB")

@@ -20,7 +20,8 @@ def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex
     else:
         import sys
 
-        from pgpage.render.page import heap_text_words, render_pages  # Rich loads only for people's output
+        from pgpage.render.page import page_text_words, render_pages  # Rich loads only for people's output
         # into a pipe or file (no colour) heap pages come as ready text from the compiled dumper
-        render_pages(run.head, run.pages() if sys.stdout.isatty() else run.records(heap_text_words(run.bit_names())))
+        render_pages(run.head, run.pages() if sys.stdout.isatty() else run.records(page_text_words(run.bit_names())),
+                     lambda: run.heap_written)
     return exit_status(run.head["findings"] + ([{"severity": "error"}] if run.errors else []))

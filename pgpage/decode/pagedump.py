@@ -1,5 +1,5 @@
-"""The compiled page dumper (``_pagedump.c``): heap pages as `pgpage page` records (JSON, or the text), many at
-a time.
+"""The compiled page dumper (``_pagedump.c``): heap and B-tree pages as `pgpage page` records (JSON, or the text),
+many at a time.
 
 A page the C code is sure decode.page would report nothing on comes back as its JSON line, byte for byte what
 ``json.dumps`` of ``decode_page``'s record gives; any other page comes back as None and the caller decodes it
@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import json
 from functools import lru_cache
+from typing import Iterator
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.heap import INFOMASK2_NAMES, INFOMASK_NAMES
 from pgpage.decode.kernels import lib
 from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.nbtree import BTPO_FLAG_NAMES
 from pgpage.decode.page import PD_FLAG_NAMES
 from pgpage.decode.pagebase import LP_FLAG_NAMES
 
@@ -29,8 +31,14 @@ _LAYOUT = [("pg_page::page_header", "pd_lsn"), ("pg_page::page_header", "pd_chec
            ("pg_page::page_header", None), ("heap_tuple", "t_xmin"), ("heap_tuple", "t_xmax"),
            ("heap_tuple", "t_field3"), ("heap_tuple", "t_ctid.bi_hi"), ("heap_tuple", "t_ctid.bi_lo"),
            ("heap_tuple", "t_ctid.ip_posid"), ("heap_tuple", "t_infomask2"), ("heap_tuple", "t_infomask"),
-           ("heap_tuple", "t_hoff"), ("heap_tuple", None)]
+           ("heap_tuple", "t_hoff"), ("heap_tuple", None),
+           ("nbtree::bt_page_opaque_data", "btpo_prev"), ("nbtree::bt_page_opaque_data", "btpo_next"),
+           ("nbtree::bt_page_opaque_data", "btpo_level"), ("nbtree::bt_page_opaque_data", "btpo_flags"),
+           ("nbtree::bt_page_opaque_data", "btpo_cycleid"), ("nbtree::bt_page_opaque_data", None),
+           ("nbtree::bt_index_tuple", "t_tid.bi_hi"), ("nbtree::bt_index_tuple", "t_tid.bi_lo"),
+           ("nbtree::bt_index_tuple", "t_tid.ip_posid"), ("nbtree::bt_index_tuple", "t_info")]
 HEAP2_XACT_BITS = (13, 14, 15)  # _pagedump.c prints infomask2's names only for these (HEAP2_XACT_MASK)
+KINDS = {"heap": 1, "btree": 2}  # _pagedump.c: KIND_HEAP, KIND_BTREE
 
 
 @lru_cache(maxsize=None)
@@ -41,21 +49,25 @@ def _tables():
     names += [json.dumps(INFOMASK2_NAMES[1 << b]) if b in HEAP2_XACT_BITS else '""' for b in range(16)]
     names += [json.dumps(LP_FLAG_NAMES[f]) for f in range(4)]
     names += [json.dumps(PD_FLAG_NAMES.get(1 << b, f"0x{1 << b:04X}")) for b in range(16)]
+    names += [json.dumps(name) for name in bit_names()["btpo_flags"]]
     c_names = (ctypes.c_char_p * len(names))(*[n.encode() for n in names])
     L = lib()
-    for fn in (L.pgp_dump_heap_json, L.pgp_dump_heap_text):
+    for fn in (L.pgp_dump_json, L.pgp_dump_text):
         fn.restype = ctypes.c_int64
         fn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p,
-                       ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                       ctypes.c_void_p]
+                       ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
+                       ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
     return layout, c_names
 
 
 def bit_names() -> dict:
-    """Each flag bit's name (16 of t_infomask; t_infomask2's in HEAP2_XACT_MASK, else ""; 16 of pd_flags)."""
-    return {"infomask": [INFOMASK_NAMES.get(1 << b, f"0x{1 << b:04X}") for b in range(16)],
+    """Each flag bit's name (16 of t_infomask; t_infomask2's in HEAP2_XACT_MASK, else ""; 16 of pd_flags and of
+    btpo_flags), unknown bits as decode.pagebase.flag_names writes them."""
+    def named(names: dict) -> list[str]:
+        return [names.get(1 << b, f"0x{1 << b:04X}") for b in range(16)]
+    return {"infomask": named(INFOMASK_NAMES),
             "infomask2": [INFOMASK2_NAMES[1 << b] if b in HEAP2_XACT_BITS else "" for b in range(16)],
-            "pd_flags": [PD_FLAG_NAMES.get(1 << b, f"0x{1 << b:04X}") for b in range(16)]}
+            "pd_flags": named(PD_FLAG_NAMES), "btpo_flags": named(BTPO_FLAG_NAMES)}
 
 
 def mismatch_rule(checksums: bool | None) -> int:
@@ -64,31 +76,56 @@ def mismatch_rule(checksums: bool | None) -> int:
     return 1 if checksums else 2 if checksums is None else 0
 
 
-class HeapDumper:
-    """Heap pages as `pgpage page` records, a chunk at a time: JSON lines, or (``text_words`` given: the
-    renderer's words, see _pagedump.c: heap_page_text) the text render/page.py prints without colour."""
+class PageDumper:
+    """Heap and B-tree pages as `pgpage page` records, a chunk at a time: JSON lines, or (``text_words`` given:
+    the renderer's words, see _pagedump.c's text) the text render/page.py prints without colour. ``ams``: the
+    access methods the pages may be of (the catalog's, or both for a file alone); ``major`` the server's (None:
+    unknown, read as the newest, as decode.nbtree does)."""
 
-    def __init__(self, text_words: list[str] | None = None):
-        self.out = np.empty(1 << 20, dtype=np.uint8)
+    def __init__(self, text_words: list[str] | None = None, ams: tuple[str, ...] = ("heap", "btree"),
+                 major: int | None = None):
+        self.kinds = sum(KINDS[am] for am in ams)
+        self.major = major or 0
+        self.seen = ctypes.c_int64(0)  # the kinds of page written so far (KINDS' bits)
+        self.out = np.empty(8 << 20, dtype=np.uint8)
         self.ends = np.empty(0, dtype=np.int64)
         self.words = None
         if text_words is not None:
             self._keep = [w.encode() for w in text_words]
             self.words = (ctypes.c_char_p * len(self._keep))(*self._keep)
 
-    def chunk(self, pages: np.ndarray, first_blkno: int, checksums: bool | None) -> tuple[memoryview, np.ndarray]:
-        """(the bytes written, each page's end offset in them or -1: that page is the caller's to decode)."""
+    @property
+    def heap_written(self) -> bool:
+        return bool(self.seen.value & KINDS["heap"])
+
+    def pieces(self, pages: np.ndarray, first_blkno: int, checksums: bool | None) -> Iterator[bytes | int]:
+        """The chunk's pages in order: bytes (the records of a run of pages, ready to write) or an int (the index
+        in ``pages`` of a page the caller decodes itself)."""
         layout, names = _tables()
-        fn = lib().pgp_dump_heap_json if self.words is None else lib().pgp_dump_heap_text
+        fn = lib().pgp_dump_json if self.words is None else lib().pgp_dump_text
         n, bs = pages.shape
         pages = np.ascontiguousarray(pages)
         computed = np.ascontiguousarray(checksum_pages(pages, first_blkno))
         if len(self.ends) < n:
             self.ends = np.empty(n, dtype=np.int64)
-        while True:
-            got = fn(pages.ctypes.data, n, bs, first_blkno, computed.ctypes.data, mismatch_rule(checksums),
-                     layout.ctypes.data, names if self.words is None else self.words, self.out.ctypes.data,
-                     len(self.out), self.ends.ctypes.data)
-            if got >= 0:
-                return memoryview(self.out)[:got], self.ends[:n]
-            self.out = np.empty(max(-got, 2 * len(self.out)), dtype=np.uint8)
+        i = 0
+        while i < n:
+            done = fn(pages[i:].ctypes.data, n - i, bs, first_blkno + i, computed[i:].ctypes.data,
+                      mismatch_rule(checksums), self.kinds, self.major, layout.ctypes.data,
+                      names if self.words is None else self.words, self.out.ctypes.data, len(self.out),
+                      self.ends.ctypes.data, ctypes.byref(self.seen))
+            if done < 0:  # a page needs more room than the buffer has
+                self.out = np.empty(-done, dtype=np.uint8)
+                continue
+            at = pos = 0  # out[at:pos]: the records not yet given out
+            for k, end in enumerate(self.ends[:done].tolist()):
+                if end >= 0:
+                    pos = end
+                    continue
+                if pos > at:
+                    yield bytes(self.out[at:pos])
+                    at = pos
+                yield i + k
+            if pos > at:
+                yield bytes(self.out[at:pos])
+            i += done

@@ -25,6 +25,7 @@ class PageRun:
         t = resolve_fork(target, db, rel, fork)
         relfork = self.relfork = t.fork
         self.t, self.hex_dump, self.item = t, hex_dump, item
+        self.dumper = None  # the compiled dumper, once records() runs
         findings: list[Finding] = list(relfork.findings)
         if not relfork.exists:
             raise PgpageError(f"{t.label}: fork {relfork.fork} has no file", ExitCode.UNREADABLE)
@@ -74,35 +75,30 @@ class PageRun:
     def records(self, text_words: list[str] | None = None) -> Iterator[bytes | dict]:
         """The pages in order, each as its dict (as ``pages()`` gives it) or as ready output (bytes: JSON lines,
         each exactly what ``json.dumps`` of the page's dict gives, or with ``text_words`` the renderer's text):
-        heap pages with nothing to report come from the compiled dumper (decode.pagedump) a chunk at a time,
-        every other page from ``decode_page``."""
+        heap and B-tree pages with nothing to report come from the compiled dumper (decode.pagedump) a chunk at a
+        time, every other page from ``decode_page``."""
         ctx = self.t.context
-        if self.hex_dump or ctx.fork in ("vm", "fsm") or ctx.am not in ("heap", None):
+        if self.hex_dump or ctx.fork in ("vm", "fsm") or ctx.am not in ("heap", "btree", None):
             yield from self.pages()
             return
-        from pgpage.decode.pagedump import HeapDumper
-        dumper = HeapDumper(text_words)
+        from pgpage.decode.pagedump import PageDumper
+        dumper = self.dumper = PageDumper(text_words, (ctx.am,) if ctx.am else ("heap", "btree"), ctx.major)
         any_block = False
         for first, chunk in self.relfork.iter_chunks(self.start, self.stop):
             any_block = True
-            data, ends = dumper.chunk(chunk, first, ctx.checksums)
-            at = pos = 0  # data[at:pos]: the lines not yet given out
-            for i, end in enumerate(ends.tolist()):
-                if end >= 0:
-                    pos = end
-                    continue
-                if pos > at:
-                    yield bytes(data[at:pos])
-                    at = pos
-                yield self._decoded(first + i, chunk[i].tobytes())
-            if pos > at:
-                yield bytes(data[at:pos])
+            for piece in dumper.pieces(chunk, first, ctx.checksums):
+                yield piece if isinstance(piece, bytes) else self._decoded(first + piece, chunk[piece].tobytes())
         if not any_block:
             yield from self.pages()
 
+    @property
+    def heap_written(self) -> bool:
+        """Whether records() gave out heap pages as ready output (the text's flag legend is then due)."""
+        return self.dumper is not None and self.dumper.heap_written
+
     @staticmethod
     def bit_names() -> dict:
-        """The flag bits' names the compiled text dumper needs, by bit (render/page.py: heap_text_words)."""
+        """The flag bits' names the compiled text dumper needs, by bit (render/page.py: page_text_words)."""
         from pgpage.decode.pagedump import bit_names
         return bit_names()
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import sys
 
-from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from pgpage.render.output import console
@@ -31,9 +29,10 @@ FLAG_LEGEND = ("flags: XMIN_C/XMAX_C committed, XMIN_I/XMAX_I invalid (aborted /
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
-def render_pages(doc: dict, pages) -> None:
-    """The fork's header, then each page as it comes (``pages`` is an iterator: nothing is kept). A page may
-    come as ready text (bytes, a compiled dumper's: heap pages, see heap_text_words), written as it is."""
+def render_pages(doc: dict, pages, heap_written=lambda: False) -> None:
+    """The fork's header, then each page as it comes (``pages`` is an iterator: nothing is kept). Pages may
+    come as ready text (bytes, a compiled dumper's: heap and B-tree pages, see page_text_words), written as it is;
+    ``heap_written()`` says afterwards whether heap pages were among them."""
     out = console()
     out.print(Text.assemble(("file ", "dim"), doc["file"], ("  fork ", "dim"), doc["fork"],
                             ("  blocks ", "dim"), f"{doc['first_block']}..{doc['end_block'] - 1}" if doc["end_block"] else "none",
@@ -47,12 +46,11 @@ def render_pages(doc: dict, pages) -> None:
             sys.stdout.flush()
             sys.stdout.buffer.write(page)
             sys.stdout.buffer.flush()
-            heap = True
             continue
         out.print()
         render_page(out, page)
         heap = heap or ("heap_page_items" in page and "hex" not in page)
-    if heap:
+    if heap or heap_written():
         out.print()
         out.print(Text(FLAG_LEGEND, "dim"))
 
@@ -87,8 +85,7 @@ def render_page(out, page: dict) -> None:
     if "heap_page_items" in page:
         _heap_items(out, page["heap_page_items"])
     if page.get("bt_metap"):
-        m = page["bt_metap"]
-        out.print("  " + "  ".join(f"{k} {v}" for k, v in m.items()))
+        _fields(out, page["bt_metap"])
     if "bt_page_opaque" in page:
         _btree(out, page)
     if "vm" in page:
@@ -102,13 +99,29 @@ def render_page(out, page: dict) -> None:
         _line_pointers(out, page["items"])
 
 
-def heap_text_words(bit_names: dict) -> list[str]:
-    """The words the compiled dumper writes heap pages' text with (decode/_pagedump.c: heap_page_text), from
-    this module's tables, so that its text is this module's. ``bit_names``: PageRun.bit_names()."""
+def _fields(out, fields: dict) -> None:
+    """``name value`` pairs, two spaces apart, on as many indented lines of 100 columns as they take."""
+    lines, line = [], ""
+    for k, v in fields.items():
+        cell = f"{k} {v}"
+        if line and len(line) + 2 + len(cell) > 98:
+            lines.append(line)
+            line = ""
+        line = f"{line}  {cell}" if line else cell
+    lines.append(line)
+    for line in lines:
+        out.print("  " + line)
+
+
+def page_text_words(bit_names: dict) -> list[str]:
+    """The words the compiled dumper writes heap and B-tree pages' text with (decode/_pagedump.c: the words'
+    order), from this module's tables, so that its text is this module's. ``bit_names``: PageRun.bit_names()."""
     return ([FLAG_ABBREV.get(n, n) if n else "" for n in bit_names["infomask"]]
             + [FLAG_ABBREV.get(n, n) if n else "" for n in bit_names["infomask2"]]
             + [LP_SHORT[f] for f in range(4)] + list(bit_names["pd_flags"])
-            + [FLAG_ABBREV[n] for n in ("HEAP_XMAX_SHR_LOCK", "HEAP_XMIN_FROZEN", "HEAP_MOVED")] + [HEAP_HEADER])
+            + [FLAG_ABBREV[n] for n in ("HEAP_XMAX_SHR_LOCK", "HEAP_XMIN_FROZEN", "HEAP_MOVED")] + [HEAP_HEADER]
+            + list(bit_names["btpo_flags"])
+            + [BT_KIND_WORDS[k] for k in ("high_key", "posting", "pivot", "tuple", "dead")] + [BT_HEADER])
 
 
 def _flags_text(item: dict) -> Text:
@@ -149,10 +162,16 @@ def _heap_items(out, items: list[dict]) -> None:
     out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)  # one print per page, no wrapping: Rich is slow per line
 
 
+BT_KIND_WORDS = {"high_key": "high key", "posting": "posting", "pivot": "pivot", "tuple": "tuple", "dead": "DEAD"}
+BT_KIND_STYLE = {"high_key": "cyan", "posting": "green", "pivot": "cyan", "tuple": "", "dead": "bold red"}
+BT_HEADER = f"{'item':>4} {'kind':<18} {'ctid':<11} {'len':>5} {'htid':<11} {'tids':>4} key data"
+
+
 def _btree(out, page: dict) -> None:
     o = page["bt_page_opaque"]
-    line = Text(f"  prev {o['btpo_prev']}  next {o['btpo_next']}  level {o['btpo_level']}  cycleid {o['btpo_cycleid']}  ")
-    line.append(" ".join(o["btpo_flag_names"]), "yellow")
+    line = Text(f"  prev {o['btpo_prev']}  next {o['btpo_next']}  level {o['btpo_level']}  cycleid {o['btpo_cycleid']}")
+    if o["btpo_flag_names"]:
+        line.append("  " + " ".join(o["btpo_flag_names"]), "yellow")
     if "safexid" in page:
         line.append(f"  safexid {page['safexid']}", "magenta")
     out.print(line)
@@ -163,29 +182,46 @@ def _btree(out, page: dict) -> None:
     items = page.get("bt_page_items") or []
     if not items:
         return
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1))
-    for col in ("item", "kind", "ctid", "len", "htid", "tids", "key data"):
-        table.add_column(col, justify="right" if col in ("item", "len", "tids") else "left",
-                         no_wrap=True, overflow="ellipsis", max_width=44 if col == "key data" else None)
+    lines = [Text(BT_HEADER, "bold dim")]
+    leaf = bool(o["btpo_flags"] & 1)
     for it in items:
-        if it["itemlen"] is None:
-            table.add_row(str(it["itemoffset"]), Text("bad", "red"), "", "", "", "", "")
-            continue
-        if it["high_key"]:
-            kind = Text("high key", "cyan")
-        elif it["tids"] is not None:
-            kind = Text("posting", "green")
-        elif "natts" in it or "downlink" in it:
-            kind = Text(f"pivot→{it['downlink']}" if it.get("downlink") is not None else "pivot", "cyan")
-        else:
-            kind = Text("tuple")
-        if it["dead"]:
-            kind = Text("DEAD ", "bold red") + kind
-        if it.get("natts") is not None:
-            kind.append(f" natts {it['natts']}", "dim")
-        table.add_row(str(it["itemoffset"]), kind, it["ctid"], str(it["itemlen"]), it["htid"] or "",
-                      str(len(it["tids"])) if it["tids"] is not None else "", escape(it["data"] or ""))
-    out.print(table)
+        lines.append(_btree_item(it, leaf))
+    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
+
+
+def _btree_item(it: dict, leaf: bool) -> Text:
+    """One fixed-width line per item (decode/_pagedump.c: btree_page_text writes the same), the key's bytes cut
+    to the line's width."""
+    line = Text(f"{it['itemoffset']:>4} ")
+    if it["itemlen"] is None:
+        line.append("bad", "red")
+        return line
+    kind = Text()
+    if it["dead"]:
+        kind.append(BT_KIND_WORDS["dead"] + " ", BT_KIND_STYLE["dead"])
+    if it["high_key"]:
+        what = "high_key"
+    elif it["tids"] is not None:
+        what = "posting"
+    elif "natts" in it or "downlink" in it:
+        what = "pivot"
+    else:
+        what = "tuple"
+    kind.append(BT_KIND_WORDS[what], BT_KIND_STYLE[what])
+    if what == "pivot" and it.get("downlink") is not None:
+        kind.append(f"→{it['downlink']}", BT_KIND_STYLE[what])
+    if it.get("natts") is not None:
+        kind.append(f" natts {it['natts']}", "dim")
+    kind.pad_right(18 - len(kind))
+    line.append_text(kind)
+    tids = str(len(it["tids"])) if it["tids"] is not None else ""
+    line.append(f" {it['ctid']:<11} {it['itemlen']:>5} {it['htid'] or '':<11} {tids:>4} ")
+    data, room = it["data"] or "", 100 - len(line)
+    if len(data) > room:
+        data = data[:max(room - 1, 0)] + "…"
+    line.append(data)
+    line.rstrip()
+    return line
 
 
 def _vm(out, vm: dict) -> None:

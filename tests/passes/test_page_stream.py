@@ -1,6 +1,7 @@
-"""`pgpage page` over many blocks: the compiled heap dumper (decode/_pagedump.c) writes, for every page it takes,
-exactly what decode_page's record gives (JSON byte for byte, and the text render/page.py prints); the pages it
-leaves (findings, other kinds) are decode_page's. Every heap fixture file of every major, and damaged copies.
+"""`pgpage page` over many blocks: the compiled dumper (decode/_pagedump.c) writes, for every heap and B-tree page
+it takes, exactly what decode_page's record gives (JSON byte for byte, and the text render/page.py prints); the
+pages it leaves (findings, other kinds) are decode_page's. Every heap and B-tree fixture file of every major, and
+damaged copies.
 That decode_page's records are pageinspect's is tests/decode/test_page_oracle.py's part."""
 from __future__ import annotations
 
@@ -19,9 +20,17 @@ from pgpage.passes.page import PageRun
 from pgpage.render.output import _jsonable
 
 
+def relation_names(major, kinds=("r", "t", "m"), am=None):
+    return [r for r in rel_names(major) if rel_oracle(major, r)["relkind"] in kinds
+            and any(rel_oracle(major, r)["forks"].values()) and (am is None or rel_oracle(major, r)["amname"] == am)]
+
+
 def heap_files(major):
-    return [data_dir(major) / rel_oracle(major, r)["filepath"] for r in rel_names(major)
-            if rel_oracle(major, r)["relkind"] in ("r", "t", "m") and any(rel_oracle(major, r)["forks"].values())]
+    return [data_dir(major) / rel_oracle(major, r)["filepath"] for r in relation_names(major)]
+
+
+def btree_relations(major):
+    return relation_names(major, ("i",), "btree")
 
 
 def json_lines(run: PageRun) -> tuple[list[str], int]:
@@ -43,25 +52,33 @@ class Capture(io.StringIO):
         return super().write(bytes(s).decode() if isinstance(s, (bytes, memoryview)) else s)
 
 
-def text(path, compiled: bool, monkeypatch) -> str:
+def text(path, compiled: bool, monkeypatch, rel=None) -> str:
     buf = Capture()
     monkeypatch.setattr(rp, "console", lambda: Console(file=buf, width=100, highlight=False, color_system=None))
     monkeypatch.setattr(sys, "stdout", buf)
-    run = PageRun(str(path), None, None, "main", all_blocks=True)
-    rp.render_pages(run.head, run.records(rp.heap_text_words(run.bit_names())) if compiled else run.pages())
+    run = PageRun(str(path), None, rel, "main", all_blocks=True)
+    rp.render_pages(run.head, run.records(rp.page_text_words(run.bit_names())) if compiled else run.pages(),
+                    lambda: run.heap_written)
     monkeypatch.undo()
     return buf.getvalue()
 
 
+@pytest.mark.parametrize("kind", ["heap", "btree"])
 @pytest.mark.parametrize("major", MAJORS, ids=lambda m: f"pg{m}")
-def test_compiled_records_are_decode_pages(major, monkeypatch):
+def test_compiled_records_are_decode_pages(major, kind, monkeypatch):
+    """Heap files given alone (the page kind read from the page); B-tree indexes by name in the data directory
+    (the catalog's access method and the major decide, as for pre-14's btpo and pre-13's key bytes) and alone."""
     compiled_total = pages = 0
-    for path in heap_files(major):
-        run = PageRun(str(path), None, None, "main", all_blocks=True)
+    targets = ([(path, None) for path in heap_files(major)] if kind == "heap" else
+               [t for r in btree_relations(major)
+                for t in ((data_dir(major), r), (data_dir(major) / rel_oracle(major, r)["filepath"], None))])
+    assert targets
+    for path, rel in targets:
+        run = PageRun(str(path), None, rel, "main", all_blocks=True)
         want = [json.dumps(p, separators=(",", ":"), default=_jsonable) for p in run.pages()]
-        got, compiled = json_lines(PageRun(str(path), None, None, "main", all_blocks=True))
-        assert got == want, path
-        assert text(path, True, monkeypatch) == text(path, False, monkeypatch), path
+        got, compiled = json_lines(PageRun(str(path), None, rel, "main", all_blocks=True))
+        assert got == want, (path, rel)
+        assert text(path, True, monkeypatch, rel) == text(path, False, monkeypatch, rel), (path, rel)
         compiled_total += compiled
         pages += len(want)
     assert compiled_total > pages // 3  # the compiled dumper did take most clean pages
