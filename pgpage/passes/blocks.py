@@ -24,6 +24,9 @@ def parse_block_range(block: int | None, blocks: str | None, all_blocks: bool, f
             raise PgpageError(f"--blocks takes A:B, got {blocks!r}", ExitCode.USAGE) from None
         a = first if a is None else a
         b = end if b is None else b
+        if a >= b:
+            raise PgpageError(f"--blocks {blocks} is empty: A:B means blocks A to B-1 (--blocks {a}:{a + 1} is"
+                              f" block {a})", ExitCode.USAGE)
         if not (first <= a < b <= end):
             raise PgpageError(f"--blocks {blocks} is outside this file's blocks {first}..{end - 1}", ExitCode.USAGE)
         return a, b

@@ -36,7 +36,7 @@ class PageRun:
             raise PgpageError("--item N goes with --hex (the bytes of line pointer N and its item)", ExitCode.USAGE)
         if item is not None and item < 1:
             raise PgpageError(f"--item {item}: line pointers are numbered from 1", ExitCode.USAGE)
-        if end == relfork.first_block and relfork.size_bytes == 0:
+        if end == relfork.first_block and relfork.size_bytes == 0 and relfork.oversized is None:
             findings.append(Finding("relation.empty", "the file is empty (0 blocks): nothing to decode",
                                     severity="info", relation=relfork.name, fork=relfork.fork))
         self._refuse_if_not_postgres()

@@ -351,6 +351,7 @@ class TableRows:
             self.findings.append(Finding("relation.file_missing", f"{self.label}: the main fork has no file",
                                          relation=self.label))
             return
+        self.findings.extend(self.fork.findings)  # torn last block, gaps, an oversized segment (storage's)
         o = self.options
         start = self.fork.first_block if o.start is None else o.start
         stop = self.fork.end_block if o.stop is None else o.stop
@@ -373,6 +374,7 @@ class TableRows:
             write(data)
             yield n
             return
+        self.findings.extend(self.fork.findings)  # torn last block, gaps, an oversized segment (storage's)
         o = self.options
         start = self.fork.first_block if o.start is None else o.start
         stop = self.fork.end_block if o.stop is None else o.stop

@@ -30,7 +30,7 @@ from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.analysis.verify.xids import since_checkpoint_finding
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
-from pgpage.passes.index import heap_tid_check_or_why
+from pgpage.passes.index import heap_tid_check_or_why, table_unreadable
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
 from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, check_segment_file, open_segment_file,
                                    parse_segment_name)
@@ -72,6 +72,7 @@ def _plan(target: str, db: str | None, rel: str | None, fork: str | None):
                 for f in relation.database.findings:
                     if f.relation == relation.qualified_name:
                         yield {"type": "finding", "database": relation.database.name, **f.to_json()}
+                yield from v.index_table_records(relation)
                 yield from v.subjects_records([subject])
             return v, records(), start
         if fork:
@@ -145,6 +146,8 @@ def _plan_file(path: Path, fork: str | None):
     def records():
         if cluster is not None:
             yield from v.cluster_findings_for_relation()
+        if relation is not None:
+            yield from v.index_table_records(relation)
         yield from v.relation_records(subject)
     return v, records(), start
 
@@ -359,6 +362,15 @@ class Verification:
             if f.code.startswith(CLUSTER_CODES):
                 yield finding_record(f, None)
 
+    @staticmethod
+    def index_table_records(rel) -> Iterator[dict]:
+        """An index verified alone (--rel, its file): its table's main file missing or unreadable, as verifying the
+        table reports it (the index's heap checks lean on it; the whole cluster's verify reports it with the table)."""
+        if rel.index_row is not None:
+            own, _ = table_file_findings(rel, None)
+            if own is not None:
+                yield finding_record(own, text(rel.database.name))
+
     def subject_of(self, rel, only_fork: str | None = None, only_segno: int | None = None) -> Subject:
         forks = dict(rel.forks)
         main_whole = True
@@ -484,13 +496,9 @@ class Verification:
         self.advance(chunk.shape[0])
 
     def _segment_findings(self, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
-        """Segments PostgreSQL would not reach (after a short or missing one), and oversized ones."""
-        full = fork.relseg_size * fork.block_size
-        for segno, path, size in fork.segments:
-            if size > full:
-                yield ctx.finding("segment.oversized", f"{path.name} is {size} bytes, more than a segment's {full}",
-                                  segno * fork.relseg_size, expected=full, actual=size)
-        if fork.only_segno is not None or any(f.code == "segment.missing" for f in fork.findings):
+        """Segments PostgreSQL would not reach (after a short or missing one; storage reports oversized ones)."""
+        if fork.only_segno is not None or fork.oversized is not None or \
+                any(f.code == "segment.missing" for f in fork.findings):
             return
         have = {segno for segno, _, _ in fork.segments}
         try:
@@ -582,16 +590,43 @@ class Verification:
                 self._count(chunk)
             return
         heap, unreadable = heap_tid_check_or_why(s.table_fork, s.table, s.label)
-        if unreadable is not None:
+        if s.index is not None and s.table is not None and s.table_fork is None:   # the table's file is gone
+            unreadable = table_file_findings(s.index, s.label)[1]
+        if unreadable is not None:   # said once: its heap checks (TIDs, --heapallindexed) are not made
             yield unreadable
         v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap, s.table, s.keys() if s.keys is not None else None)
         for first, chunk in fork.iter_chunks():
             yield from v.feed(chunk, first)
             self._count(chunk)
         yield from v.finish(fork.iter_chunks)
-        if self.heapallindexed and s.index is not None:
+        if self.heapallindexed and s.index is not None and unreadable is None:
             from pgpage.passes.heapallindexed import heapallindexed
             yield from heapallindexed(self.cluster, s.index, s.label)
+
+
+def table_file_findings(index, label: str | None) -> tuple[Finding | None, Finding | None]:
+    """When the main fork's file of ``index``'s table (a ``datadir.Relation``) is missing or cannot be read:
+    (what verifying the table itself reports of it, the index's note that its heap checks were not made);
+    (None, None) when it is readable. The table's finding is the catalog check's (``relation.file_missing``,
+    ``storage.unreadable`` for a directory in its place) or, for a file that is there, its read's."""
+    table = index.table
+    fork = table.forks.get("main") if table is not None else None
+    if fork is not None:
+        why = fork.probe()
+        if why is None:
+            return None, None
+        return why.finding(table.qualified_name, "main"), table_unreadable(fork, table.qualified_name, label)
+    name = table.qualified_name if table is not None else None
+    own = next((f for f in (index.database.findings if table is not None else []) if f.relation == name
+                and f.code in ("relation.file_missing", "storage.unreadable")), None)
+    if own is None:
+        return None, None
+    if own.code == "relation.file_missing":
+        return own, Finding("btree.heap.table_missing", f"the table {name} has no main fork file: heap TIDs are"
+                            " not checked", WARNING, relation=label)
+    return own, Finding("btree.heap.table_unreadable", f"table unreadable: heap TIDs not checked against {name}"
+                        f" ({table.directory / table.file_stem}: {own.actual})", WARNING, relation=label,
+                        actual=own.actual)
 
 
 def _toast_max_chunk(cluster) -> int:

@@ -7,6 +7,7 @@ checksums are computed with those global numbers).
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -109,7 +110,8 @@ class RelationFork:
     listing: dict[str, int] | None = None  # the directory's {file name: size}, when the caller has read it
     findings: list[Finding] = field(default_factory=list)
 
-    sizes: list[tuple[int, int]] = field(init=False)  # (segno, bytes) of each segment present, in order
+    sizes: list[tuple[int, int]] = field(init=False)  # (segno, bytes) of each segment read, in order
+    oversized: int | None = field(init=False, default=None)  # the segment refused as larger than a segment
 
     def __post_init__(self) -> None:
         self.sizes = self._find_segments()
@@ -137,8 +139,12 @@ class RelationFork:
         return os.path.join(self.directory, self.segment_name(segno))
 
     def probe(self) -> Unreadable | None:
-        """Why the fork cannot be read (each segment opened and one byte read), or None: a check made before a
-        pass that reads its blocks through ``block_reader``, which reads what it cannot as zeros."""
+        """Why the fork cannot be read (each segment opened and one byte read; an oversized one is not read), or
+        None: a check made before a pass that reads its blocks through ``block_reader``, which reads what it cannot
+        as zeros."""
+        if self.oversized is not None:
+            return Unreadable(self.segment_file(self.oversized),
+                              OSError(errno.EFBIG, "larger than a segment (segment.oversized): not read"))
         for _, path, _ in self.segment_blocks():
             try:
                 fd = os.open(path, os.O_RDONLY)
@@ -179,6 +185,13 @@ class RelationFork:
                     relation=self.name, fork=self.fork, block=segno * self.relseg_size))
         full = self.relseg_size * self.block_size
         for i, (segno, size) in enumerate(found):
+            if size > full:  # not a segment PostgreSQL wrote: refused unread, and what follows it with it
+                self.findings.append(Finding(
+                    "segment.oversized", f"{self.segment_name(segno)} is {size} bytes, more than a segment's {full}"
+                    f" ({self.relseg_size} blocks of {self.block_size} bytes): not read, nor any segment after it",
+                    relation=self.name, fork=self.fork, block=segno * self.relseg_size, expected=full, actual=size))
+                self.oversized = segno
+                return found[:i]
             if size % self.block_size:
                 self.findings.append(Finding(
                     "segment.partial_block",
@@ -205,7 +218,8 @@ class RelationFork:
 
     @property
     def exists(self) -> bool:
-        return bool(self.sizes)
+        """Whether the fork has a file (an oversized segment 0 is a file, though none of it is read)."""
+        return bool(self.sizes) or self.oversized is not None
 
     @property
     def size_bytes(self) -> int:

@@ -79,3 +79,27 @@ def test_version_names_the_release_and_the_majors_read():
     # the majors the committed real-server fixtures cover are the ones pgpage reads
     listed = [int(m) for m in re.findall(r"\b1\d\b", r.stdout.split("PostgreSQL", 1)[1])]
     assert listed == list(REQUIRED_MAJORS)
+
+
+def test_oversized_segment_inside_a_data_directory_is_a_finding_not_read(tmp_path):
+    """A table's segment file grown to 3 GB inside a data directory: every command that reads the table says
+    segment.oversized (an error: exit 1) and reads none of it (0 blocks, no row), instead of reading 3 GB of zeros
+    as the table's pages; its index's heap checks say once that the table was not read."""
+    import json
+    major = MAJORS[-1]
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(major), copy, symlinks=True)
+    from conftest import rel_oracle
+    with open(copy / rel_oracle(major, "heap_hot")["filepath"], "r+b") as f:
+        f.truncate(3 * GiB)
+    db = ["--db", "pgpage"]
+    for args in (("heap", *db, "--rel", "heap_hot"), ("rows", *db, "--rel", "heap_hot"),
+                 ("page", *db, "--rel", "heap_hot", "--all"), ("scan", *db), ("verify", *db)):
+        r = cli(*args, copy, "--json", timeout=60)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert "Traceback" not in r.stderr
+        assert "segment.oversized" in r.stdout + r.stderr, args
+    heap = json.loads(cli("heap", *db, "--rel", "heap_hot", copy, "--json").stdout)
+    assert heap["blocks"] == 0
+    verify = cli("verify", *db, copy, "--json").stdout
+    assert "btree.heap.table_unreadable" in verify and "btree.heap.tid_beyond" not in verify
