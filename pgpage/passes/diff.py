@@ -3,7 +3,9 @@
 Every database of either snapshot (matched by oid) and, within each, every relation with storage
 matched by pg_class oid; one whose file number changed was rewritten (VACUUM FULL, CLUSTER,
 TRUNCATE, REINDEX) and is compared by its figures only; "dropped" means the catalog row is gone
-(a row whose file is missing is "file missing", with ``relation.file_missing``). Every fork of a
+(a row whose file is missing is "file missing", with ``relation.file_missing``, rewritten or new
+too); a database is dropped or created when its pg_database row is, and a row on both sides whose
+directory one side lacks is ``database.directory_missing`` (its relations file missing). Every fork of a
 relation kept in place is compared byte for byte; a changed main fork is read block by block from
 both sides in lockstep and classified by
 ``analysis.diff``; heaps and B-trees are also summarised on both sides (``pgpage heap`` and
@@ -158,9 +160,11 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     out = {"name": rel.qualified_name, "database": database, "oid": rel.oid, "kind": rel.kind_name,
            "am": rel.access_method}
     if b_rel is None or a_rel is None:
+        side = "after" if b_rel is None else "before"
+        out[side] = {"relfilenode": rel.relfilenode, "size_bytes": rel.size_bytes}
+        if rel.forks.get("main") is None:  # its row is on one side only, and its file is not there either
+            return _file_missing(out, rel, side, "created since BEFORE" if b_rel is None else "dropped since")
         out["status"] = "created" if b_rel is None else "dropped"
-        side = a_rel or b_rel
-        out["after" if b_rel is None else "before"] = {"relfilenode": side.relfilenode, "size_bytes": side.size_bytes}
         return out
     b_main, a_main = b_rel.forks.get("main"), a_rel.forks.get("main")
     out["before"] = {"relfilenode": b_rel.relfilenode, "size_bytes": b_rel.size_bytes,
@@ -168,15 +172,11 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     out["after"] = {"relfilenode": a_rel.relfilenode, "size_bytes": a_rel.size_bytes,
                     "blocks": a_main.nblocks if a_main else 0}
     rewritten = b_rel.relfilenode != a_rel.relfilenode
-    if not rewritten and (b_main is None) != (a_main is None):
-        # the catalog row is on both sides but one side has no file: not a drop (relation.file_missing)
+    if (b_main is None) != (a_main is None):
+        # the catalog row is on both sides but one side has no file: not a drop, nor a rewrite to compare
         side = "after" if a_main is None else "before"
-        out["status"] = "file missing " + side
-        missing = a_rel if a_main is None else b_rel
-        out["finding"] = {"code": "relation.file_missing", "severity": "error", "snapshot": side,
-                          "message": f"no file {missing.directory.relative_to(missing.database.cluster.path)}/"
-                                     f"{missing.file_stem} in {side.upper()}, but its pg_class row is there"}
-        return out
+        return _file_missing(out, a_rel if a_main is None else b_rel, side,
+                             "rewritten" if rewritten else "")
     out["status"] = "rewritten" if rewritten else "in place"
     if not rewritten:
         out["forks"] = _forks(b_rel, a_rel)
@@ -209,6 +209,52 @@ def compare_relation(before: DataDirectory | None, after: DataDirectory | None, 
     out["pages"] = pages
     out["changed"] = True  # some fork's bytes differ
     return out
+
+
+def _file_missing(out: dict, rel: Relation, side: str, why: str = "", message: str | None = None) -> dict:
+    """``out`` as a relation whose main fork ``side`` lacks although a pg_class row names it
+    (relation.file_missing): not a drop, and nothing to compare."""
+    path = f"{rel.directory.relative_to(rel.database.cluster.path)}/{rel.file_stem}"
+    out["status"] = "file missing " + side
+    out["finding"] = {"code": "relation.file_missing", "severity": "error", "snapshot": side,
+                      "message": message or f"no file {path} in {side.upper()}, but pg_class names it"
+                                            + (f" ({why})" if why else "")}
+    return out
+
+
+def _database_directory_missing(before: DataDirectory, after: DataDirectory, b_db, a_db, entry: dict,
+                                shared_seen: set, next_xid: int | None) -> list[dict]:
+    """A database whose pg_database row both snapshots hold but whose directory one (or each) lacks:
+    ``database.directory_missing`` on the entry and, when one side has the directory, every relation
+    with a file there as relation.file_missing on the other side (whose pg_class, being in the missing
+    directory, cannot tell whether a row was dropped). The shared catalogs (global/) are still compared."""
+    missing = [side for side, db in (("before", b_db), ("after", a_db)) if not db.path.is_dir()]
+    cluster, db = (before, b_db) if missing[0] == "before" else (after, a_db)
+    entry["status"] = "directory missing " + " and ".join(missing)
+    entry["finding"] = {"code": "database.directory_missing", "severity": "error", "snapshot": " and ".join(missing),
+                        "message": f"no directory {db.path.relative_to(cluster.path)} in"
+                                   f" {' and '.join(m.upper() for m in missing)}, but its pg_database row is there"}
+    if len(missing) == 2:
+        return []
+    side = missing[0]
+    present, absent = (a_db, b_db) if side == "before" else (b_db, a_db)
+    rels = []
+    for r in sorted(_relations_by_oid(present).values(), key=lambda r: r.oid):
+        if not r.forks:
+            continue  # no file on the side with the directory either (scan and verify report it)
+        if r.row["relisshared"]:
+            if r.oid not in shared_seen:
+                shared_seen.add(r.oid)
+                # the same (mapped) row read through the other snapshot finds its files in that global/
+                twin = Relation(absent, r.row, r.namespace, r.am, r.index_row)
+                rels.append(compare_relation(before, after, *((twin, r) if side == "before" else (r, twin)), next_xid))
+            continue
+        out = {"name": r.qualified_name, "database": present.name, "oid": r.oid, "kind": r.kind_name,
+               "am": r.access_method, "after" if side == "before" else "before":
+               {"relfilenode": r.relfilenode, "size_bytes": r.size_bytes}}
+        rels.append(_file_missing(out, r, side, message=f"no file {r.directory.relative_to(r.database.cluster.path)}"
+                                  f"/{r.file_stem} in {side.upper()}, nor its database's directory"))
+    return rels
 
 
 STAT_COUNTERS = ("n_tup_ins", "n_tup_upd", "n_tup_hot_upd", "n_tup_del")
@@ -283,9 +329,15 @@ def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel
     for b_db, a_db in pairs:
         db = a_db or b_db
         entry = {"oid": db.oid, "name": db.name}
-        if b_db is None or a_db is None or not b_db.path.is_dir() or not a_db.path.is_dir():
-            entry["status"] = "created" if b_db is None or not b_db.path.is_dir() else "dropped"
+        if b_db is None or a_db is None:  # the pg_database row is new, or gone
+            entry["status"] = "created" if b_db is None else "dropped"
             databases.append(entry)
+            continue
+        if not b_db.path.is_dir() or not a_db.path.is_dir():
+            rels = _database_directory_missing(before, after, b_db, a_db, entry, shared_seen, next_xid)
+            entry["relations"] = len(rels)
+            databases.append(entry)
+            relations += rels
             continue
         entry["status"] = "in both"
         b_rels, a_rels = _relations_by_oid(b_db), _relations_by_oid(a_db)
@@ -297,7 +349,7 @@ def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel
         rels = []
         for o in oids:
             b, a = b_rels.get(o), a_rels.get(o)
-            if not (b and b.forks) and not (a and a.forks):
+            if b and a and not b.forks and not a.forks:
                 continue  # no file on either side: nothing changed (scan and verify report the missing file)
             if (a or b).row["relisshared"]:
                 if o in shared_seen:

@@ -34,8 +34,11 @@ def render_diff(doc: dict, show_all: bool = False) -> None:
     several = len(dbs) > 1
     for d in dbs:
         if d["status"] != "in both":
+            missing = d["status"].startswith("directory missing")
             out.print(Text.assemble(("database ", "dim"), (str(d["name"]), "bold cyan"), f" (oid {d['oid']})  ",
-                                    (d["status"], "bold yellow")))
+                                    (d["status"].upper() if missing else d["status"], "bold red" if missing else "bold yellow")))
+            if missing:
+                out.print(Text(f"  {d['finding']['code']}: {d['finding']['message']}", "red"))
     changed = sorted((r for r in doc["relations"] if r["status"] != "in place" or r.get("changed")),
                      key=_effect, reverse=True)
     same = len(doc["relations"]) - len(changed)
@@ -65,6 +68,9 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
         return
     if status.startswith("file missing"):
         head.append(status.upper(), "bold red")
+        bb, ab = r.get("before") or {}, r.get("after") or {}
+        if bb.get("relfilenode") is not None and ab.get("relfilenode") not in (None, bb["relfilenode"]):
+            head.append(f"  relfilenode {bb['relfilenode']} → {ab['relfilenode']}")
         out.print(head)
         out.print(Text(f"  relation.file_missing: {r['finding']['message']}", "red"))
         return

@@ -282,3 +282,32 @@ def test_fsm_only_change_cut_to_half_a_page(tmp_path):
     assert changed["forks"]["fsm"] == {"before_bytes": size, "after_bytes": size - 4096, "pages_changed": 0,
                                        "pages_added": 0, "pages_removed": 1, "changed": True}
     assert not changed["forks"]["main"]["changed"]
+
+
+def test_missing_database_directory_is_not_a_drop(tmp_path):
+    """A copy of t2 without base/16384 while global/pg_database still has the row: not "dropped" but
+    database.directory_missing, and every relation the server listed with a file there (catalog.json's
+    pg_class and pg_relation_filepath) relation.file_missing in AFTER; the shared catalogs still compared."""
+    import shutil
+    catalog = json.loads((SNAP / "t2" / "oracle" / "catalog.json").read_text())
+    after = tmp_path / "data"
+    shutil.copytree(SNAP / "t2" / "data", after, symlinks=True)
+    shutil.rmtree(after / "base" / str(catalog["database_oid"]))
+    run = subprocess.run([sys.executable, "-m", "pgpage", "diff", data("t2"), str(after), "--json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stderr
+    doc = json.loads(run.stdout)
+    (db,) = doc["databases"]
+    assert (db["oid"], db["name"]) == (catalog["database_oid"], catalog["datname"])
+    assert db["status"] == "directory missing after" and db["finding"]["code"] == "database.directory_missing"
+    in_db = {r["oid"] for r in catalog["relations"] if r["filepath"].startswith("base/")}
+    shared = {r["oid"] for r in catalog["relations"] if r["filepath"].startswith("global/")}
+    got = {r["oid"]: r for r in doc["relations"]}
+    assert {o for o, r in got.items() if r["status"] == "file missing after"} == in_db
+    assert all(got[o]["finding"]["code"] == "relation.file_missing" for o in in_db)
+    assert {o for o, r in got.items() if r["status"] == "in place"} == shared and shared
+    assert not [r for r in doc["relations"] if r["status"] in ("dropped", "created")]
+    text = subprocess.run([sys.executable, "-m", "pgpage", "diff", data("t2"), str(after)],
+                          capture_output=True, text=True, timeout=300).stdout
+    assert "DIRECTORY MISSING AFTER" in text and "dropped" not in text
+    assert max(len(line) for line in text.splitlines()) <= 100

@@ -39,6 +39,7 @@ WORKLOAD = [
     ("d1", "CLUSTER t_clu USING t_clu_v"),
     ("d1", "DROP TABLE t_drop"),
     ("d1", "VACUUM t_fsm"),  # COPY FREEZE left its pages frozen and all-visible: VACUUM writes its FSM alone
+    ("d1", "CREATE TABLE t_new AS SELECT generate_series(1, 100) AS id"),
     ("d2", "UPDATE d2t SET v = v + 1"),
     ("postgres", "CREATE DATABASE d4"),
     ("postgres", "DROP DATABASE d3"),
@@ -226,3 +227,35 @@ def test_statistics_delta_is_what_the_server_counted(snapshots, doc):
     assert compared["public.t_upd"]["n_tup_upd"] == 200          # the workload's UPDATE, as the server counted it
     assert compared["public.d2t"]["n_tup_upd"] == 500
     assert len(compared) >= 4
+
+
+def test_rewritten_or_created_relation_whose_file_is_missing(snapshots, tmp_path):
+    """A copy of AFTER without t_vf's new file (VACUUM FULL moved pg_relation_filenode) and without
+    t_new's (created between the snapshots): relation.file_missing for both, not "rewritten" with 0
+    bytes nor silently nothing; with the directory of d2 gone too, d2 is not "dropped"."""
+    before, after = snapshots["facts"]
+    d1 = next(oid for oid, (name, _) in after.items() if name == "d1")
+    d2 = next(oid for oid, (name, _) in after.items() if name == "d2")
+    oids = {name: (oid, node) for oid, (name, node) in after[d1][1].items()}
+    assert oids["t_vf"][1] != before[d1][1][oids["t_vf"][0]][1] and oids["t_new"][0] not in before[d1][1]
+    copy = tmp_path / "after"
+    shutil.copytree(snapshots["after"], copy, symlinks=True)
+    for name in ("t_vf", "t_new"):
+        (copy / "base" / str(d1) / str(oids[name][1])).unlink()
+    shutil.rmtree(copy / "base" / str(d2))
+    run = pgpage("diff", snapshots["before"], copy, "--json")
+    assert run.returncode == 1, run.stderr
+    doc = json.loads(run.stdout)
+    got = {(r["database"], r["oid"]): r for r in doc["relations"]}
+    for name in ("t_vf", "t_new"):
+        r = got["d1", oids[name][0]]
+        assert r["status"] == "file missing after" and r["finding"]["code"] == "relation.file_missing", r
+        assert f"base/{d1}/{oids[name][1]}" in r["finding"]["message"]
+    assert got["d1", oids["t_vf"][0]]["before"]["relfilenode"] == before[d1][1][oids["t_vf"][0]][1]
+    (db2,) = [d for d in doc["databases"] if d["oid"] == d2]
+    assert db2["status"] == "directory missing after" and db2["finding"]["code"] == "database.directory_missing"
+    d2_rels = {oid for (db, oid), r in got.items() if db == "d2"}
+    assert d2_rels == set(before[d2][1]) and all(got["d2", o]["status"] == "file missing after" for o in d2_rels)
+    text = pgpage("diff", snapshots["before"], copy, "--all").stdout
+    assert "public.t_new (table, heap)  FILE MISSING AFTER" in text and "DIRECTORY MISSING AFTER" in text
+    assert max(len(line) for line in text.splitlines()) <= 100
