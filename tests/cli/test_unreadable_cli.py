@@ -137,9 +137,9 @@ def test_verify_one_finding_for_the_table_one_per_index(damaged):
     assert reason(kind) in unreadable[0]["message"]
     heap_errors = [x for x in found if x["code"].startswith("btree.heap.") and x["severity"] == "error"]
     assert heap_errors == []
+    per_index = sorted(x["relation"] for x in found if x["code"] == "btree.heap.table_unreadable")
+    assert per_index == [f"public.{i}" for i in indexes]
     if kind == "EACCES":
-        per_index = sorted(x["relation"] for x in found if x["code"] == "btree.heap.table_unreadable")
-        assert per_index == [f"public.{i}" for i in indexes]
         r = run("verify", data, "--rel", TABLE, "--json")   # the table alone
         no_traceback(r)
         assert r.returncode == 1
@@ -155,3 +155,73 @@ def test_readable_copy_has_none_of_these(tmp_path):
     assert not codes & {"storage.unreadable", "btree.heap.table_unreadable"}
     doc = json.loads(run("index", data_dir(MAJOR), "--rel", indexes[0], "--json").stdout)
     assert doc["heap_check"]["tids_checked"] > 0 and doc["findings"] == []
+
+
+def table_records(recs: list[dict], indexes: list[str]) -> list[tuple]:
+    """(code, relation, severity) of the findings about the table and its indexes."""
+    names = {f"public.{TABLE}"} | {f"public.{i}" for i in indexes}
+    return sorted((x["code"], x["relation"], x["severity"]) for x in recs
+                  if x.get("type") == "finding" and x.get("relation") in names)
+
+
+def test_heapallindexed_adds_nothing_for_an_unreadable_table(damaged):
+    """--heapallindexed does not read the table again for each index (each used to add a storage.unreadable
+    error of the table's file under the index's name): the table's one finding, one note per index."""
+    kind, data, f = damaged
+    _, indexes = table_and_indexes()
+    r = run("verify", data, "--heapallindexed", "--json")
+    no_traceback(r)
+    assert r.returncode == 1, r.stderr
+    recs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert table_records(recs, indexes) == sorted(
+        [("storage.unreadable", f"public.{TABLE}", "error")]
+        + [("btree.heap.table_unreadable", f"public.{i}", "warning") for i in indexes])
+    without = [json.loads(line) for line in run("verify", data, "--json").stdout.splitlines()]
+    assert table_records(without, indexes) == table_records(recs, indexes)
+
+
+@pytest.mark.parametrize("extra", [[], ["--heapallindexed"]])
+def test_verify_one_index_names_its_unreadable_table(damaged, extra):
+    """An index verified alone: the table's file finding (an error: the index's heap checks could not be made)
+    and the index's note, never "result: clean"."""
+    kind, data, f = damaged
+    r = run("verify", data, "--rel", "idx_two", "--json", *extra)
+    no_traceback(r)
+    assert r.returncode == 1, r.stderr
+    found = [json.loads(line) for line in r.stdout.splitlines() if json.loads(line).get("type") == "finding"]
+    assert [(x["code"], x["relation"], x["severity"]) for x in found] == [
+        ("storage.unreadable", f"public.{TABLE}", "error"), ("btree.heap.table_unreadable", "public.idx_two", "warning")]
+    assert reason(kind) in found[0]["message"] and reason(kind) in found[1]["message"]
+    text = run("verify", data, "--rel", "idx_two", *extra)
+    assert text.returncode == 1 and "result: clean" not in text.stdout and "FAILED" in text.stdout, text.stdout
+
+
+@pytest.fixture(scope="module")
+def deleted(tmp_path_factory):
+    """A copy of the cluster with the table's main file deleted."""
+    data = tmp_path_factory.mktemp("deleted") / "data"
+    shutil.copytree(data_dir(MAJOR), data)
+    (data / table_and_indexes()[0]).unlink()
+    return data
+
+
+def test_verify_with_the_table_file_deleted(deleted):
+    """relation.file_missing once for the table (as scan and verify report a catalog row with no file), each
+    index's heap checks btree.heap.table_missing (as `index` says); an index alone: both, exit 1."""
+    filepath, indexes = table_and_indexes()
+    r = run("verify", deleted, "--heapallindexed", "--json")
+    no_traceback(r)
+    assert r.returncode == 1, r.stderr
+    recs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert table_records(recs, indexes) == sorted(
+        [("relation.file_missing", f"public.{TABLE}", "error")]
+        + [("btree.heap.table_missing", f"public.{i}", "warning") for i in indexes])
+    missing = next(x for x in recs if x.get("code") == "relation.file_missing")
+    assert missing["message"].endswith(f"has no file {filepath}")
+    for extra in ([], ["--heapallindexed"]):
+        r = run("verify", deleted, "--rel", "idx_two", "--json", *extra)
+        assert r.returncode == 1, r.stderr
+        found = [json.loads(line) for line in r.stdout.splitlines() if json.loads(line).get("type") == "finding"]
+        assert [(x["code"], x["relation"]) for x in found] == [("relation.file_missing", f"public.{TABLE}"),
+                                                                ("btree.heap.table_missing", "public.idx_two")]
+        assert "result: clean" not in run("verify", deleted, "--rel", "idx_two", *extra).stdout
