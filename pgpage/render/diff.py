@@ -121,19 +121,23 @@ def _statistics(out, st: dict) -> None:
 
 
 def _write_amplification(out, wa: dict, indexes: list[dict]) -> None:
-    versions, changes = wa["row_versions_written"], wa["logical_row_changes"]
+    per = wa["ratios_per"]
+    bound = "" if per["exact"] else "≤"  # divided by a lower bound: at most
     if indexes:
-        per = wa["index_entries_per_row_version"]
+        ratio = wa["index_entries_per_row_version"]
         names = ", ".join(f"{i['name'].split('.')[-1]} {_signed(i['entries_added'])}" if i["entries_added"] is not None
                           else f"{i['name'].split('.')[-1]} ?" for i in indexes)
         out.print(Text.assemble("  index entries: ", names, "  → ",
-                                (f"{per} per row version written" if per is not None else "no row versions written",
-                                 "bold yellow" if per and per >= 1 else "bold green")))
+                                (f"{bound if ratio else ''}{ratio} per row version written" if ratio is not None
+                                 else "no row versions written", "bold yellow" if ratio and ratio >= 1 else "bold green")))
     idx_pages = sum(i["pages_written"] or 0 for i in indexes)
-    per_change = (f", {wa['total_bytes_per_row_change']:,} bytes per row change ({versions:,} row versions)"
-                  if changes else ", no row version written")
     out.print(f"  written: table {wa['table_pages_written']:,} pages" + (f", indexes {idx_pages:,}" if indexes else "")
-              + f" ({human_bytes(wa['total_bytes_written'])})" + per_change)
+              + f" ({human_bytes(wa['total_bytes_written'])})"
+              + ("" if per["row_changes"] else ", no row version written"))
+    if per["row_changes"]:
+        whose = (f"{per['row_changes']:,} inserts, updates and deletes, pg_stat's count" if per["exact"]
+                 else f"≥{per['row_changes']:,} changes counted on the pages; no current pg_stat")
+        out.print(f"  per row change: {bound}{wa['total_bytes_per_row_change']:,} bytes ({whose})")
 
 
 def _fork_change(f: dict) -> str:

@@ -311,3 +311,23 @@ def test_missing_database_directory_is_not_a_drop(tmp_path):
                           capture_output=True, text=True, timeout=300).stdout
     assert "DIRECTORY MISSING AFTER" in text and "dropped" not in text
     assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_ratios_without_statistics_are_upper_bounds():
+    """hot s1 -> s2_hot: 2,000 HOT updates (stats.json) but the snapshots keep no pg_stat/: the
+    denominator is counted from the pages (a lower bound, slots reused), and the text says at most."""
+    d = counter_delta("t1", "t2", "hot")
+    assert d["n_tup_upd"] == d["n_tup_hot_upd"] == 2000
+    r = diff_pass.compare_clusters(data("t1"), data("t2"), None, "hot")["relations"]
+    wa = next(x for x in r if x["name"] == "public.hot")["write_amplification"]
+    per = wa["ratios_per"]
+    if per["source"] == "pg_stat":  # snapshots that carry their statistics files: the server's count
+        assert per["row_changes"] == 2000
+        return
+    assert per == {"source": "pages", "exact": False, "row_versions": wa["row_versions_written"],
+                   "row_changes": wa["logical_row_changes"]}
+    assert per["row_changes"] < 2000
+    assert wa["total_bytes_per_row_change"] == round(wa["total_bytes_written"] / per["row_changes"], 1)
+    text = subprocess.run([sys.executable, "-m", "pgpage", "diff", data("t1"), data("t2"), "--rel", "hot"],
+                          capture_output=True, text=True, timeout=300).stdout
+    assert f"per row change: ≤{wa['total_bytes_per_row_change']:,} bytes (≥{per['row_changes']:,} changes counted" in text

@@ -259,3 +259,25 @@ def test_rewritten_or_created_relation_whose_file_is_missing(snapshots, tmp_path
     text = pgpage("diff", snapshots["before"], copy, "--all").stdout
     assert "public.t_new (table, heap)  FILE MISSING AFTER" in text and "DIRECTORY MISSING AFTER" in text
     assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_ratios_divide_by_the_servers_counts(snapshots, doc):
+    """Both statistics files current: bytes and index entries per row change divide by pg_stat_user_tables'
+    n_tup_ins + n_tup_upd + n_tup_del as read on the server, and the text says whose count it is."""
+    before, after = snapshots["stats"]
+    for r in doc["relations"]:
+        key = (r.get("database"), r.get("oid"))
+        wa = r.get("write_amplification")
+        if wa is None or key not in after:
+            continue
+        d = {k: after[key][k] - before.get(key, dict.fromkeys(STAT_COUNTERS, 0))[k] for k in STAT_COUNTERS}
+        changes = d["n_tup_ins"] + d["n_tup_upd"] + d["n_tup_del"]
+        assert wa["ratios_per"] == {"source": "pg_stat", "exact": True, "row_versions": d["n_tup_ins"] + d["n_tup_upd"],
+                                    "row_changes": changes}, r["name"]
+        assert wa["logical_row_changes"] == changes
+        assert wa["total_bytes_per_row_change"] == (round(wa["total_bytes_written"] / changes, 1) if changes else None)
+    t_upd = next(r for r in doc["relations"] if r["name"] == "public.t_upd")
+    assert t_upd["write_amplification"]["ratios_per"]["row_changes"] == 200
+    text = pgpage("diff", snapshots["before"], snapshots["after"], "--db", "d1", "--rel", "t_upd").stdout
+    per = round(t_upd["write_amplification"]["total_bytes_written"] / 200, 1)
+    assert f"per row change: {per:,} bytes (200 inserts, updates and deletes, pg_stat's count)" in text
