@@ -424,7 +424,10 @@ def _write_amplification(relations: list[dict], bs: int, *dbs) -> None:
             added = 0  # byte-identical
         else:
             added = delta.get("entries")
-        table.setdefault("indexes", []).append({"name": r["name"], "oid": oid, "entries_added": added,
+        # entries are counted in B-trees (pgpage index); another AM's index that changed: not counted
+        table.setdefault("indexes", []).append({"name": r["name"], "oid": oid, "am": r["am"], "status": r["status"],
+                                                "entries_added": added,
+                                                "entries_counted": added is not None,
                                                 "pages_written": _pages_written(r, bs)})
     for r in relations:
         t = (r.get("pages") or {}).get("tuples")
@@ -441,8 +444,8 @@ def _write_amplification(relations: list[dict], bs: int, *dbs) -> None:
             i["bytes_written"] = i["pages_written"] * bs if i["pages_written"] is not None else None
             i["pages_per_row_change"] = _per(i["pages_written"], changes, 4)
             i["bytes_per_row_change"] = _per(i["bytes_written"], changes, 1)
-        known = [i["entries_added"] for i in idx if i["entries_added"] is not None]
-        added = sum(known) if len(known) == len(idx) else None
+        not_counted = [i["name"] for i in idx if not i["entries_counted"]]
+        added = None if not_counted else sum(i["entries_added"] for i in idx)
         table_pages = _pages_written(r, bs)
         total_pages = table_pages + sum(i["pages_written"] or 0 for i in idx)
         # two lower bounds of the HOT updates (a heap-only version each; an old version HOT-updated each)
@@ -452,6 +455,7 @@ def _write_amplification(relations: list[dict], bs: int, *dbs) -> None:
             "row_versions_written": written, "row_versions_on_disk": on_disk, "row_versions_pruned_since": pruned,
             "logical_row_changes": changes, "ratios_per": per, "hot_updates_at_least": hot_proven,
             "index_entries_added": added, "index_entries_per_row_version": _per(added, versions),
+            "indexes_not_counted": not_counted,
             "table_pages_written": table_pages, "table_bytes_written": table_pages * bs,
             "table_pages_per_row_change": _per(table_pages, changes, 4),
             "table_bytes_per_row_change": _per(table_pages * bs, changes, 1),

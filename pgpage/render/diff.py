@@ -125,11 +125,17 @@ def _write_amplification(out, wa: dict, indexes: list[dict]) -> None:
     bound = "" if per["exact"] else "≤"  # divided by a lower bound: at most
     if indexes:
         ratio = wa["index_entries_per_row_version"]
-        names = ", ".join(f"{i['name'].split('.')[-1]} {_signed(i['entries_added'])}" if i["entries_added"] is not None
-                          else f"{i['name'].split('.')[-1]} ?" for i in indexes)
-        out.print(Text.assemble("  index entries: ", names, "  → ",
-                                (f"{bound if ratio else ''}{ratio} per row version written" if ratio is not None
-                                 else "no row versions written", "bold yellow" if ratio and ratio >= 1 else "bold green")))
+        names = ", ".join(f"{i['name'].split('.')[-1]} {_signed(i['entries_added'])}" if i["entries_counted"]
+                          else f"{i['name'].split('.')[-1]} not counted"
+                          f" ({i['am'] if i['am'] != 'btree' or i['status'] == 'in place' else i['status']})"
+                          for i in indexes)
+        line = Text.assemble("  index entries: ", names)
+        if ratio is not None:
+            line.append(f"  → {bound if ratio else ''}{ratio} per row version written",
+                        "bold yellow" if ratio >= 1 else "bold green")
+        elif not per["row_versions"]:
+            line.append("  → no row versions written", "bold green")
+        out.print(line)
     idx_pages = sum(i["pages_written"] or 0 for i in indexes)
     out.print(f"  written: table {wa['table_pages_written']:,} pages" + (f", indexes {idx_pages:,}" if indexes else "")
               + f" ({human_bytes(wa['total_bytes_written'])})"

@@ -27,6 +27,9 @@ SETUP = {
            "INSERT INTO t_clu SELECT i, (i * 7919) % 1000 FROM generate_series(1, 1000) i",
            "CREATE TABLE t_drop (id int PRIMARY KEY, pad text)",
            "INSERT INTO t_drop SELECT i, repeat('y', 3000) FROM generate_series(1, 20) i",
+           "CREATE TABLE t_gin (id int, tags int[])", "CREATE INDEX t_gin_tags ON t_gin USING gin (tags)",
+           "CREATE INDEX t_gin_id ON t_gin USING hash (id)", "CREATE INDEX t_gin_btree ON t_gin (id)",
+           "INSERT INTO t_gin SELECT i, ARRAY[i, i % 7] FROM generate_series(1, 100) i",
            "CREATE EXTENSION pageinspect",
            "SELECT count(*) FROM t_upd", "SELECT count(*) FROM t_vf", "SELECT count(*) FROM t_clu"],
     "d2": ["CREATE TABLE d2t (id int, v int)", "INSERT INTO d2t SELECT i, i FROM generate_series(1, 500) i"],
@@ -40,6 +43,7 @@ WORKLOAD = [
     ("d1", "DROP TABLE t_drop"),
     ("d1", "VACUUM t_fsm"),  # COPY FREEZE left its pages frozen and all-visible: VACUUM writes its FSM alone
     ("d1", "CREATE TABLE t_new AS SELECT generate_series(1, 100) AS id"),
+    ("d1", "INSERT INTO t_gin SELECT i, ARRAY[i, i % 7] FROM generate_series(101, 200) i"),
     ("d2", "UPDATE d2t SET v = v + 1"),
     ("postgres", "CREATE DATABASE d4"),
     ("postgres", "DROP DATABASE d3"),
@@ -281,3 +285,24 @@ def test_ratios_divide_by_the_servers_counts(snapshots, doc):
     text = pgpage("diff", snapshots["before"], snapshots["after"], "--db", "d1", "--rel", "t_upd").stdout
     per = round(t_upd["write_amplification"]["total_bytes_written"] / 200, 1)
     assert f"per row change: {per:,} bytes (200 inserts, updates and deletes, pg_stat's count)" in text
+
+
+def test_entries_of_other_access_methods_are_not_counted(snapshots, doc):
+    """t_gin gained 100 rows (pg_stat's n_tup_ins) under a GIN, a hash and a B-tree index: the B-tree's
+    entries are counted, the others' are "not counted", never "no row versions written"."""
+    before, after = snapshots["stats"]
+    (r,) = [r for r in doc["relations"] if r["database"] == "d1" and r["name"] == "public.t_gin"]
+    key = ("d1", r["oid"])
+    assert after[key]["n_tup_ins"] - before[key]["n_tup_ins"] == 100
+    idx = {i["name"]: i for i in r["indexes"]}
+    assert {n: (i["am"], i["entries_counted"]) for n, i in idx.items()} == {
+        "public.t_gin_tags": ("gin", False), "public.t_gin_id": ("hash", False), "public.t_gin_btree": ("btree", True)}
+    assert idx["public.t_gin_btree"]["entries_added"] == 100
+    assert idx["public.t_gin_tags"]["entries_added"] is None is idx["public.t_gin_tags"]["entries_per_row_version"]
+    wa = r["write_amplification"]
+    assert wa["index_entries_added"] is None and wa["index_entries_per_row_version"] is None
+    assert sorted(wa["indexes_not_counted"]) == ["public.t_gin_id", "public.t_gin_tags"]
+    text = pgpage("diff", snapshots["before"], snapshots["after"], "--db", "d1", "--rel", "t_gin").stdout
+    line = next(x for x in text.splitlines() if x.startswith("  index entries:"))
+    assert "t_gin_tags not counted (gin)" in line and "t_gin_id not counted (hash)" in line
+    assert "t_gin_btree +100" in line and "no row versions written" not in text
