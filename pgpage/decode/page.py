@@ -30,6 +30,18 @@ BRIN_PAGE_TYPES = {0xF091: "brin_meta", 0xF092: "brin_revmap", 0xF093: "brin_reg
 
 PD_FLAG_NAMES = ENUMS["pg_page::pd_flags"]
 
+# the special space of an index access method's pages: MAXALIGN(sizeof) of BTPageOpaqueData, HashPageOpaqueData,
+# GISTPageOpaqueData (16), GinPageOpaqueData, SpGistPageOpaqueData, BrinSpecialSpace (8). _bt_checkpage,
+# _hash_checkpage and gistcheckpage refuse a page with another size ("index contains corrupted page")
+AM_SPECIAL_SIZE = {"btree": 16, "hash": 16, "gist": 16, "gin": 8, "spgist": 8, "brin": 8}
+AM_NAMES = {"btree": "B-tree", "hash": "hash", "gist": "GiST", "gin": "GIN", "spgist": "SP-GiST", "brin": "BRIN"}
+
+
+def bad_special_size(am: str, blkno: int, special_size: int) -> str:
+    """``{am}.page.bad_special_size``'s message, worded as PostgreSQL's page checks."""
+    return (f"index contains corrupted page at block {blkno}: its special area is {special_size} bytes,"
+            f" a {AM_NAMES[am]} page's is {AM_SPECIAL_SIZE[am]}")
+
 
 def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
     """Decode one page image (global block number ``blkno``) into a dict of pageinspect names."""
@@ -81,7 +93,11 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
     header_ok = _check_header(parsed, ctx, find)
     page["page_type"] = kind = classify(parsed, raw, ctx, header_ok)
     if kind == "unknown":
-        if header_ok:
+        special_size = ctx.block_size - hdr.pd_special
+        if header_ok and ctx.am in AM_SPECIAL_SIZE and special_size != AM_SPECIAL_SIZE[ctx.am]:
+            find(f"{ctx.am}.page.bad_special_size", bad_special_size(ctx.am, blkno, special_size),
+                 expected=ctx.block_size - AM_SPECIAL_SIZE[ctx.am], actual=hdr.pd_special)
+        elif header_ok:
             find("page.unrecognised", "the special space matches no known access method", severity=WARNING)
         return page
     try:
@@ -153,7 +169,9 @@ def _check_header(parsed: PgPage, ctx: PageContext, find) -> bool:
 
 
 def classify(parsed: PgPage, raw: bytes, ctx: PageContext, header_ok: bool) -> str:
-    """What kind of page this is: the fork, else the catalog's AM, else the special space's signature."""
+    """What kind of page this is: the fork, else the catalog's AM, else the special space's signature. A page
+    of an index whose access method the catalog names is "unknown" when its special space is not that AM's
+    size (it is not decoded as another AM's)."""
     if ctx.fork == "vm":
         return "vm"
     if ctx.fork == "fsm":
@@ -165,6 +183,8 @@ def classify(parsed: PgPage, raw: bytes, ctx: PageContext, header_ok: bool) -> s
         return "unknown"
     special_size = ctx.block_size - h.pd_special
     last_u16 = int.from_bytes(raw[-2:], "little")
+    if ctx.am in AM_SPECIAL_SIZE and special_size != AM_SPECIAL_SIZE[ctx.am]:
+        return "unknown"
     if ctx.am in ("heap", None) and special_size == 0:
         return "heap"
     if special_size == 8 and int.from_bytes(raw[h.pd_special:h.pd_special + 4], "little") == SEQUENCE_MAGIC:

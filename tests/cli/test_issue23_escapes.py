@@ -141,3 +141,29 @@ def test_btree_metapage_with_the_wrong_special_size_is_not_clean(tmp_path):
         r = run("verify", *target)
         no_escape(r)
         assert r.returncode == 1 and "btree.page.bad_special_size" in r.stdout, r.stdout
+    want = {"code": "btree.page.bad_special_size", "severity": "error", "block": 0, "expected": BS - 16,
+            "actual": BS - 8, "message": "index contains corrupted page at block 0: its special area is 8 bytes,"
+                                         " a B-tree page's is 16"}
+    r = run("verify", data, "--db", "pgpage", "--rel", "idx_dup", "--json")
+    found = [json.loads(line) for line in r.stdout.splitlines() if json.loads(line).get("type") == "finding"]
+    assert [{k: f[k] for k in want} for f in found if f["code"] == want["code"]] == [want]   # once
+    # `page` on the index the catalog names a B-tree: not decoded as a GIN page (8-byte special space)
+    for extra in (("--block", 0), ("--blocks", "0:1")):
+        r = run("page", data, "--db", "pgpage", "--rel", "idx_dup", *extra, "--json")
+        no_escape(r)
+        assert r.returncode == 1, r.stdout
+        page = page_stream_doc(r.stdout)["pages"][0] if extra[0] == "--blocks" else json.loads(r.stdout)["pages"][0]
+        assert page["page_type"] == "unknown" and "special" not in page
+        assert [{k: f[k] for k in want} for f in page["findings"]] == [want]
+    r = run("page", data, "--db", "pgpage", "--rel", "idx_dup", "--block", 0)
+    assert r.returncode == 1 and "btree.page.bad_special_size" in r.stdout and "gin" not in r.stdout, r.stdout
+    # a file given alone has no catalog: its special space decides, as ever
+    r = run("page", index_file, "--block", 0, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"][0]["page_type"] == "gin", r.stdout
+    # `index` checks the metapage's special space as _bt_checkpage does
+    r = run("index", data, "--db", "pgpage", "--rel", "idx_dup", "--json")
+    no_escape(r)
+    assert r.returncode == 1
+    assert [{k: f[k] for k in want} for f in json.loads(r.stdout)["findings"] if f["code"] == want["code"]] == [want]
+    r = run("index", data, "--db", "pgpage", "--rel", "idx_dup")
+    assert r.returncode == 1 and "btree.page.bad_special_size" in r.stdout and "structure: no findings" not in r.stdout

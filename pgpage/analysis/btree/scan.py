@@ -29,6 +29,7 @@ from pgpage.analysis.btree.sink import FINDINGS_PER_CODE, LIST_LIMIT, FindingSin
 from pgpage.analysis.btree.structure import structure_checks
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.page import bad_special_size
 from pgpage.decode.pagebase import PageContext, format_tid
 from pgpage.decode.vector import decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
@@ -245,6 +246,11 @@ class BtreeScan:
         if not any(raw):
             self.find("btree.meta.new", "block 0 is all zeros: the metapage was never written", block=0)
             return
+        special = int.from_bytes(raw[16:18], "little")
+        if special != self.bs - SIZE_OF_BT_OPAQUE and any(raw[14:16]):   # _bt_checkpage (not a new page: pd_upper 0)
+            why = (bad_special_size("btree", 0, self.bs - special) if special <= self.bs
+                   else f"index contains corrupted page at block 0: pd_special {special} is past the page's end")
+            self.find("btree.page.bad_special_size", why, block=0, expected=self.bs - SIZE_OF_BT_OPAQUE, actual=special)
         try:
             parsed = Nbtree.from_bytes(raw)
             if not parsed.opaque.btpo_flags & BTP_META:

@@ -10,6 +10,7 @@ import numpy as np
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.flags import PD_VALID_FLAG_BITS
+from pgpage.decode.page import AM_SPECIAL_SIZE as SPECIAL_SIZE, bad_special_size
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, PageHeaders, decode_headers
 from pgpage.findings import ERROR, WARNING, Finding
 
@@ -84,10 +85,10 @@ def check_pages(chunk: np.ndarray, first: int, ctx: VerifyContext) -> PageCheck:
     return PageCheck(h, zero, valid, out)
 
 
-# the special space an access method's own page check demands of every page of its main fork (_hash_checkpage,
-# gistcheckpage: MAXALIGN(sizeof(HashPageOpaqueData)), MAXALIGN(sizeof(GISTPageOpaqueData))); B-trees' is checked
-# in verify/btree.py, heaps' in verify/heap.py; GIN, SP-GiST and BRIN read theirs unchecked
-AM_SPECIAL_SIZE = {"hash": 16, "gist": 16}
+# the access methods whose own page check demands their special space's size of every page of the main fork
+# (_hash_checkpage, gistcheckpage); B-trees' is checked in verify/btree.py, heaps' in verify/heap.py; GIN,
+# SP-GiST and BRIN read theirs unchecked
+AM_SPECIAL_SIZE = {am: SPECIAL_SIZE[am] for am in ("hash", "gist")}
 
 
 def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext, am: str | None = None) -> list[Finding]:
@@ -100,10 +101,8 @@ def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext, am: 
     size = chunk.shape[1]
     special = size - pc.headers.special.astype(np.int64)
     for i in np.flatnonzero(pc.valid & (special != want)):
-        pc.findings.append(ctx.finding(f"{am}.page.bad_special_size", f"index contains corrupted page at block"
-                                       f" {first + i}: its special area is {special[i]} bytes, a {am} page's is"
-                                       f" {want}", first + int(i), expected=size - want,
-                                       actual=int(pc.headers.special[i])))
+        pc.findings.append(ctx.finding(f"{am}.page.bad_special_size", bad_special_size(am, first + i, special[i]),
+                                       first + int(i), expected=size - want, actual=int(pc.headers.special[i])))
     return sorted(pc.findings, key=lambda f: f.block)
 
 
