@@ -7,8 +7,9 @@ and INCLUDE list (``pg_index.indkey``), and those its expressions and predicate 
 16 on, the columns only summarizing indexes (BRIN) use do not block it. So, for an old version whose
 update was not HOT, in this order:
 
-* ``other_page``: the successor is on another page (the old page was too full then; its free space
-  now is a hint, not that figure);
+* ``other_page``: the successor is on another page (the old page was too full then: under
+  MAXALIGN(the new version's length) + a line pointer free, heap_update's test; its free space now
+  is another figure);
 * ``indexed_column``: a column a non-summarizing index uses has another value in the successor;
 * ``summarizing_column``: only columns of summarizing indexes changed, before 16;
 * ``unknown``: the successor is not on disk (pruned, or its slot reused), a value cannot be read, or

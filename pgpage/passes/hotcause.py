@@ -21,6 +21,24 @@ def table_indexes(relation) -> list:
             if r.index_row is not None and r.table is relation]
 
 
+PAGE_HEADER_SIZE, ITEM_ID_SIZE, HEAP_TUPLE_HEADER_SIZE = 24, 4, 23
+
+
+def _maxalign(n: int, cluster) -> int:
+    a = (cluster.control or {}).get("maxAlign") or 8
+    return (n + a - 1) // a * a
+
+
+def free_then_below(new_len: int, cluster) -> int:
+    """What the old page's free space (pd_upper - pd_lower) was under when an update put its new version
+    (``new_len`` bytes, as stored) on another page: heap_update keeps it on the page unless
+    MAXALIGN(t_len) > PageGetHeapFreeSpace, the free space less one line pointer (t_len after TOAST, as
+    stored; the other page was taken only after that test failed, and no pruning can add room meanwhile,
+    the updater's pin keeping it off). The one other way, a page with MaxHeapTuplesPerPage line pointers and
+    none unused, is left out by the caller (no bound for a page that has that many now)."""
+    return _maxalign(new_len, cluster) + ITEM_ID_SIZE
+
+
 def xid_follows_or_equals(xid: int, since: int) -> bool:
     """TransactionIdFollowsOrEquals for normal xids: modulo 2^32, within half the circle."""
     return ((xid - since) & 0xFFFFFFFF) < 0x80000000
@@ -39,14 +57,17 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
     rows = TableRows(cluster, relation, RowOptions(all_versions=True,
                                                    columns=[names[a] for a in used] or None))
     block_size = rows.fork.block_size if rows.fork is not None else 8192
-    olds: dict[tuple[int, int], tuple] = {}    # old ctid -> (successor ctid, xmax, xmax is a multi, page free now)
+    olds: dict[tuple[int, int], tuple] = {}    # old ctid -> (successor ctid, xmax, xmax is a multi, page free now,
+    #                                            the page now has MaxHeapTuplesPerPage line pointers)
+    max_items = (block_size - PAGE_HEADER_SIZE) // (_maxalign(HEAP_TUPLE_HEADER_SIZE, cluster) + ITEM_ID_SIZE)
     for c in (rows.chunks() if read else ()):
         for j in np.flatnonzero((c.status == UPDATED) & ((c.infomask2 & HEAP_HOT_UPDATED) == 0)).tolist():
             page = int(c.start[j]) // block_size * block_size
             lower, upper = (int(x) for x in c.flat[page + 12:page + 16].view("<u2"))
             olds[(int(c.block[j]), int(c.item[j]))] = ((int(c.ctid_block[j]), int(c.ctid_offset[j])),
                                                        int(c.xmax[j]), bool(c.infomask[j] & HEAP_XMAX_IS_MULTI),
-                                                       max(upper - lower, 0))
+                                                       max(upper - lower, 0),
+                                                       (lower - PAGE_HEADER_SIZE) // ITEM_ID_SIZE >= max_items)
     needed = set(olds) | {o[0] for o in olds.values()}
     found: dict[tuple[int, int], tuple] = {}    # ctid -> (xmin, values, lp_len)
     if olds:
@@ -57,7 +78,7 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
     unreadable = {(f.block, f.item) for f in rows.findings if f.block is not None and f.item is not None}
     blocking = hot_blocking(indexes, natts, cluster.major)
     tally = CauseTally()
-    for (blk, item), (succ, xmax, multi, free) in olds.items():
+    for (blk, item), (succ, xmax, multi, free, full_of_items) in olds.items():
         new = found.get(succ)
         if new is not None and not multi and new[0] != xmax:
             new = None                           # the successor's slot holds another row now
@@ -70,6 +91,9 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
             changed = {a for a, x, y in zip(used, found[(blk, item)][1], new[1]) if x != y}
         verdict = update_cause(blk, succ[0] if new is not None else None, changed, indexes, natts, cluster.major,
                                names)
-        extra = ({"old_page_free_now": free, "new_len": new[2]} if verdict["cause"] == "other_page" else {})
+        extra = {}
+        if verdict["cause"] == "other_page":
+            extra = {"old_page_free_now": free, "new_len": new[2],
+                     "old_page_free_then_below": None if full_of_items else free_then_below(new[2], cluster)}
         tally.add(f"({blk},{item})", f"({succ[0]},{succ[1]})", verdict, **extra)
     return {**tally.to_json(), "hot_blocking_columns": [names[a] for a in sorted(blocking) if a in names]}

@@ -96,8 +96,10 @@ UNKNOWN_TEXT = {"successor_not_on_disk": "successor not on disk", "values_unread
 def _cause_example(e: dict) -> str:
     head = f"{e['ctid']} -> {e['successor']}: "
     if e["cause"] == "other_page":
-        return head + (f"another page (old page: {e['old_page_free_now']:,} B free now, not then;"
-                       f" new version {e['new_len']:,} B)")
+        then = e.get("old_page_free_then_below")
+        free = (f"< {then:,} B free then, {e['old_page_free_now']:,} B now" if then is not None
+                else f"{e['old_page_free_now']:,} B free now")
+        return head + f"another page (old page {free}; new {e['new_len']:,} B)"
     if e["cause"] == "unknown":
         return head + UNKNOWN_TEXT[e["reason"]]
     return head + ", ".join(f"{h['index']} ({', '.join(h['columns'])}"

@@ -57,6 +57,7 @@ def test_heap_why_not_hot_equals_heap_page_items(stories, table):
         if e["cause"] == "other_page":
             assert e["successor"].split(",")[0] != e["ctid"].split(",")[0]
             assert 0 <= e["old_page_free_now"] < 8192 and e["new_len"] > 24
+            assert e["old_page_free_then_below"] == -(-e["new_len"] // 8) * 8 + 4
     # the workload's tables each have both kinds, or only one, and every cause found has examples
     assert {e["cause"] for e in w["examples"]} == {c for c, n in t["causes"].items() if n}
 
@@ -75,7 +76,7 @@ def test_heap_why_not_hot_text(stories):
     assert major < 16 and n > 0 and f"{n} only a BRIN column changed" in out
     out = heap(data, "upd_nofit").stdout
     assert f"{truth['upd_nofit']['causes']['other_page']} new version on another page" in out
-    assert "B free now, not then" in out
+    assert "B free then" in out and "B now; new " in out
 
 
 def test_heap_whole_database(stories):
@@ -162,3 +163,46 @@ def test_diff_why_not_hot_of_the_updates_between_snapshots(two_snapshots):
     proc = subprocess.run([sys.executable, "-m", "pgpage", "heap", str(after), "--db", "stories", "--rel",
                            "upd_indexed", "--json"], capture_output=True, text=True, timeout=300)
     assert json.loads(proc.stdout)["why_not_hot"]["causes"] == upd_indexed_all["causes"]
+
+
+def test_free_space_then_of_an_update_to_another_page():
+    """Page 0 filled, its free space (pageinspect's page_header: upper - lower) read just before each
+    UPDATE that cannot stay on it: `heap` bounds that figure from the new version's length alone, and the
+    figure the server had then is under the bound."""
+    with running_server() as srv:
+        conn = srv.connect()
+        conn.execute("CREATE EXTENSION pageinspect")
+        conn.execute("CREATE TABLE nofit (id int, pad text) WITH (fillfactor = 100)")
+        conn.execute("INSERT INTO nofit SELECT i, repeat('x', 100) FROM generate_series(1, 60) i")
+        holder = srv.connect()  # an older snapshot: no pruning of page 0 between the updates
+        holder.autocommit = False
+        holder.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        holder.execute("SELECT count(*) FROM nofit")
+        free_then = {}
+        for i in (1, 2, 3):
+            free_then[i] = conn.execute("SELECT upper - lower FROM page_header(get_raw_page('nofit', 0))").fetchone()[0]
+            conn.execute("UPDATE nofit SET pad = repeat('y', 100 + %s) WHERE id = %s", (i, i))
+        items = conn.execute("SELECT lp, lp_len, t_ctid::text FROM heap_page_items(get_raw_page('nofit', 0))"
+                             " WHERE lp <= 3").fetchall()
+        succ = {r[0]: r[2] for r in items}
+        lens = {}
+        for i in (1, 2, 3):
+            blk, off = succ[i].strip("()").split(",")
+            assert blk != "0"  # the server put it on another page
+            lens[i] = conn.execute("SELECT lp_len FROM heap_page_items(get_raw_page('nofit', %s)) WHERE lp = %s",
+                                   (int(blk), int(off))).fetchone()[0]
+        holder.rollback()
+        holder.close()
+        conn.close()
+        srv.stop("fast")
+        proc = subprocess.run([sys.executable, "-m", "pgpage", "heap", str(srv.data), "--db", "postgres", "--rel", "nofit",
+                               "--json"],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode in (0, 1), proc.stderr
+        examples = json.loads(proc.stdout)["why_not_hot"]["examples"]
+        assert [e["ctid"] for e in examples] == ["(0,1)", "(0,2)", "(0,3)"]
+        for e in examples:
+            i = int(e["ctid"][3:-1])
+            assert e["cause"] == "other_page" and e["new_len"] == lens[i]
+            assert e["old_page_free_then_below"] == -(-lens[i] // 8) * 8 + 4
+            assert free_then[i] < e["old_page_free_then_below"]
