@@ -85,6 +85,20 @@ def test_pd_upper_zero_on_the_btree_root_is_a_finding_in_page_and_index(tmp_path
     r = run("index", index_file)
     no_escape(r)
     assert r.returncode == 1
+    # the page is not all zeros: page.new_not_zeroed (as `page` says it), never "an all-zero (new) page"
+    nonzero = sum(1 for b in index_file.read_bytes()[root * BS:(root + 1) * BS] if b)
+    assert nonzero > 0
+    want = ("page.new_not_zeroed", "error", root, nonzero, "pd_upper is 0 (a new page) but the page is not all zeros")
+    doc = json.loads(run("index", data, "--db", "pgpage", "--rel", "idx_dup", "--json").stdout)
+    at_root = [(f["code"], f["severity"], f["block"], f.get("actual"), f["message"]) for f in doc["findings"]
+               if f.get("block") == root]
+    assert at_root == [want]
+    r = run("verify", data, "--db", "pgpage", "--rel", "idx_dup", "--json")
+    assert r.returncode == 1
+    found = [json.loads(line) for line in r.stdout.splitlines() if json.loads(line).get("type") == "finding"]
+    assert [(f["code"], f["severity"], f["block"], f.get("actual"), f["message"]) for f in found
+            if f.get("block") == root] == [want]
+    assert "all-zero" not in r.stdout
 
 
 def test_posting_lists_with_no_tids_are_findings_in_index_text_and_json(tmp_path):

@@ -223,8 +223,13 @@ class BtreeScan:
         for i in np.flatnonzero(kind == BAD):
             self._bad_page(int(blk[i]), hdr, i)
         for i in np.flatnonzero(is_new & (blk > 0)):
-            self.find("btree.page.new", "an all-zero (new) page: never initialised, or zeroed; pgstatindex counts"
-                      " it as an internal page", WARNING, block=int(blk[i]))
+            nonzero = int(np.count_nonzero(chunk[i]))
+            if nonzero:    # PageIsNew, which PostgreSQL accepts only all zeros (as decode.page and verify say it)
+                self.find("page.new_not_zeroed", "pd_upper is 0 (a new page) but the page is not all zeros",
+                          block=int(blk[i]), actual=nonzero)
+            else:
+                self.find("btree.page.new", "an all-zero (new) page: never initialised, or zeroed; pgstatindex"
+                          " counts it as an internal page", WARNING, block=int(blk[i]))
         for i in np.flatnonzero((kind != META) & (kind != BAD) & (kind != NEW) & ((flags & BTP_META) != 0)):
             self.find("btree.page.stray_meta", "BTP_META set on a page other than block 0", block=int(blk[i]),
                       actual=int(flags[i]))
