@@ -64,8 +64,10 @@ class HeapPass:
 def statistics_keys(cluster, relation, hot: dict) -> dict:
     """``statistics`` (the pg_stat file's columns for this table, or why there are none) and ``hot_ratio``:
     exact from a current statistics file, else from the versions on disk (a lower bound)."""
-    from pgpage.passes.stats import hot_ratio, relation_statistics
+    from pgpage.passes.stats import hot_ratio, index_statistics, relation_statistics
     stats = relation_statistics(cluster, relation)
+    if stats is not None and "n_tup_upd" in stats:
+        stats["indexes"] = index_statistics(cluster, relation)  # pg_stat_user_indexes' row of each index
     updated = hot["hot_updated_tuples"] + hot["non_hot_updated_tuples"]
     return {"statistics": stats, "hot_ratio": hot_ratio(stats, hot["hot_updated_tuples"], updated)}
 

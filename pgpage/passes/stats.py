@@ -113,6 +113,15 @@ def relation_statistics(cluster, rel) -> dict | None:
                             cluster.major)
 
 
+def index_statistics(cluster, rel) -> list[dict]:
+    """pg_stat_user_indexes' columns of each index of a table (by name), for `heap`; [] without counters."""
+    st = cluster_statistics(cluster) if cluster is not None and rel is not None else None
+    if st is None or st["status"] in ("absent", "unreadable") or cluster.major is None or rel.kind == "i":
+        return []
+    return [{"indexrelid": i.oid, "indexrelname": i.name} | relation_statistics(cluster, i)
+            for i in sorted(_indexes(rel.database).get(rel.oid, []), key=lambda i: i.name)]
+
+
 def _indexes(db) -> dict:
     """{table oid: its indexes} of a database, made once (a scan asks for every table)."""
     cached = db.__dict__.get("_pgstat_indexes")

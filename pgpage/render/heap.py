@@ -150,6 +150,9 @@ def _statistics(line, st: dict | None, ratio: dict | None) -> None:
         line("stats", (f"{st['source']}, {st['status']}", style), f"  seq_scan {st['seq_scan']:,}, {idx}")
         line("", f"{st['n_tup_ins']:,} inserted, {st['n_tup_upd']:,} updated ({st['n_tup_hot_upd']:,} HOT),"
              f" {st['n_tup_del']:,} deleted; n_live_tup {st['n_live_tup']:,}, n_dead_tup {st['n_dead_tup']:,}")
+        for i in st.get("indexes") or []:
+            line("", f"index {i['indexrelname']}: idx_scan {i['idx_scan']:,}, idx_tup_read {i['idx_tup_read']:,},"
+                 f" idx_tup_fetch {i['idx_tup_fetch']:,}")
         for what in ("vacuum", "analyze"):
             line("", f"last {what} {_when(st['last_' + what])} (x{st[what + '_count']}),"
                  f" auto{what} {_when(st['last_auto' + what])} (x{st['auto' + what + '_count']})")

@@ -67,6 +67,10 @@ def render_scan(doc: dict) -> None:
         if counted:
             out.print()
             out.print(_statistics_table(counted))
+            maintained = [r for r in counted if any(r["statistics"][k] for k in MAINTENANCE_COUNTS)]
+            if maintained:
+                out.print()
+                out.print(_maintenance_table(maintained, len(counted)))
         scanned = [r for r in rels if "idx_tup_read" in (r.get("statistics") or {})]
         if scanned:
             out.print()
@@ -109,14 +113,41 @@ def _statistics_table(rels: list[dict]) -> Table:
               title=f"statistics ({rels[0]['statistics']['status']}; HOT% exact)", title_justify="left",
               title_style="bold")
     t.add_column("relation", overflow="ellipsis", no_wrap=True, max_width=28)
-    for col in ("inserted", "updated", "HOT%", "deleted", "n_live_tup", "n_dead_tup", "vacuums", "analyzes"):
+    for col in ("inserted", "updated", "HOT%", "deleted", "n_live_tup", "n_dead_tup"):
         t.add_column(col, justify="right", no_wrap=True)
     for r in rels:
         s, ratio = r["statistics"], r.get("hot_ratio") or {}
         t.add_row(r["name"], _num(s["n_tup_ins"]), _num(s["n_tup_upd"]),
                   "" if not ratio.get("exact") or ratio["ratio"] is None else f"{100 * ratio['ratio']:.0f}",
-                  _num(s["n_tup_del"]), _num(s["n_live_tup"]), _num(s["n_dead_tup"]),
-                  _num(s["vacuum_count"] + s["autovacuum_count"]), _num(s["analyze_count"] + s["autoanalyze_count"]))
+                  _num(s["n_tup_del"]), _num(s["n_live_tup"]), _num(s["n_dead_tup"]))
+    return t
+
+
+MAINTENANCE_COUNTS = ("vacuum_count", "autovacuum_count", "analyze_count", "autoanalyze_count")
+
+
+def _last(s: dict, what: str) -> str:
+    """The newest of last_<what> and last_auto<what> (UTC, to the second), "auto" when autovacuum's."""
+    manual, auto = s["last_" + what], s["last_auto" + what]
+    if manual is None and auto is None:
+        return "never"
+    newest = max(t for t in (manual, auto) if t is not None)
+    return newest[:19].replace("T", " ") + (" auto" if newest == auto and newest != manual else "")
+
+
+def _maintenance_table(rels: list[dict], of: int) -> Table:
+    """Vacuums and analyzes of the tables that had any: how many (by hand and by autovacuum) and the newest."""
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1),
+              title=f"vacuum and analyze ({len(rels)} of {of} tables; the others never)", title_justify="left",
+              title_style="bold")
+    t.add_column("relation", overflow="ellipsis", no_wrap=True, max_width=28)
+    for col, justify in (("vacuums", "right"), ("last vacuum (UTC)", "left"), ("analyzes", "right"),
+                         ("last analyze (UTC)", "left")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    for r in rels:
+        s = r["statistics"]
+        t.add_row(r["name"], _num(s["vacuum_count"] + s["autovacuum_count"]), _last(s, "vacuum"),
+                  _num(s["analyze_count"] + s["autoanalyze_count"]), _last(s, "analyze"))
     return t
 
 

@@ -97,3 +97,59 @@ def test_a_stale_file_is_said_and_not_trusted(tmp_path):
     text = run("scan", data, "--kind", "heap").stdout
     assert "statistics pg_stat/pgstat.stat: stale" in text and "HOT ratios are lower bounds" in text
     assert "stats.stale" in text
+
+
+def _index_oracle(major: int, table: str) -> dict:
+    doc = json.loads((STORIES / f"pg{major}" / "oracle" / "stats.json").read_text())
+    return {r["indexrelname"]: r for r in doc["pg_stat_user_indexes"] if r["relname"] == table}
+
+
+def test_heap_shows_each_indexs_scans():
+    """`heap` of a table: pg_stat_user_indexes' idx_scan, idx_tup_read, idx_tup_fetch of each of its indexes,
+    as the server gave them before its shutdown (the table's idx_scan is their sum)."""
+    for major, rel in ((13, "hot_unindexed"), (17, "upd_jsonb"), (18, "upd_jsonb")):
+        want = _index_oracle(major, rel)
+        assert len(want) >= 2 and any(r["idx_scan"] for r in want.values())
+        doc = json.loads(run("heap", STORIES / f"pg{major}" / "data", "--db", "stories", "--rel", rel, "--json").stdout)
+        got = {i["indexrelname"]: i for i in doc["statistics"]["indexes"]}
+        assert set(got) == set(want)
+        for name, row in want.items():
+            assert got[name]["indexrelid"] == row["indexrelid"]
+            assert {k: got[name][k] for k in row if k in got[name] and k != "indexrelid"} == {
+                k: v for k, v in row.items() if k in ("idx_scan", "last_idx_scan", "idx_tup_read", "idx_tup_fetch",
+                                                      "indexrelname")}
+        assert sum(r["idx_scan"] for r in want.values()) == doc["statistics"]["idx_scan"]
+        text = run("heap", STORIES / f"pg{major}" / "data", "--db", "stories", "--rel", rel).stdout
+        for name, row in want.items():
+            assert (f"index {name}: idx_scan {row['idx_scan']}, idx_tup_read {row['idx_tup_read']},"
+                    f" idx_tup_fetch {row['idx_tup_fetch']}") in text
+
+
+def test_scan_text_shows_when_tables_were_vacuumed_and_analyzed():
+    """The newest of last_vacuum and last_autovacuum (and of the analyzes), to the second in UTC, as
+    pg_stat_user_tables gave them; whole column headers, 100 columns even on a wide terminal."""
+    import os
+    want = _oracle(17)
+    r = subprocess.run([*PGPAGE, "scan", str(STORIES / "pg17" / "data"), "--kind", "heap"], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, "COLUMNS": "220"})
+    lines = r.stdout.splitlines()
+    assert max(len(x) for x in lines) <= 100
+    head = next(x for x in lines if x.startswith("relation") and "vacuums" in x)
+    assert head.split() == ["relation", "vacuums", "last", "vacuum", "(UTC)", "analyzes", "last", "analyze", "(UTC)"]
+    shown = 0
+    for name, row in want.items():
+        line = next((x for x in lines[lines.index(head):] if x.startswith(f"public.{name} ")), None)
+        counts = (row["vacuum_count"] + row["autovacuum_count"], row["analyze_count"] + row["autoanalyze_count"])
+        if not any(counts):
+            assert line is None
+            continue
+        shown += 1
+
+        def newest(what):
+            t = [row[f"last_{what}"], row[f"last_auto{what}"]]
+            return max((x for x in t if x), default=None)
+        for what in ("vacuum", "analyze"):
+            ts = newest(what)
+            assert (ts[:19].replace("T", " ") if ts else "never") in line
+        assert line.split()[1] == str(counts[0])
+    assert shown >= 2
