@@ -24,7 +24,7 @@ import numpy as np
 from pgpage.analysis.heapstats import HeapStats
 from pgpage.decode.xact import ClogArray
 from pgpage.findings import ERROR, WARNING, Finding
-from pgpage.decode.vector import sorted_unique
+from pgpage.decode.vector import new_not_zeroed, sorted_unique
 
 MAX_LISTED = 50          # findings of one code kept in full; the rest are only counted
 CHAIN_HISTOGRAM = 16     # chain lengths 1..15, and 16+ together
@@ -185,6 +185,9 @@ class HeapAnalysis:
         frz = np.ascontiguousarray(vm_frozen, dtype=np.uint8) if has_vm else self._empty
         fsm = np.ascontiguousarray(fsm_category, dtype=np.uint8) if fsm_category is not None else self._empty
         pages = np.ascontiguousarray(pages, dtype=np.uint8)
+        for page, nonzero in new_not_zeroed(pages):   # counted as a new page: its tuples are not read
+            self.find("page.new_not_zeroed", "pd_upper is 0 (a new page) but the page is not all zeros: its tuples"
+                      " are not counted", block=first_blkno + page, actual=nonzero)
         missing_at = _counter_index()["missing_multis"]
         while True:
             out = k.HeapChunkOutputs(n)

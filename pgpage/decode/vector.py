@@ -123,6 +123,14 @@ def decode_headers(chunk: np.ndarray) -> PageHeaders:
                        col("pd_pagesize_version"), col("pd_prune_xid"), is_new, nlp)
 
 
+def new_not_zeroed(chunk: np.ndarray) -> list[tuple[int, int]]:
+    """(page, its non-zero bytes) of the chunk's pages with pd_upper 0 (PageIsNew) that are not all zeros:
+    PostgreSQL accepts a new page only all zeros (PageIsVerifiedExtended), and reads none of its items."""
+    pages = np.flatnonzero(_column(chunk, "pg_page::page_header", "pd_upper") == 0)
+    counts = np.count_nonzero(chunk[pages], axis=1) if len(pages) else pages
+    return [(p, c) for p, c in zip(pages.tolist(), counts.tolist()) if c]
+
+
 def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointers:
     maxlp = int(headers.nlp.max()) if len(headers.nlp) else 0
     if maxlp == 0:

@@ -30,7 +30,7 @@ from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDT
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
 from pgpage.decode.toast import TOAST_MAX_CHUNK_SIZE_8K, reassemble
 from pgpage.decode.values import ValueFormatter
-from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, tuple_has_header
+from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, new_not_zeroed, tuple_has_header
 from pgpage.decode.xact import ST_ABORTED, xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
@@ -410,6 +410,10 @@ class TableRows:
             self.findings.append(Finding("page.header.bad_bounds", f"pd_lower {h.lower[page]}, pd_upper "
                                          f"{h.upper[page]}, pd_special {h.special[page]} are out of order: the "
                                          "page's rows are not read", relation=self.label, block=first + page))
+        for page, nonzero in new_not_zeroed(pages):   # PageIsNew: its line pointers are not read either
+            self.findings.append(Finding("page.new_not_zeroed", "pd_upper is 0 (a new page) but the page is not all"
+                                         " zeros: the page's rows are not read", relation=self.label,
+                                         block=first + page, actual=nonzero))
         lost = np.flatnonzero((items.flags == LP_NORMAL) & ~tuple_has_header(items, block_size) & ~bad[items.page])
         for i in lost.tolist():
             self.findings.append(Finding("rows.tuple.unreadable", f"line pointer (off {items.off[i]}, len "

@@ -67,6 +67,38 @@ def test_pd_upper_zero_on_a_heap_page_is_a_finding_in_page(tmp_path):
     assert "checksum.mismatch" not in codes(doc)  # resealed: only the header rule is broken
 
 
+def test_pd_upper_zero_on_a_heap_page_is_a_finding_in_heap_and_rows(tmp_path):
+    """heap and rows used to count the page as new and drop its rows in silence (exit 0)."""
+    import gzip
+    data = copy_cluster(17, tmp_path)
+    heap = data / rel_oracle(17, "heap_hot")["filepath"]
+    zero_pd_upper(heap, 0)
+    nonzero = sum(1 for b in heap.read_bytes()[:BS] if b)
+    with gzip.open(data_dir(17).parent / "oracle" / "rows" / "heap_hot.json.gz") as f:
+        server_rows = json.load(f)["rows"]             # ctid, xmin, xmax, columns, as the server read them
+    assert rel_oracle(17, "heap_hot")["pgstattuple"]["tuple_count"] == len(server_rows)
+    left = [r for r in server_rows if not r[0].startswith("(0,")]
+    assert 0 < len(left) < len(server_rows)
+    r = run("heap", data, "--db", "pgpage", "--rel", "heap_hot", "--json")
+    no_escape(r)
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)
+    assert [(f["code"], f["severity"], f["block"], f["actual"]) for f in doc["findings"]
+            if f["code"].startswith("page.")] == [("page.new_not_zeroed", "error", 0, nonzero)]
+    assert doc["pgstattuple"]["tuple_count"] == len(left)   # block 1's rows, nothing made up for block 0
+    r = run("heap", data, "--db", "pgpage", "--rel", "heap_hot")
+    assert r.returncode == 1 and "page.new_not_zeroed" in r.stdout
+    for extra in ((), ("--csv",)):
+        r = run("rows", data, "--db", "pgpage", "--rel", "heap_hot", *extra)
+        no_escape(r)
+        assert r.returncode == 1
+        assert "error page.new_not_zeroed: block 0" in r.stderr and "the page's rows are not read" in r.stderr
+    r = run("rows", data, "--db", "pgpage", "--rel", "heap_hot", "--json")
+    assert r.returncode == 1
+    assert [(x["ctid"], str(x["xmin"]), str(x["xmax"])) for x in map(json.loads, r.stdout.splitlines())] == [
+        tuple(row[:3]) for row in left]
+
+
 def test_pd_upper_zero_on_the_btree_root_is_a_finding_in_page_and_index(tmp_path):
     data = copy_cluster(17, tmp_path)
     oracle = rel_oracle(17, "idx_dup")
