@@ -21,15 +21,22 @@ doc: |
     17     0x01A5BCAC   17216 = 136 + 32 + 72 + 16392 (I/O) + 512 + 72  12  248       184
     18     0x01A5BCB7   'F' entries: 136, 32, 88, 51848, 512, 40        16   264       216
 
-  Kinds: 1 database, 2 relation, 3 function (all majors); the others (replication slot,
-  subscription, fixed kinds) have sizes this parser does not frame: an entry of such a kind ends
-  the parse (known = false), and the caller says so.
+  Kinds framed (pgstat_kind.h's numbers, the same in 15-18): 1 database, 2 relation, 3 function,
+  4 replication slot ('N', by slot name: PgStat_StatReplSlotEntry, 136 bytes in 15, which still
+  has its unused NameData slotname, 72 in 16-18), 5 subscription ('S', dboid 0:
+  PgStat_StatSubEntry, 24 bytes in 15-17, 80 in 18 with its 7 conflict counters), and 18's
+  fixed kinds.  The sizes were checked on real 15, 16, 17 and 18 servers with a logical slot and
+  a subscription (the file parses to its 'E').  Another kind (18's custom kinds of extensions) has
+  a size this parser cannot know: its entry ends the parse (known = false), and the caller says so.
 doc-ref:
   - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/backend/utils/activity/pgstat.c
   - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/utils/pgstat_internal.h
   - https://github.com/postgres/postgres/blob/REL_17_STABLE/src/backend/utils/activity/pgstat.c
   - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/backend/utils/activity/pgstat.c
   - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/utils/pgstat_internal.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/utils/pgstat_kind.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/pgstat.h
+  - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/pgstat.h
 params:
   - id: major
     type: u1
@@ -84,16 +91,20 @@ types:
       - id: other
         size: other_size
         if: known and marker != 0x45 and not (marker == 0x53 and kind == 2)
-        doc: the body of a database, function or fixed-numbered entry, not decoded
+        doc: the body of a database, function, replication slot, subscription or fixed-numbered entry, not decoded
     instances:
       other_size:
         value: >-
           marker == 0x46 ? (kind == 7 ? 136 : kind == 8 ? 32 : kind == 9 ? 88 : kind == 10 ? 51848 :
           kind == 11 ? 512 : kind == 12 ? 40 : 0)
-          : (kind == 1 ? (major == 15 ? 240 : major < 18 ? 248 : 264) : kind == 3 ? 24 : 0)
-        doc: the size of PgStat_StatDBEntry, PgStat_StatFuncEntry, or an 18 fixed-numbered kind
+          : marker == 0x4e ? (kind == 4 ? (major == 15 ? 136 : 72) : 0)
+          : (kind == 1 ? (major == 15 ? 240 : major < 18 ? 248 : 264) : kind == 3 ? 24 :
+             kind == 5 ? (major < 18 ? 24 : 80) : 0)
+        doc: >-
+          the size of PgStat_StatDBEntry, PgStat_StatFuncEntry, PgStat_StatReplSlotEntry,
+          PgStat_StatSubEntry, or an 18 fixed-numbered kind
       known:
         value: >-
-          marker == 0x45 or (marker == 0x53 and (kind == 1 or kind == 2 or kind == 3)) or
-          (marker == 0x46 and major >= 18 and kind >= 7 and kind <= 12)
+          marker == 0x45 or (marker == 0x53 and (kind == 1 or kind == 2 or kind == 3 or kind == 5)) or
+          (marker == 0x4e and kind == 4) or (marker == 0x46 and major >= 18 and kind >= 7 and kind <= 12)
         doc: whether this parser can frame the entry (and so the ones after it)

@@ -3,7 +3,9 @@
 PostgreSQL 15+ writes ``pg_stat/pgstat.stat`` (formats/pgstat_shmem.ksy); 10-14's statistics
 collector wrote ``pg_stat/global.stat`` and one ``pg_stat/db_<oid>.stat`` per database
 (formats/pgstat_collector.ksy); both carry PgStat_StatTabEntry (formats/pgstat_tab_entry.ksy) for
-every table and index that was touched.  The server reads the file at startup and deletes it (and
+every table and index that was touched (15+: among database, function, replication slot and
+subscription entries, each framed by its major's size, so a slot does not end the read).  The server
+reads the file at startup and deletes it (and
 discards it after a crash), so it exists only in a cluster stopped cleanly and not started since.
 
 ``decode_statistics(files, major)`` returns ``{"file", "format_id", "written_at", "relations":
