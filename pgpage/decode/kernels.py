@@ -19,7 +19,7 @@ without Python.h, built by ``pip install .`` (setup.py) into this package; its f
 pointers and lengths, so ctypes is the whole binding.
 
 Finding the library: the one ``pip install`` built beside this file, when it was built from the
-``_heapscan.c`` and ``_pagedump.c`` beside it (the build stamps the SHA-256 over both sources into it); otherwise (a source
+C sources beside it (``SOURCES``: the build stamps the SHA-256 over them into it); otherwise (a source
 checkout, an edited C file) it is compiled once with the system's C compiler (``cc``) into
 ``$XDG_CACHE_HOME/pgpage`` (``~/.cache/pgpage``), named by that SHA-256, so a stale build is never
 used.
@@ -49,7 +49,7 @@ from pgpage.decode.ksy.layouts import LAYOUTS
 
 HERE = Path(__file__).resolve().parent
 # the C sources of the one library, in build order; its stamp is the SHA-256 over all of them
-SOURCES = (HERE / "_heapscan.c", HERE / "_pagedump.c")
+SOURCES = (HERE / "_heapscan.c", HERE / "_pagedump.c", HERE / "_btorder.c")
 SOURCE = SOURCES[0]
 CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
 MAX_LISTED = 50          # events of one code a chunk reports in full; the rest are only counted
@@ -73,7 +73,7 @@ def _cache_dir() -> Path:
 
 
 def build(out: Path, sha: str) -> Path:
-    """Compile ``_heapscan.c`` and ``_pagedump.c`` into ``out`` with the system's C compiler (atomically: a temporary name, then a
+    """Compile the C ``SOURCES`` into ``out`` with the system's C compiler (atomically: a temporary name, then a
     rename, so concurrent first runs do not trip over each other)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
@@ -141,6 +141,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
     cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P, P, P, I64]
     cdll.pgp_verify_btree_sieve.argtypes = [P, I64, I64, P, P, P, P]
+    cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
+    cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
     return cdll
@@ -302,6 +304,30 @@ def verify_btree_sieve(pages: np.ndarray, nlp: np.ndarray, params) -> np.ndarray
     nlp, bp = _i64(nlp), _i64(params)
     out = np.ones(n, dtype=np.uint8)
     lib().pgp_verify_btree_sieve(_p(pages), n, bs, _p(layout_array()), _p(nlp), _p(bp), _p(out))
+    return out
+
+
+def btree_order_pages(pages: np.ndarray, check: np.ndarray, spec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per index page (uint8, C-contiguous, (n, BLCKSZ)) with ``check`` set: (status 1 where every item is in
+    order and within the high key, else 0; the smallest data item's line pointer number where 1). ``spec``: the
+    key spec of _btorder.c (order.KeyOrder.cspec)."""
+    n, bs = pages.shape
+    status, low = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.int64)
+    lib().pgp_btree_order_pages(_p(pages), n, bs, _p(np.ascontiguousarray(check, dtype=np.uint8)), _p(spec),
+                                _p(status), _p(low))
+    return status, low
+
+
+BTREE_OPS = {"compare": 0, "less": 1, "less_equal": 2, "greater": 3, "identical": 4}  # _btorder.c: OP_*
+
+
+def btree_relate_many(pool: np.ndarray, a: tuple, b: tuple, spec: np.ndarray, op: str, start: int) -> np.ndarray:
+    """``op`` of each pair of index tuples in ``pool`` (a = (offsets, lengths), b likewise): pgp_btree_relate_many's
+    results (-100: a tuple the compiled code cannot read). ``start``: where "identical" starts comparing."""
+    a_off, a_len, b_off, b_len = (_i64(x) for x in (*a, *b))
+    out = np.empty(len(a_off), dtype=np.int64)
+    lib().pgp_btree_relate_many(_p(pool), _p(a_off), _p(a_len), _p(b_off), _p(b_len), len(a_off),
+                                _p(_i64(spec)), BTREE_OPS[op], start, _p(out))
     return out
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Callable, Sequence
 
+import numpy as np
+
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
                                          BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK,
                                          INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_NONE,
@@ -134,6 +136,13 @@ TYPES: dict[int, tuple[str, Callable, bool]] = {
 }
 
 
+# the compiled comparison's kind of each type (decode/_btorder.c: K_*); the others are compared in Python only
+C_KINDS = {16: 2, 20: 1, 21: 1, 23: 1, 26: 2, 24: 2, 18: 2, 700: 3, 701: 4, 1082: 1, 1083: 1, 1114: 1, 1184: 1,
+           2950: 5, 17: 6, 25: 6, 1043: 6, 1042: 7, 19: 8, 2275: 9}
+C_UNCOMPARABLE = -100
+ALIGN_BYTES = {"c": 1, "s": 2, "i": 4, "d": 8}
+
+
 class _Null:
     pass
 
@@ -168,10 +177,17 @@ class KeyOrder:
         if all(a.attlen > 0 for a in self.attrs[:nkeyatts]):
             off, self.fixed = 8, []
             for a in self.attrs[:nkeyatts]:
-                al = {"c": 1, "s": 2, "i": 4, "d": 8}.get(a.attalign, 1)
+                al = ALIGN_BYTES.get(a.attalign, 1)
                 off = (off + al - 1) // al * al
                 self.fixed.append((off, off + a.attlen))
                 off += a.attlen
+        # the compiled comparison's key spec (decode/_btorder.c), when every key column's type has a kind there
+        self.cspec = None
+        keys = self.attrs[:nkeyatts]
+        if all(a.typid in C_KINDS for a in keys):
+            self.cspec = np.array([nkeyatts, natts, int(heapkeyspace)] + [
+                v for i, a in enumerate(keys) for v in (C_KINDS[a.typid], a.attlen, ALIGN_BYTES.get(a.attalign, 1),
+                                                        int(self.desc[i]), int(self.nulls_first[i]))], dtype=np.int64)
 
     # ------------------------------------------------------------------ tuples
     def item(self, raw: bytes, pivot_natts: int | None = None) -> Item:
@@ -302,27 +318,63 @@ def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str 
 
 
 # ---------------------------------------------------------------------------- the checks, page by page
-@dataclass
-class _Page:
-    flags: int
-    next: int
-    first: bytes | None = None      # first data item (internal: after minus infinity)
-    last: tuple | None = None       # (offset, bytes) of the last item
-    low: tuple | None = None        # (offset, bytes) of the smallest data item
-    hikey: bytes | None = None
-    pivots: list | None = None      # internal pages: [(offset, bytes)] every item from P_FIRSTDATAKEY
+FIRST, LAST, LOW, HIKEY = range(4)   # the items kept of each page: first and last data items, smallest, high key
+
+
+class _Pool:
+    """Item bytes, appended end to end in one growing buffer (a page's kept items cost no Python object)."""
+
+    def __init__(self):
+        self.buf = np.empty(1 << 16, dtype=np.uint8)
+        self.fill = 0
+
+    def _room(self, n: int) -> None:
+        if self.fill + n > len(self.buf):
+            grown = np.empty(max(2 * len(self.buf), self.fill + n), dtype=np.uint8)
+            grown[:self.fill] = self.buf[:self.fill]
+            self.buf = grown
+
+    def put(self, raw: bytes) -> int:
+        self._room(len(raw))
+        self.buf[self.fill:self.fill + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+        self.fill += len(raw)
+        return self.fill - len(raw)
+
+    def put_many(self, flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Each ``flat[starts[i]:starts[i] + lengths[i]]``; their offsets in the pool."""
+        total = int(lengths.sum())
+        self._room(total)
+        ends = np.cumsum(lengths)
+        idx = np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
+        self.buf[self.fill:self.fill + total] = flat[idx]
+        offs = self.fill + ends - lengths
+        self.fill += total
+        return offs
+
+    def get(self, off: int, length: int) -> bytes:
+        return self.buf[off:off + length].tobytes()
 
 
 class OrderCheck:
-    """amcheck's key order rules over a whole index; ``order`` None checks only what needs no order
-    (child high keys against their parents' separators)."""
+    """amcheck's key order rules over a whole index of ``nblocks`` blocks; ``order`` None checks only what needs
+    no order (child high keys against their parents' separators). Each page's own items are checked as it comes
+    (``add_page``, or ``add_verified`` for pages the compiled check found in order); of each page only what the
+    rules across pages need is kept, in arrays by block; ``finish`` runs those rules."""
 
-    def __init__(self, relation: str | None, order: KeyOrder | None, heapkeyspace: bool, find: Callable):
+    def __init__(self, relation: str | None, order: KeyOrder | None, heapkeyspace: bool, find: Callable,
+                 nblocks: int):
         self.rel = relation
         self.order = order
         self.hk = heapkeyspace
         self.find = find            # find(code, message, block, item)
-        self.pages: dict[int, _Page] = {}
+        self.flags = np.full(nblocks, -1, dtype=np.int64)     # -1: no page kept
+        self.next = np.zeros(nblocks, dtype=np.int64)
+        self.off = np.full((4, nblocks), -1, dtype=np.int64)  # FIRST, LAST, LOW, HIKEY: pool offset, -1 none
+        self.len = np.zeros((4, nblocks), dtype=np.int64)
+        self.lpno = np.zeros((4, nblocks), dtype=np.int64)    # their line pointer numbers
+        self.pool = _Pool()
+        # internal pages: (line pointer numbers, pool offsets, lengths) of every item from P_FIRSTDATAKEY on
+        self.pivots: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _items(self, page: bytes) -> list[tuple[int, bytes]]:
         lower = int.from_bytes(page[12:14], "little")
@@ -335,6 +387,18 @@ class OrderCheck:
             out.append((n, page[off:off + length]))
         return out
 
+    def _keep(self, blkno: int, slot: int, n: int, raw: bytes) -> None:
+        self.off[slot, blkno], self.len[slot, blkno], self.lpno[slot, blkno] = self.pool.put(raw), len(raw), n
+
+    def _get(self, slot: int, blkno: int) -> bytes | None:
+        off = int(self.off[slot, blkno])
+        return None if off < 0 else self.pool.get(off, int(self.len[slot, blkno]))
+
+    def _keep_pivots(self, blkno: int, data: list[tuple[int, bytes]]) -> None:
+        self.pivots[blkno] = (np.array([n for n, _ in data], dtype=np.int64),
+                              np.array([self.pool.put(raw) for _, raw in data], dtype=np.int64),
+                              np.array([len(raw) for _, raw in data], dtype=np.int64))
+
     def add_page(self, blkno: int, page: bytes) -> None:
         """One tree page (not the metapage, not deleted; the caller knows its header is sane)."""
         flags = int.from_bytes(page[-4:-2], "little")
@@ -342,32 +406,34 @@ class OrderCheck:
         if flags & (BTP_DELETED | BTP_META):
             return
         items = self._items(page)
-        p = self.pages[blkno] = _Page(flags, nxt)
+        self.flags[blkno], self.next[blkno] = flags, nxt
         leaf, rightmost = bool(flags & BTP_LEAF), nxt == P_NONE
         firstkey = 1 if rightmost else 2
-        if not rightmost and items:
-            p.hikey = items[0][1]
+        hikey = items[0][1] if not rightmost and items else None
+        if hikey is not None:
+            self._keep(blkno, HIKEY, P_HIKEY, hikey)
         data = [(n, raw) for n, raw in items if n >= firstkey]
         if not leaf:
-            p.pivots = data
+            self._keep_pivots(blkno, data)
             data = data[1:]           # minus infinity
         if not data:
             return
-        p.first, p.last = data[0][1], data[-1]
+        self._keep(blkno, FIRST, data[0][0], data[0][1])
+        self._keep(blkno, LAST, data[-1][0], data[-1][1])
         if self.order is None or flags & BTP_HALF_DEAD:
             return      # amcheck skips ignorable pages as targets
         o = self.order
         try:
             parsed = [(n, o.item(raw)) for n, raw in data]
-            hikey = o.item(p.hikey) if p.hikey is not None else None
+            hikey_item = o.item(hikey) if hikey is not None else None
         except Uncomparable:
             return
         kind = "heap" if leaf else "index"
         low = None
         for k, (n, it) in enumerate(parsed):
-            if hikey is not None:
+            if hikey_item is not None:
                 probe = it if it.maxtid is None else Item(it.natts, it.vals, it.maxtid, None, it.tid)
-                ok = o.less_equal(probe, hikey) if leaf else o.less(probe, hikey)
+                ok = o.less_equal(probe, hikey_item) if leaf else o.less(probe, hikey_item)
                 if not ok:
                     self.find("btree.order.high_key", f"high key invariant violated for index \"{self.rel}\":"
                               f" index tid=({blkno},{n}) points to {kind} tid={_fmt(it.tid)}", blkno, n)
@@ -378,7 +444,38 @@ class OrderCheck:
                           f" tid=({blkno},{m}) (points to {kind} tid={_fmt(nx.tid)})", blkno, n)
             if low is None or o.compare(it, parsed[low][1]) < 0:
                 low = k
-        p.low = (parsed[low][0], data[low][1])
+        self._keep(blkno, LOW, data[low][0], data[low][1])
+
+    def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray) -> None:
+        """Pages ``chunk[rows]`` (blocks ``blocks``) whose items the compiled check found in order and within
+        their high key (``low``: each one's smallest data item): what ``add_page`` keeps of them, gathered in
+        arrays (internal pages' pivots one page at a time: they are few)."""
+        if not len(rows):
+            return
+        bs = chunk.shape[1]
+        at = lambda off, dt: np.ascontiguousarray(chunk[rows, off:off + np.dtype(dt).itemsize]).view(dt).reshape(-1)  # noqa: E731
+        flags = at(bs - 4, "<u2").astype(np.int64)
+        nxt = at(bs - 12, "<u4").astype(np.int64)
+        maxoff = (at(12, "<u2").astype(np.int64) - SIZE_OF_PAGE_HEADER) // 4
+        leaf, rightmost = (flags & BTP_LEAF) != 0, nxt == P_NONE
+        firstkey = np.where(rightmost, 1, 2)
+        self.flags[blocks], self.next[blocks] = flags, nxt
+        lps = {FIRST: np.where(leaf, firstkey, firstkey + 1), LAST: maxoff, LOW: low, HIKEY: np.where(rightmost, 0, 1)}
+        flat = chunk.reshape(-1)
+
+        def keep(r: np.ndarray, nn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """Line pointers ``nn`` of pages ``chunk[r]`` into the pool: (offsets, lengths)."""
+            word = flat[(r * bs + SIZE_OF_PAGE_HEADER + 4 * (nn - 1))[:, None] + np.arange(4)].astype(np.int64)
+            word = word[:, 0] | word[:, 1] << 8 | word[:, 2] << 16 | word[:, 3] << 24
+            return self.pool.put_many(flat, r * bs + (word & 0x7FFF), word >> 17), word >> 17
+        for slot, n in lps.items():
+            has = n > 0
+            b = blocks[has]
+            self.off[slot, b], self.len[slot, b] = keep(rows[has], n[has])
+            self.lpno[slot, b] = n[has]
+        for i in np.flatnonzero(~leaf):
+            nn = np.arange(firstkey[i], maxoff[i] + 1)
+            self.pivots[int(blocks[i])] = (nn, *keep(np.full(len(nn), rows[i]), nn))
 
     # ------------------------------------------------------------------ across pages
     def finish(self, reread: Callable[[int], bytes | None]) -> None:
@@ -387,83 +484,119 @@ class OrderCheck:
         self._cross_page()
         self._parent_child(reread)
 
-    def _right_of(self, blkno: int) -> _Page | None:
+    def _relate_many(self, op: str, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> list:
+        """``op`` of pairs of kept items (pool offsets and lengths): by the compiled comparison, and for the
+        pairs it cannot read through ``KeyOrder.item`` (None where Python cannot either)."""
+        from pgpage.decode.kernels import btree_relate_many
+        n = len(a[0])
+        o = self.order
+        if not n:
+            return []
+        if op == "identical" or o.cspec is not None:
+            spec = o.cspec if o is not None and o.cspec is not None else np.zeros(3, dtype=np.int64)
+            got = btree_relate_many(self.pool.buf, a, b, spec, op, 4 if self.hk else 6).tolist()
+        else:
+            got = [C_UNCOMPARABLE] * n
+        out = []
+        for i, r in enumerate(got):
+            if r == C_UNCOMPARABLE:
+                try:
+                    r = getattr(o, op)(o.item(self.pool.get(int(a[0][i]), int(a[1][i]))),
+                                       o.item(self.pool.get(int(b[0][i]), int(b[1][i]))))
+                except Uncomparable:
+                    r = None
+            out.append(None if r is None else bool(r))
+        return out
+
+    def _right_of(self, blkno: int) -> int | None:
         """The first non-ignorable page right of ``blkno`` (bt_right_page_check_scankey)."""
-        seen = 0
-        nxt = self.pages[blkno].next
-        while nxt != P_NONE and seen < len(self.pages):
-            r = self.pages.get(nxt)
-            if r is None:
+        seen, nblocks = 0, len(self.flags)
+        nxt = int(self.next[blkno])
+        while nxt != P_NONE and seen < nblocks:
+            if nxt >= nblocks or self.flags[nxt] < 0:
                 return None
-            if not r.flags & BTP_HALF_DEAD:
-                return r
-            nxt, seen = r.next, seen + 1
+            if not self.flags[nxt] & BTP_HALF_DEAD:
+                return nxt
+            nxt, seen = int(self.next[nxt]), seen + 1
         return None
 
     def _cross_page(self) -> None:
-        o = self.order
-        if o is None:
+        if self.order is None:
             return
-        for blkno, p in self.pages.items():
-            if p.last is None or p.next == P_NONE or p.flags & BTP_HALF_DEAD:
-                continue
-            r = self._right_of(blkno)
-            if r is None or r.first is None or bool(r.flags & BTP_LEAF) != bool(p.flags & BTP_LEAF):
-                continue
-            try:
-                ok = o.greater(o.item(r.first), o.item(p.last[1]))
-            except Uncomparable:
-                continue
-            if not ok:
+        fl, nblocks = self.flags, len(self.flags)
+        blocks = np.flatnonzero((fl >= 0) & (self.off[LAST] >= 0) & (self.next != P_NONE) & ((fl & BTP_HALF_DEAD) == 0))
+        right = self.next[blocks]
+        simple = (right < nblocks)
+        simple[simple] &= (fl[right[simple]] >= 0) & ((fl[right[simple]] & BTP_HALF_DEAD) == 0)
+        for i in np.flatnonzero(~simple):         # a missing or half-dead right sibling: follow the links
+            r = self._right_of(int(blocks[i]))
+            right[i] = -1 if r is None else r
+        keep = right >= 0
+        blocks, right = blocks[keep], right[keep]
+        keep = (self.off[FIRST, right] >= 0) & (((fl[right] ^ fl[blocks]) & BTP_LEAF) == 0)
+        blocks, right = blocks[keep], right[keep]
+        ok = self._relate_many("greater", (self.off[FIRST, right], self.len[FIRST, right]),
+                               (self.off[LAST, blocks], self.len[LAST, blocks]))
+        for blkno, good in zip(blocks.tolist(), ok):
+            if good is False:
+                last = int(self.lpno[LAST, blkno])
                 self.find("btree.order.cross_page", f"cross page item order invariant violated for index"
-                          f" \"{self.rel}\": last item on page tid=({blkno},{p.last[0]})", blkno, p.last[0])
+                          f" \"{self.rel}\": last item on page tid=({blkno},{last})", blkno, last)
 
     def _parent_child(self, reread: Callable[[int], bytes | None]) -> None:
-        o = self.order
-        for blkno, p in sorted(self.pages.items()):
-            if p.pivots is None or p.flags & BTP_HALF_DEAD:
+        o, fl, nblocks = self.order, self.flags, len(self.flags)
+        parents = [p for p in sorted(self.pivots) if not fl[p] & BTP_HALF_DEAD and len(self.pivots[p][0])]
+        if not parents:
+            return
+        # every pivot of every parent: its parent, position k, line pointer number, bytes; the child it points to
+        counts = [len(self.pivots[p][0]) for p in parents]
+        parent = np.repeat(np.array(parents, dtype=np.int64), counts)
+        k = np.concatenate([np.arange(c) for c in counts])
+        n, off, length = (np.concatenate([self.pivots[p][j] for p in parents]) for j in range(3))
+        head = self.pool.buf[off[:, None] + np.arange(4)].astype(np.int64)
+        child = head[:, 1] << 24 | head[:, 0] << 16 | head[:, 3] << 8 | head[:, 2]
+        valid = child < nblocks
+        cf = np.where(valid, fl[np.where(valid, child, 0)], -1)
+        valid &= (cf >= 0) & ((cf & BTP_HALF_DEAD) == 0)
+        c = np.where(valid, child, 0)
+        # the child's high key: a copy of the next separator, or of the parent's high key
+        last = np.append(k[1:] == 0, True)
+        upper_off = np.where(last, self.off[HIKEY, parent], np.append(off[1:], -1))
+        upper_len = np.where(last, self.len[HIKEY, parent], np.append(length[1:], 0))
+        rule = valid & (self.next[c] != P_NONE) & ((cf & BTP_INCOMPLETE_SPLIT) == 0) & (self.off[HIKEY, c] >= 0)
+        for i in np.flatnonzero(rule & (upper_off < 0)):
+            self.find("btree.order.child_high_key", "child high key is greater than rightmost pivot key on target"
+                      f" level in index \"{self.rel}\": target block={parent[i]} child block={child[i]}",
+                      int(child[i]), P_HIKEY)
+        rule &= upper_off >= 0
+        sel = np.flatnonzero(rule)
+        same = self._relate_many("identical", (self.off[HIKEY, c[sel]], self.len[HIKEY, c[sel]]),
+                                 (upper_off[sel], upper_len[sel]))
+        for i, good in zip(sel.tolist(), same):
+            if not good:
+                self.find("btree.order.child_high_key", "mismatch between parent key and child high key in index"
+                          f" \"{self.rel}\": target block={parent[i]} child block={child[i]}", int(child[i]), P_HIKEY)
+        if o is None:
+            return
+        sel = np.flatnonzero(valid & (k > 0) & (self.off[LOW, c] >= 0))     # minus infinity bounds nothing
+        ok = self._relate_many("less", (off[sel], length[sel]), (self.off[LOW, c[sel]], self.len[LOW, c[sel]]))
+        for i, good in zip(sel.tolist(), ok):
+            if good is not False:
                 continue
-            for k, (n, raw) in enumerate(p.pivots):
-                child = int.from_bytes(raw[0:2], "little") << 16 | int.from_bytes(raw[2:4], "little")
-                c = self.pages.get(child)
-                if c is None or c.flags & BTP_HALF_DEAD:
-                    continue
-                # the child's high key: a copy of the next separator, or of the parent's high key
-                if c.next != P_NONE and not c.flags & BTP_INCOMPLETE_SPLIT and c.hikey is not None:
-                    upper = p.pivots[k + 1][1] if k + 1 < len(p.pivots) else p.hikey
-                    if upper is None:
-                        self.find("btree.order.child_high_key", "child high key is greater than rightmost pivot"
-                                  f" key on target level in index \"{self.rel}\": target block={blkno} child"
-                                  f" block={child}", child, P_HIKEY)
-                    elif not self._identical(c.hikey, upper):
-                        self.find("btree.order.child_high_key", "mismatch between parent key and child high key"
-                                  f" in index \"{self.rel}\": target block={blkno} child block={child}", child,
-                                  P_HIKEY)
-                if o is None or k == 0 or c.low is None:
-                    continue        # minus infinity bounds nothing
-                try:
-                    sep = o.item(raw)
-                    if o.less(sep, o.item(c.low[1])):
-                        continue
-                    page = reread(child)
-                    items = self._items(page) if page is not None else []
-                    firstkey = 1 if c.next == P_NONE else 2
-                    data = [(m, r) for m, r in items if m >= firstkey][0 if c.flags & BTP_LEAF else 1:]
-                    bad = [m for m, r in data if not o.less(sep, o.item(r))]
-                except Uncomparable:
-                    continue
-                for m in bad:
-                    self.find("btree.order.downlink_lower_bound", "down-link lower bound invariant violated for"
-                              f" index \"{self.rel}\": parent block={blkno} (item {n}) child index"
-                              f" tid=({child},{m})", child, m)
-
-    def _identical(self, a: bytes, b: bytes) -> bool:
-        """bt_pivot_tuple_identical: equal but for the downlink (and, before version 4, the offset)."""
-        if (int.from_bytes(a[6:8], "little") & INDEX_SIZE_MASK) != (int.from_bytes(b[6:8], "little") & INDEX_SIZE_MASK):
-            return False
-        start = 4 if self.hk else 6
-        size = int.from_bytes(a[6:8], "little") & INDEX_SIZE_MASK
-        return a[start:size] == b[start:size]
+            blkno, ch = int(parent[i]), int(child[i])
+            try:     # the separator is not below the child's smallest item: name every child item it is not below
+                sep = o.item(self.pool.get(int(off[i]), int(length[i])))
+                page = reread(ch)
+                items = self._items(page) if page is not None else []
+                firstkey = 1 if self.next[ch] == P_NONE else 2
+                data = [(m, r) for m, r in items if m >= firstkey][0 if fl[ch] & BTP_LEAF else 1:]
+                bad = [m for m, r in data if not o.less(sep, o.item(r))]
+            except Uncomparable:
+                continue
+            for m in bad:
+                self.find("btree.order.downlink_lower_bound", "down-link lower bound invariant violated for"
+                          f" index \"{self.rel}\": parent block={blkno} (item {n[i]}) child index"
+                          f" tid=({ch},{m})", ch, m)
 
 
 def _fmt(tid: tuple) -> str:

@@ -192,8 +192,7 @@ class BtreeVerifier:
             self._start_order()
         if self.order is not None:
             sane = item_pages & (h.lower.astype(np.int64) <= h.upper) & (h.upper <= h.special)
-            for i in np.flatnonzero(sane):
-                self.order.add_page(int(blocks[i]), chunk[i].tobytes())
+            self._add_order_pages(chunk, blocks, sane)
         out += self._order_drain()
         out += self._drain()
         out.sort(key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
@@ -212,7 +211,21 @@ class BtreeVerifier:
 
         def find(code, message, block, item):
             self._order_findings.append(ctx.finding(code, message, block, item))
-        self.order = OrderCheck(ctx.relation, order, self.heapkeyspace, find)
+        self.order = OrderCheck(ctx.relation, order, self.heapkeyspace, find, self.nblocks)
+
+    def _add_order_pages(self, chunk: np.ndarray, blocks: np.ndarray, sane: np.ndarray) -> None:
+        """The pages to the order checks: those the compiled check finds in order (every item, the high key)
+        keep only what the cross-page rules need; the rest go through ``OrderCheck.add_page``."""
+        keys = self.order.order
+        status = np.zeros(len(blocks), dtype=np.uint8)
+        if keys is not None and keys.cspec is not None and sane.any():
+            from pgpage.decode.kernels import btree_order_pages
+            chunk = np.ascontiguousarray(chunk)
+            status, low = btree_order_pages(chunk, sane, keys.cspec)
+            done = np.flatnonzero(status)
+            self.order.add_verified(chunk, done, blocks[done], low[done])
+        for i in np.flatnonzero(sane & (status == 0)):
+            self.order.add_page(int(blocks[i]), chunk[i].tobytes())
 
     def _order_drain(self) -> list[Finding]:
         out, self._order_findings = self._order_findings, []

@@ -1,0 +1,134 @@
+"""The compiled key order check (decode/_btorder.c: the within-page rules and the comparisons across pages) against
+the Python rules of ``analysis.btree.order`` it stands in front of: on every B-tree index of every fixture major and
+scenario snapshot, and on mutated copies of their real pages (items swapped, key bytes altered, high keys and
+separators altered), ``verify`` reports exactly the same findings with the compiled check and without it. That the
+Python rules are amcheck's is tests/analysis/test_btree_order_live.py's part."""
+from __future__ import annotations
+
+import random
+import shutil
+import struct
+
+import pytest
+
+import pgpage.analysis.btree.order as order
+import pgpage.decode.kernels as kernels
+from conftest import FIXTURES, MAJORS, data_dir
+from pgpage.decode.checksum import checksum_page
+from pgpage.passes.verify import Verification
+from pgpage.storage.datadir import open_data_directory
+
+BLCKSZ = 8192
+BTP_LEAF = 1
+
+
+def btree_records(datadir) -> dict[str, list[dict]]:
+    """Every B-tree index's verify findings (all codes), by index."""
+    cluster = open_data_directory(datadir)
+    v = Verification(cluster)
+    out = {}
+    for db in cluster.databases():
+        if not db.path.is_dir():
+            continue
+        for rel in db.relations():
+            if rel.access_method != "btree" or "main" not in rel.forks:
+                continue
+            recs = list(v.relation_records(v.subject_of(rel)))
+            out[f"{db.name}.{rel.qualified_name}"] = [r for r in recs if r["type"] == "finding"]
+    return out
+
+
+def both_ways(datadir, monkeypatch) -> tuple[dict, dict, int]:
+    """(findings with the compiled check, without it, pages the compiled check found in order)."""
+    verified = []
+    real = kernels.btree_order_pages
+
+    def counted(*args):
+        status, low = real(*args)
+        verified.append(int(status.sum()))
+        return status, low
+    with monkeypatch.context() as m:
+        m.setattr(kernels, "btree_order_pages", counted)
+        compiled = btree_records(datadir)
+    with monkeypatch.context() as m:
+        m.setattr(order, "C_KINDS", {})     # no key spec for the compiled code: every page through Python
+        python = btree_records(datadir)
+    return compiled, python, sum(verified)
+
+
+def data_dirs():
+    return [data_dir(m) for m in MAJORS] + sorted({d.resolve() for d in (FIXTURES / "scenarios").glob("*/*/data")})
+
+
+@pytest.mark.parametrize("datadir", data_dirs(), ids=lambda p: "/".join(p.parts[-3:-1]))
+def test_same_findings_on_real_indexes(datadir, monkeypatch):
+    compiled, python, verified = both_ways(datadir, monkeypatch)
+    assert compiled and compiled == python
+    if datadir in [data_dir(m) for m in MAJORS]:
+        assert verified > 0     # the compiled check did take pages
+
+
+def lps(page: bytearray) -> list[tuple[int, int, int]]:
+    lower = struct.unpack_from("<H", page, 12)[0]
+    out = []
+    for n in range(1, (lower - 24) // 4 + 1):
+        w = struct.unpack_from("<I", page, 24 + 4 * (n - 1))[0]
+        out.append((w & 0x7FFF, (w >> 15) & 3, w >> 17))
+    return out
+
+
+def mutate(page: bytearray, rng: random.Random) -> bool:
+    """One change to a real tree page's items (never its header): False when the page has too few items."""
+    flags, nxt = struct.unpack_from("<H", page, BLCKSZ - 4)[0], struct.unpack_from("<I", page, BLCKSZ - 12)[0]
+    if flags & 0xC:     # deleted or the metapage
+        return False
+    items = lps(page)
+    first = 1 if nxt == 0 else 2
+    if len(items) < first + 1:
+        return False
+    what = rng.randrange(4)
+    if what == 0 and len(items) >= first + 1:     # two line pointers swapped: items out of order
+        a, b = rng.sample(range(first, len(items) + 1), 2) if len(items) - first >= 1 else (first, first)
+        wa, wb = (struct.unpack_from("<I", page, 24 + 4 * (n - 1))[0] for n in (a, b))
+        struct.pack_into("<I", page, 24 + 4 * (a - 1), wb)
+        struct.pack_into("<I", page, 24 + 4 * (b - 1), wa)
+        return True
+    n = 1 if what == 1 and nxt != 0 else rng.randrange(1, len(items) + 1)   # the high key, or any item
+    off, _, length = items[n - 1]
+    if length <= 8:
+        return False
+    at = off + rng.randrange(8, length)       # a key byte (or a posting list's / pivot's heap TID byte)
+    page[at] = rng.choice([0, 0xFF, page[at] ^ (1 << rng.randrange(8)), page[at] + 1 & 0xFF])
+    return True
+
+
+@pytest.mark.parametrize("major", [10, 11, 13, 17, 18])
+def test_same_findings_on_mutated_indexes(major, tmp_path, monkeypatch):
+    """Copies of a major's cluster with a few pages of every B-tree index changed, 6 rounds: the same findings
+    each way, and the changes do break the order (order findings among them)."""
+    rng = random.Random(major)
+    order_found = 0
+    for round_ in range(6):
+        copy = tmp_path / f"r{round_}"
+        shutil.copytree(data_dir(major), copy)
+        cluster = open_data_directory(copy)
+        for db in cluster.databases():
+            if not db.path.is_dir():
+                continue
+            for rel in db.relations():
+                if rel.access_method != "btree" or "main" not in rel.forks:
+                    continue
+                f = rel.forks["main"].segment_path(0)
+                data = bytearray(f.read_bytes())
+                nblocks = len(data) // BLCKSZ
+                for blkno in rng.sample(range(1, nblocks), min(2, nblocks - 1)) if nblocks > 1 else []:
+                    page = data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ]
+                    if mutate(page, rng):   # the checksum recomputed: the order rules are past it
+                        page[8:10] = b"\0\0"
+                        page[8:10] = struct.pack("<H", checksum_page(bytes(page), blkno))
+                        data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ] = page
+                f.write_bytes(bytes(data))
+        compiled, python, _ = both_ways(copy, monkeypatch)
+        assert compiled == python
+        order_found += sum(f["code"].startswith("btree.order.") for fs in compiled.values() for f in fs)
+    assert order_found > 0
