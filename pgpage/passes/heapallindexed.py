@@ -2,9 +2,15 @@
 (``bt_index_check(index, heapallindexed => true)``), from the files alone, in both directions:
 
 * every heap tuple that should be in the index has an entry with an equal key and its TID (a heap-only
-  tuple's entry carries the TID of its HOT chain's root line pointer); "should": live (xmin committed,
-  xmax not committed), as ``rows`` decides; a deleted or updated version may or may not still be
-  indexed (pgpage cannot tell when it became dead to every snapshot), so it is not required;
+  tuple's entry carries the TID of its HOT chain's root line pointer); "should", as
+  ``bt_index_parent_check(heapallindexed)``, whose scan with SnapshotAny (heapam_index_build_range_scan)
+  indexes what HeapTupleSatisfiesVacuum calls LIVE, RECENTLY_DEAD (unless HOT-updated: only its chain's
+  last version is indexed) and DELETE_IN_PROGRESS: here, a live version (xmin committed, xmax not
+  committed: a deleter still running counts as not committed), and a version a committed transaction
+  deleted, updated (not HOT) or moved that is recently dead (``recently_dead_since``). A version whose
+  deleter is older is DEAD: its entry may be gone (VACUUM, LP_DEAD items deleted), so it is not required.
+  An inserter still in progress is not required either: offline it never commits (the cluster crashed or
+  was copied while running; recovery aborts it);
 * every index entry (posting lists expanded; LP_DEAD entries skipped, as amcheck does) whose TID leads
   to a tuple (or the root of a HOT chain) has the key of that tuple or of one of its chain's versions.
   An entry whose TID leads nowhere is ``analysis.btree.heapcheck``'s.
@@ -21,17 +27,33 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import numpy as np
+
 from pgpage.analysis.btree.keys import index_datums
 from pgpage.analysis.btree.order import TYPES
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
                                          BTP_HALF_DEAD, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK, INDEX_SIZE_MASK,
                                          LP_NORMAL, LP_REDIRECT, P_NONE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER)
-from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE
+from pgpage.analysis.verify.xids import FIRST_NORMAL_XID
+from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
 from pgpage.findings import ERROR, INFO, Finding
 
 
-def heapallindexed(cluster, index, label: str | None) -> Iterator[Finding]:
-    """Findings of the heapallindexed comparison of ``index`` (a ``datadir.Relation``) with its table."""
+def recently_dead_since(control: dict | None, clean: bool) -> int | None:
+    """The xid from which a version deleted by a committed transaction was still RECENTLY_DEAD when the files
+    were written (HeapTupleSatisfiesVacuum: its deleter does not precede the oldest xmin some snapshot might
+    still hold), or None when no version is. After a clean shutdown none is: no transaction or snapshot outlives
+    it, every committed deletion is dead to all. Else (running, crashed) the last checkpoint's oldestActiveXid,
+    the oldest xid running then (0 when wal_level is minimal or the checkpoint was a shutdown's: unknown)."""
+    if clean:
+        return None
+    xid = ((control or {}).get("checkPointCopy") or {}).get("oldestActiveXid")
+    return xid if isinstance(xid, int) and xid >= FIRST_NORMAL_XID else None
+
+
+def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Iterator[Finding]:
+    """Findings of the heapallindexed comparison of ``index`` (a ``datadir.Relation``) with its table; ``clean``:
+    the cluster was shut down cleanly (``recently_dead_since``)."""
     def note(text: str) -> Finding:
         return Finding("btree.heapallindexed.not_checked", f"heapallindexed not checked: {text}", INFO,
                        relation=label, fork="main")
@@ -63,6 +85,10 @@ def heapallindexed(cluster, index, label: str | None) -> Iterator[Finding]:
     partial = row.get("indpred") is not None
     if partial:
         yield note("partial index: its predicate is not evaluated, heap tuples are not required in it")
+    since = recently_dead_since(cluster.control, clean)
+    if not clean and since is None and not partial:
+        yield note("recently dead versions: pg_control's last checkpoint names no oldest running xid, versions"
+                   " deleted by committed transactions are not required in the index")
     rows = TableRows(index.database.cluster, table, RowOptions(all_versions=True,
                                                                columns=[tcols[k]["attname"] for k in indkey]))
     entries = _index_entries(index.forks["main"], iattrs, rows)
@@ -88,10 +114,15 @@ def heapallindexed(cluster, index, label: str | None) -> Iterator[Finding]:
                 reached.add(tid)
             hit = [i for i, (k, _, _) in here if k == key]
             matched.update(hit)
-            if not hit and v.status == "live" and not partial:
+            if hit or partial:
+                continue
+            recent = _recently_dead(v, since, cluster.multi_update_xid) if since is not None else None
+            if v.status == "live" or recent is not None:
+                why = "" if recent is None else (f" (recently dead: deleted by xid {recent}, not older than the"
+                                                 f" last checkpoint's oldest running xid {since})")
                 yield Finding("btree.heapallindexed.missing", f"heap tuple ({v.block},{v.item}) from table"
-                              f" \"{table.name}\" lacks matching index tuple within index \"{index.name}\"", ERROR,
-                              relation=label, fork="main", actual=f"({v.block},{v.item})")
+                              f" \"{table.name}\" lacks matching index tuple within index \"{index.name}\"{why}",
+                              ERROR, relation=label, fork="main", actual=f"({v.block},{v.item})")
     for tid, here in entries.items():
         if tid not in reached:
             continue
@@ -102,6 +133,19 @@ def heapallindexed(cluster, index, label: str | None) -> Iterator[Finding]:
                               relation=label, fork="main", block=blk, item=off, actual=f"({tid >> 16},{tid & 0xFFFF})")
     yield from (Finding(f.code, f.message, f.severity, label, "main", f.block, f.item, f.expected, f.actual)
                 for f in rows.findings if f.severity == ERROR and f.code.startswith("rows.value"))
+
+
+def _recently_dead(v, since: int, multi_update_xid) -> int | None:
+    """The deleting xid of a version that is RECENTLY_DEAD and indexed (deleted, updated or moved by a committed
+    transaction whose xid does not precede ``since``; not HOT-updated), else None."""
+    if v.status not in ("deleted", "updated", "moved") or v.infomask2 & HEAP_HOT_UPDATED:
+        return None
+    xid = v.xmax
+    if v.infomask & HEAP_XMAX_IS_MULTI:
+        if multi_update_xid is None:
+            return None
+        xid = int(multi_update_xid(np.array([xid], dtype=np.int64))[0])
+    return xid if xid >= FIRST_NORMAL_XID and (xid - since) & 0xFFFFFFFF < 0x80000000 else None
 
 
 def _index_entries(fork, iattrs, rows) -> dict[int, list]:

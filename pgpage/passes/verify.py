@@ -601,7 +601,7 @@ class Verification:
         yield from v.finish(fork.iter_chunks)
         if self.heapallindexed and s.index is not None and unreadable is None:
             from pgpage.passes.heapallindexed import heapallindexed
-            yield from heapallindexed(self.cluster, s.index, s.label)
+            yield from heapallindexed(self.cluster, s.index, s.label, clean=ctx.consistent)
 
 
 def table_file_findings(index, label: str | None) -> tuple[Finding | None, Finding | None]:
