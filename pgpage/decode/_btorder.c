@@ -221,7 +221,9 @@ int64_t pgp_btree_relate(const uint8_t *a, int64_t alen, int64_t a_natts, const 
 
 /* OrderCheck.add_page's within-page rules on each page i with check[i] set: status[i] 1 when every item is in
  * order and within the high key (low[i] = the line pointer number of the page's smallest data item), 0 when
- * Python must look (a violation, an item this code cannot read, a page add_page treats specially). */
+ * Python must look (a violation, an item this code cannot read, a page add_page treats specially). With no key
+ * columns in the spec (nkeyatts 0: the order is not checked), 1 when every line pointer is an item add_page
+ * reads (low[i] 0). */
 void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const uint8_t *check,
                            const int64_t *spec, uint8_t *status, int64_t *low) {
     Spec s = {spec[0], spec[1], spec[2], spec + 3};
@@ -237,6 +239,17 @@ void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const ui
         int leaf = (flags & BTP_LEAF) != 0, rightmost = next == 0;
         int64_t firstkey = rightmost ? 1 : 2, firstdata = leaf ? firstkey : firstkey + 1;
         if (maxoff < firstdata) continue;
+        if (s.nkey == 0) {  /* no key order to check: the line pointers readable is all add_page asks */
+            int ok = 1;
+            for (int64_t k = 1; k <= maxoff && ok; k++) {
+                uint32_t w = u32(pg + PAGE_HEADER + 4 * (k - 1));
+                int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
+                ok = (lf == LP_NORMAL || lf == LP_DEAD) && len >= 8 && off + len <= bs - BT_OPAQUE;
+            }
+            status[i] = (uint8_t)ok;
+            low[i] = 0;
+            continue;
+        }
         int ok = 1, have_hikey = 0, plain = leaf;
         int64_t lowest = -1;
         Tup low_t;

@@ -287,10 +287,12 @@ def _tid(raw: bytes, off: int) -> tuple[int, int]:
     return (hi << 16 | lo, posid)
 
 
-def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str | None) -> str | None:
-    """None when the order of the index's keys is computable, else why not ("type X", "collation Y",
-    "operator class N", ...). ``db_collation``: the database's datcollate (what collation 100 means),
-    "" when its provider is not libc."""
+def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str | None,
+              collation_name: Callable[[int], str | None] | None = None) -> str | None:
+    """None when the order of the index's keys is computable, else why not ("type X", 'collation "Y"',
+    "operator class N", ...). ``db_collation``: what collation 100 (default) means, the database's locale ("C"
+    and "POSIX" sort as memcmp; the caller makes an ICU locale's name unlike them); ``collation_name``: a
+    collation's name by oid (pg_collation's collname), when known."""
     row = index_row or {}
     nkey = row.get("indnkeyatts", row.get("indnatts"))
     if not attrs or not isinstance(nkey, int) or nkey < 1 or len(attrs) < nkey:
@@ -311,7 +313,8 @@ def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str 
                 if db_collation not in ("C", "POSIX"):
                     return f"collation default ({db_collation or 'unknown'})"
             elif coll not in C_COLLATIONS and coll != 0:     # 0: name before 12, compared with strncmp
-                return f"collation {coll}"
+                name = collation_name(coll) if collation_name is not None and isinstance(coll, int) else None
+                return f'collation "{name}"' if name else f"collation {coll}"
     if not isinstance(row.get("indoption"), (list, tuple)) or len(row["indoption"]) < nkey:
         return "indoption unknown"
     return None
@@ -448,8 +451,8 @@ class OrderCheck:
 
     def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray) -> None:
         """Pages ``chunk[rows]`` (blocks ``blocks``) whose items the compiled check found in order and within
-        their high key (``low``: each one's smallest data item): what ``add_page`` keeps of them, gathered in
-        arrays (internal pages' pivots one page at a time: they are few)."""
+        their high key (``low``: each one's smallest data item; 0 when no order is checked): what ``add_page``
+        keeps of them, gathered in arrays (internal pages' pivots one page at a time: they are few)."""
         if not len(rows):
             return
         bs = chunk.shape[1]

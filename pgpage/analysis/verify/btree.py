@@ -217,11 +217,13 @@ class BtreeVerifier:
         """The pages to the order checks: those the compiled check finds in order (every item, the high key)
         keep only what the cross-page rules need; the rest go through ``OrderCheck.add_page``."""
         keys = self.order.order
+        # no order to check: the compiled code only sees that every item can be read
+        spec = keys.cspec if keys is not None else np.array([0, 0, int(bool(self.heapkeyspace))], dtype=np.int64)
         status = np.zeros(len(blocks), dtype=np.uint8)
-        if keys is not None and keys.cspec is not None and sane.any():
+        if spec is not None and sane.any():
             from pgpage.decode.kernels import btree_order_pages
             chunk = np.ascontiguousarray(chunk)
-            status, low = btree_order_pages(chunk, sane, keys.cspec)
+            status, low = btree_order_pages(chunk, sane, spec)
             done = np.flatnonzero(status)
             self.order.add_verified(chunk, done, blocks[done], low[done])
         for i in np.flatnonzero(sane & (status == 0)):
