@@ -208,6 +208,7 @@ CATALOG_OIDS: dict[str, int] = {
     "pg_statistic": 2619,
     "pg_enum": 3501,
     "pg_range": 3541,
+    "pg_collation": 3456,
 }
 
 PG_CLASS_OID = CATALOG_OIDS["pg_class"]
@@ -246,7 +247,7 @@ def catalog_has_oid_system_column(catalog: str, major: int) -> bool:
 
 _WITH_OIDS_BEFORE_12 = frozenset({
     "pg_class", "pg_type", "pg_database", "pg_namespace", "pg_am", "pg_tablespace", "pg_proc",
-    "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum",
+    "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum", "pg_collation",
 })
 
 
@@ -481,6 +482,24 @@ _PG_ENUM = [
     _c("enumlabel", _NAME),
 ]
 
+_PG_COLLATION = [
+    _c("oid", _OID, since=12),
+    _c("collname", _NAME),
+    _c("collnamespace", _OID),
+    _c("collowner", _OID),
+    _c("collprovider", _CHAR),
+    _c("collisdeterministic", _BOOL, since=12),  # nondeterministic collations are new in 12
+    _c("collencoding", _INT4),
+    _c("collcollate", _NAME, until=14),          # 15: text
+    _c("collctype", _NAME, until=14),
+    _c("collcollate", _TEXT, since=15),
+    _c("collctype", _TEXT, since=15),
+    _c("colliculocale", _TEXT, since=15, until=16),
+    _c("colllocale", _TEXT, since=17),           # renamed from colliculocale
+    _c("collicurules", _TEXT, since=16),
+    _c("collversion", _TEXT),
+]
+
 _PG_RANGE = [
     _c("rngtypid", _OID),
     _c("rngsubtype", _OID),
@@ -502,6 +521,7 @@ _CATALOG_HISTORY: dict[str, list[tuple]] = {
     "pg_tablespace": _PG_TABLESPACE,
     "pg_enum": _PG_ENUM,
     "pg_range": _PG_RANGE,
+    "pg_collation": _PG_COLLATION,
 }
 
 CATALOGS_WITH_LAYOUT: tuple[str, ...] = tuple(_CATALOG_HISTORY)

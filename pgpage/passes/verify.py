@@ -431,8 +431,12 @@ class Verification:
         attrs = self._attributes(db, rel.oid)
         row = db.row or {}
         provider = row.get("datlocprovider") or "c"
-        collate = row.get("datcollate") if provider == "c" else row.get("datlocale") if provider == "b" else ""
-        reason = key_order(attrs, rel.index_row, text(collate) or "")
+        if provider == "i":   # an ICU locale (15-16: daticulocale) never sorts as C does: named as ICU's
+            icu = text(row.get("datlocale") or row.get("daticulocale"))
+            collate = f"ICU locale {icu}" if icu else "ICU"
+        else:                 # libc's datcollate, the builtin provider's datlocale (17+)
+            collate = text(row.get("datcollate") if provider == "c" else row.get("datlocale")) or ""
+        reason = key_order(attrs, rel.index_row, collate, lambda oid: db.collation_names.get(oid))
         return KeySpec(attrs, list(rel.index_row.get("indoption") or []), reason)
 
     # ---------------------------------------------------------------------------- one relation

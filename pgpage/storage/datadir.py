@@ -32,7 +32,7 @@ DEFAULTTABLESPACE_OID = 1663
 # the columns pgpage uses of each catalog (decoding the others would only cost time)
 CATALOG_COLUMNS = {
     "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate",
-                    "datcollate", "datlocprovider", "datlocale"},
+                    "datcollate", "datlocprovider", "datlocale", "daticulocale"},
     "pg_tablespace": {"oid", "spcname"},
     "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "reltoastrelid",
                  "relisshared", "relpersistence", "relkind", "relnatts", "relfrozenxid", "relminmxid", "reloptions",
@@ -47,11 +47,12 @@ CATALOG_COLUMNS = {
                 "typalign", "typbasetype"},
     "pg_enum": {"oid", "enumtypid", "enumsortorder", "enumlabel"},
     "pg_range": {"rngtypid", "rngsubtype", "rngmultitypid"},
+    "pg_collation": {"oid", "collname"},
 }
 RAW_COLUMNS = {"attmissingval"}  # kept as the stored datum: the deformer takes the value out with the column's type
 CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
                 "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247, "pg_enum": 3501,
-                "pg_range": 3541}
+                "pg_range": 3541, "pg_collation": 3456}
 RELKIND_NAMES = {"r": "table", "i": "index", "S": "sequence", "t": "toast table", "v": "view",
                  "m": "materialized view", "c": "composite type", "f": "foreign table",
                  "p": "partitioned table", "I": "partitioned index"}
@@ -387,13 +388,15 @@ class Database:
     def filenode_map(self) -> dict[int, int]:
         return self.cluster._filenode_map(self.path / "pg_filenode.map", self.findings)
 
-    def _catalog(self, catalog: str, class_rows: dict[int, dict], key: str = "oid") -> list[dict]:
-        """Rows of a catalog of this database, found through the map or through pg_class."""
+    def _catalog(self, catalog: str, class_rows: dict[int, dict], key: str = "oid",
+                 findings: list[Finding] | None = None) -> list[dict]:
+        """Rows of a catalog of this database, found through the map or through pg_class; what went wrong goes to
+        ``findings`` (default: the database's)."""
         fork = self.cluster._catalog_fork(catalog, self.filenode_map, self.path)
         row = class_rows.get(CATALOG_OIDS[catalog])
         if fork is None and row is not None and row["relfilenode"]:
             fork = self.cluster.fork(self.path, str(row["relfilenode"]))
-        return self.cluster.read_catalog(catalog, fork, self.findings, key)
+        return self.cluster.read_catalog(catalog, fork, self.findings if findings is None else findings, key)
 
     @cached_property
     def catalog_rows(self) -> dict[str, list[dict]]:
@@ -410,6 +413,14 @@ class Database:
         class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
         return TypeCatalog.from_rows(self._catalog("pg_type", class_rows), self._catalog("pg_enum", class_rows),
                                      self._catalog("pg_range", class_rows, key="rngtypid"))
+
+    @cached_property
+    def collation_names(self) -> dict[int, str]:
+        """pg_collation's names by oid, to name a collation in a message; empty when the catalog cannot be read
+        (then the oid names it: what went wrong reading it is not this database's finding)."""
+        class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
+        rows = self._catalog("pg_collation", class_rows, findings=[])
+        return {r["oid"]: r["collname"] for r in rows if isinstance(r.get("collname"), str)}
 
     def catalog_state(self) -> tuple:
         """What reading the catalogs learnt (rows, the filenode map, findings), to hand to ``adopt_catalogs``
