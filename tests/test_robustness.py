@@ -209,6 +209,7 @@ class Rig:
     ctx: VerifyContext
     cluster: object
     rel: object
+    keys: object = None    # a B-tree's KeySpec (its columns, what order checks need), as verify builds it
 
 
 @lru_cache(maxsize=None)
@@ -232,7 +233,8 @@ def rigs(major: int) -> list[Rig]:
             if subject.toast_known and fname == "main":    # TOAST pointers walked with pg_attribute's columns
                 ctx.columns, ctx.toast_oid, ctx.toast_exists = subject.attributes, subject.toast_oid, subject.toast_exists
             am = rel.access_method if fname == "main" else None
-            out.append(Rig(major, rel.qualified_name, fname, am, pages, ctx, cluster, rel))
+            keys = subject.keys() if am == "btree" and subject.keys is not None else None
+            out.append(Rig(major, rel.qualified_name, fname, am, pages, ctx, cluster, rel, keys))
     return out
 
 
@@ -270,8 +272,9 @@ def run_everything(rig: Rig, chunk: np.ndarray, blkno: int, page_decoder: bool =
     elif rig.fork == "main" and rig.am == "btree":
         table = rig.rel.table
         tfork = table.forks.get("main") if table is not None else None
-        bv = BtreeVerifier(ctx, chunk.shape[0], shape_from_index_row(rig.rel.index_row),
-                           heap_tid_check(tfork, table.qualified_name if table else None))
+        name = table.qualified_name if table is not None else None
+        bv = BtreeVerifier(ctx, chunk.shape[0], shape_from_index_row(rig.rel.index_row), heap_tid_check(tfork, name),
+                           name, rig.keys)     # the key order checks see the mutated pages too
         findings = bv.feed(chunk, 0) + bv.finish(lambda *pages: iter([(0, chunk)]))
     else:
         findings = verify_generic_chunk(chunk, 0, ctx, rig.am)
@@ -398,7 +401,7 @@ def test_mutated_pages_through_every_decoder_and_analysis():
     # warm up the compiled kernels outside the timed cases
     for r in all_rigs[:3]:
         run_everything(r, r.pages.copy(), 0)
-    tried = breaks = 0
+    tried = breaks = order_found = 0
     per_mutator: dict[str, int] = {}
     per_kind: dict[str, int] = {}
     per_major: dict[int, int] = {}
@@ -434,6 +437,7 @@ def test_mutated_pages_through_every_decoder_and_analysis():
         what = f"seed {SEED} case {case}: {mut.__name__} on {rig.major}/{rig.name}/{rig.fork} blocks {changed}"
         with time_limit(CASE_SECONDS, what):
             findings = run_everything(rig, chunk, changed[0], page_decoder=case % DECODE_EVERY == 0)
+        order_found += sum(f.code.startswith("btree.order.") for f in findings)
         for blkno in changed:
             want = expected_findings(chunk[blkno].tobytes(), blkno, rig.am, rig.fork, bool(rig.ctx.checksums),
                                      table=rig.rel.kind in "rtm")
@@ -445,11 +449,12 @@ def test_mutated_pages_through_every_decoder_and_analysis():
         assert other_blocks <= set(changed), (what, other_blocks)   # the damage stays where it is
     report(f"pages (seed {SEED}: decode_page, vector, pgstattuple, heap analysis, btree scan, verify)", tried)
     print(f"robustness: {breaks} of them broke a rule the oracles know; per mutator: {per_mutator};"
-          f" per kind: {per_kind}; per major: {per_major}")
+          f" per kind: {per_kind}; per major: {per_major}; key order findings: {order_found}")
     assert not missed, f"seed {SEED}:\n" + "\n".join(map(str, missed[:12]))
     assert tried >= MIN_PAGE_CASES and breaks >= tried // 3, (SEED, tried, breaks)
     if tried >= 1000:   # every kind of page and every major had its turn
         assert set(per_kind) == set(kinds) and set(per_major) == set(MAJORS), (SEED, per_kind, per_major)
+        assert order_found, SEED      # the key order checks saw mutated B-tree pages (each verifier has its KeySpec)
 
 
 def test_truncated_pages_decode_as_truncated():

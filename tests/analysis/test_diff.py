@@ -183,6 +183,8 @@ def test_write_amplification_against_the_servers_counters(diffs, b, a, table):
     but the HOT-only ones: their heap-only slots are reused within the two pages)."""
     d = counter_delta(b, a, table)
     r = diffs(b, a)[f"public.{table}"]
+    if r.get("statistics") is not None:  # both snapshots keep their shutdown's statistics file
+        assert r["statistics"]["exact"] and {k: r["statistics"][k] for k in d} == d
     wa = r.get("write_amplification")
     if not any(d.values()):
         assert wa is None or wa["row_versions_written"] == 0
@@ -313,21 +315,39 @@ def test_missing_database_directory_is_not_a_drop(tmp_path):
     assert max(len(line) for line in text.splitlines()) <= 100
 
 
-def test_ratios_without_statistics_are_upper_bounds():
-    """hot s1 -> s2_hot: 2,000 HOT updates (stats.json) but the snapshots keep no pg_stat/: the
-    denominator is counted from the pages (a lower bound, slots reused), and the text says at most."""
+def test_hot_story_ratios_divide_by_the_servers_count(tmp_path):
+    """hot s1 -> s2_hot: 2,000 HOT updates (stats.json, read before each snapshot's clean shutdown). The
+    snapshots keep that shutdown's pg_stat/: the diff counts 2,000 updates, all HOT, and divides by them.
+    Copies without pg_stat/ fall back on the pages: a lower bound (slots reused), ratios marked at most."""
+    import shutil
     d = counter_delta("t1", "t2", "hot")
-    assert d["n_tup_upd"] == d["n_tup_hot_upd"] == 2000
-    r = diff_pass.compare_clusters(data("t1"), data("t2"), None, "hot")["relations"]
-    wa = next(x for x in r if x["name"] == "public.hot")["write_amplification"]
+    assert d["n_tup_upd"] == d["n_tup_hot_upd"] == 2000 and d["n_tup_ins"] == d["n_tup_del"] == 0
+
+    def hot(b, a):
+        r = diff_pass.compare_clusters(b, a, None, "hot")["relations"]
+        return next(x for x in r if x["name"] == "public.hot")
+    r = hot(data("t1"), data("t2"))
+    assert {k: r["statistics"][k] for k in d} == d and r["statistics"]["exact"]
+    wa = r["write_amplification"]
+    assert wa["ratios_per"] == {"source": "pg_stat", "exact": True, "row_versions": 2000, "row_changes": 2000}
+    assert wa["total_bytes_per_row_change"] == round(wa["total_bytes_written"] / 2000, 1)
+    text = subprocess.run([sys.executable, "-m", "pgpage", "diff", data("t1"), data("t2"), "--rel", "hot"],
+                          capture_output=True, text=True, timeout=300).stdout
+    assert "pg_stat: 2,000 of 2,000 updates HOT (100.0%)" in text
+    assert f"per row change: {wa['total_bytes_per_row_change']:,} bytes (2,000 inserts, updates and deletes" in text
+
+    copies = []
+    for t in ("t1", "t2"):
+        shutil.copytree(SNAP / t / "data", tmp_path / t, symlinks=True)
+        shutil.rmtree(tmp_path / t / "pg_stat")
+        copies.append(str(tmp_path / t))
+    r = hot(*copies)
+    wa = r["write_amplification"]
     per = wa["ratios_per"]
-    if per["source"] == "pg_stat":  # snapshots that carry their statistics files: the server's count
-        assert per["row_changes"] == 2000
-        return
     assert per == {"source": "pages", "exact": False, "row_versions": wa["row_versions_written"],
                    "row_changes": wa["logical_row_changes"]}
-    assert per["row_changes"] < 2000
+    assert 0 < per["row_changes"] < 2000
     assert wa["total_bytes_per_row_change"] == round(wa["total_bytes_written"] / per["row_changes"], 1)
-    text = subprocess.run([sys.executable, "-m", "pgpage", "diff", data("t1"), data("t2"), "--rel", "hot"],
+    text = subprocess.run([sys.executable, "-m", "pgpage", "diff", *copies, "--rel", "hot"],
                           capture_output=True, text=True, timeout=300).stdout
     assert f"per row change: ≤{wa['total_bytes_per_row_change']:,} bytes (≥{per['row_changes']:,} changes counted" in text

@@ -158,3 +158,22 @@ def test_the_demo_clusters_statistics_equal_its_oracle():
             assert {k: got[k] for k in row if k in got} == {k: v for k, v in row.items() if k in got}, name
             compared += sum(1 for k in row if k in got)
     assert compared >= 50
+
+
+@pytest.mark.parametrize("t", ["t1", "t2", "t3", "t4"])
+def test_scenario_snapshots_statistics_equal_their_oracle(t):
+    """The scenario snapshots (make_scenarios.py) keep the statistics file of the clean shutdown that made
+    them: every column of the scenario tables and indexes equals stats.json, read live before that shutdown."""
+    snap = FIXTURES / "scenarios" / "snapshots" / t
+    oracle = json.loads((snap / "oracle" / "stats.json").read_text())
+    cluster = open_data_directory(str(snap / "data"))
+    assert cluster_statistics(cluster)["status"] == "current"
+    by_oid = {r.oid: r for r in cluster.database("pgpage").relations()}
+    compared = 0
+    for view in ("pg_stat_user_tables", "pg_stat_user_indexes"):
+        for row in oracle[view]:
+            got = relation_statistics(cluster, by_oid[row.get("indexrelid", row["relid"])])
+            want = {k: v for k, v in row.items() if k not in NAMES}
+            assert {k: v for k, v in got.items() if k not in ("status", "source")} == want, row["relname"]
+            compared += 1
+    assert compared >= 2   # t4 keeps two tables (hint_load, bloat), without indexes
