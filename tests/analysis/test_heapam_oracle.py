@@ -1,17 +1,19 @@
 """verify_heapam's attribute and TOAST checks, offline, held against the real amcheck.
 
 A live server of every major that has verify_heapam (14 to 18: Debian's 15, the npm builds
-fixtures/make_fixtures.py pins, through tests/livepg.py's ``major_bindir``) builds tables of ints, text, numeric, NULLs, TOASTed text (external
-plain, pglz and lz4), a dropped and an added column; after a CHECKPOINT and a clean stop, copies of
-their tuples are damaged in place (lp_len cut, t_hoff, natts, a varlena header, the null bitmap,
-HEAP_HASEXTERNAL, a TOAST pointer's method and raw size, TOAST chunks removed, resized, renumbered,
-an xmin past nextXid), with the page checksums recomputed. pgpage verifies the files; then the server
-starts on them and runs ``verify_heapam(rel, check_toast => true)``. Every (block, item, attribute)
-amcheck reports, pgpage reports, with amcheck's wording, and pgpage reports no other tuple. (The one
-wording that may differ: amcheck meets a value's chunks in its TOAST index's order, pgpage in chunk_seq
-order, so a renumbered chunk is "returned chunk 7 when expecting chunk 1" to one and "returned chunk 2
-when expecting chunk 1" to the other.) 14's verify_heapam does not check a TOAST pointer's raw size and
-compression method (15 added those checks); pgpage checks them on every major, so on 14 they are its own.
+fixtures/make_fixtures.py pins, through tests/livepg.py's ``major_bindir``) builds tables of ints,
+text, numeric, NULLs, TOASTed text (external plain, pglz and lz4 where the build has it), a dropped
+and an added column; after a CHECKPOINT and a clean stop, copies of their tuples are damaged in
+place (lp_len cut, t_hoff, natts, a varlena header, the null bitmap, HEAP_HASEXTERNAL, a TOAST
+pointer's method and raw size, TOAST chunks removed, resized, renumbered, an xmin past nextXid),
+with the page checksums recomputed. pgpage verifies the files; then the server starts on them and
+runs ``verify_heapam(rel, check_toast => true)``. Every (block, item, attribute) amcheck reports,
+pgpage reports, with amcheck's wording, and pgpage reports no other tuple. (The one wording that may
+differ: amcheck meets a value's chunks in its TOAST index's order, pgpage in chunk_seq order, so a
+renumbered chunk is "returned chunk 7 when expecting chunk 1" to one and "returned chunk 2 when
+expecting chunk 1" to the other.) 14's verify_heapam does not check a TOAST pointer's raw size and
+compression method (15 added those checks); pgpage checks them on every major, so on 14 they are
+its own.
 """
 from __future__ import annotations
 
