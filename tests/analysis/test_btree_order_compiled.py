@@ -23,20 +23,19 @@ BLCKSZ = 8192
 BTP_LEAF = 1
 
 
+def btree_indexes(cluster):
+    """(database, relation) of every B-tree index with a main fork."""
+    for db in cluster.databases():
+        if db.path.is_dir():
+            yield from ((db, rel) for rel in db.relations() if rel.access_method == "btree" and "main" in rel.forks)
+
+
 def btree_records(datadir) -> dict[str, list[dict]]:
     """Every B-tree index's verify findings (all codes), by index."""
     cluster = open_data_directory(datadir)
     v = Verification(cluster)
-    out = {}
-    for db in cluster.databases():
-        if not db.path.is_dir():
-            continue
-        for rel in db.relations():
-            if rel.access_method != "btree" or "main" not in rel.forks:
-                continue
-            recs = list(v.relation_records(v.subject_of(rel)))
-            out[f"{db.name}.{rel.qualified_name}"] = [r for r in recs if r["type"] == "finding"]
-    return out
+    return {f"{db.name}.{rel.qualified_name}": [r for r in v.relation_records(v.subject_of(rel))
+                                                if r["type"] == "finding"] for db, rel in btree_indexes(cluster)}
 
 
 def both_ways(datadir, monkeypatch) -> tuple[dict, dict, int]:
@@ -114,23 +113,17 @@ def test_same_findings_on_mutated_indexes(major, tmp_path, monkeypatch):
     for round_ in range(6):
         copy = tmp_path / f"r{round_}"
         shutil.copytree(data_dir(major), copy)
-        cluster = open_data_directory(copy)
-        for db in cluster.databases():
-            if not db.path.is_dir():
-                continue
-            for rel in db.relations():
-                if rel.access_method != "btree" or "main" not in rel.forks:
-                    continue
-                f = rel.forks["main"].segment_path(0)
-                data = bytearray(f.read_bytes())
-                nblocks = len(data) // BLCKSZ
-                for blkno in rng.sample(range(1, nblocks), min(2, nblocks - 1)) if nblocks > 1 else []:
-                    page = data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ]
-                    if mutate(page, rng):   # the checksum recomputed: the order rules are past it
-                        page[8:10] = b"\0\0"
-                        page[8:10] = struct.pack("<H", checksum_page(bytes(page), blkno))
-                        data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ] = page
-                f.write_bytes(bytes(data))
+        for _, rel in btree_indexes(open_data_directory(copy)):
+            f = rel.forks["main"].segment_path(0)
+            data = bytearray(f.read_bytes())
+            nblocks = len(data) // BLCKSZ
+            for blkno in rng.sample(range(1, nblocks), min(2, nblocks - 1)) if nblocks > 1 else []:
+                page = data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ]
+                if mutate(page, rng):   # the checksum recomputed: the order rules are past it
+                    page[8:10] = b"\0\0"
+                    page[8:10] = struct.pack("<H", checksum_page(bytes(page), blkno))
+                    data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ] = page
+            f.write_bytes(bytes(data))
         compiled, python, _ = both_ways(copy, monkeypatch)
         assert compiled == python
         order_found += sum(f["code"].startswith("btree.order.") for fs in compiled.values() for f in fs)
