@@ -41,6 +41,7 @@ def same_page_cause(table: str, major: int):
             "upd_jsonb": ("indexed_column", "upd_jsonb_k_idx", "doc", "expression"),
             "upd_partial": ("indexed_column", "upd_partial_a_idx", "flag", "predicate"),
             "upd_brin": ("summarizing_column", "upd_brin_ts_idx", "ts", "key") if major < 16 else None,
+            "items": ("indexed_column", "items_qty_idx", "qty", "key"),    # the stories' database `other`
             }.get(table)
 
 

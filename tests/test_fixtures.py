@@ -6,9 +6,11 @@ def test_every_required_major_has_fixtures():
 
 
 def test_fixtures_stay_small():
-    size = sum(p.stat().st_size for p in FIXTURES.rglob("*") if p.is_file() and ".cache" not in p.parts)
-    # 20 MiB, plus 5 MiB for stories/ (make_stories.py: five pruned clusters with pg_stat/)
-    assert size < 25 * 1024 * 1024
+    size = sum(p.stat().st_size for p in FIXTURES.rglob("*")
+               if p.is_file() and not p.is_symlink() and ".cache" not in p.parts)
+    # 20 MiB, plus 10 MiB for stories/ (make_stories.py: five pruned clusters with pg_stat/, each twice:
+    # before and after the update pass, a file both keep stored once, the other as a symlink)
+    assert size < 30 * 1024 * 1024
 
 
 def test_every_major_has_oracle_for_each_structure():
