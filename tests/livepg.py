@@ -100,8 +100,8 @@ class Server:
 
 
 @contextmanager
-def running_server(*settings: str, checksums: bool = True):
-    srv = Server()
+def running_server(*settings: str, checksums: bool = True, bindir: Path | None = None):
+    srv = Server(bindir)
     try:
         srv.start(*settings, checksums=checksums)
         yield srv

@@ -120,9 +120,11 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
             if v.status == "live" or recent is not None:
                 why = "" if recent is None else (f" (recently dead: deleted by xid {recent}, not older than the"
                                                  f" last checkpoint's oldest running xid {since})")
-                yield Finding("btree.heapallindexed.missing", f"heap tuple ({v.block},{v.item}) from table"
+                if root != v.item:     # amcheck names the TID the entry should carry: the chain's root
+                    why += f" (the version at ({v.block},{v.item}) of the HOT chain rooted there)"
+                yield Finding("btree.heapallindexed.missing", f"heap tuple ({v.block},{root}) from table"
                               f" \"{table.name}\" lacks matching index tuple within index \"{index.name}\"{why}",
-                              ERROR, relation=label, fork="main", actual=f"({v.block},{v.item})")
+                              ERROR, relation=label, fork="main", actual=f"({v.block},{root})")
     for tid, here in entries.items():
         if tid not in reached:
             continue

@@ -1,25 +1,31 @@
-"""B-tree key order and heapallindexed against the server's own amcheck (issue 23, items 2 and 3).
+"""B-tree key order and heapallindexed against the server's own amcheck (issue 23, items 2 and 3), on
+several majors: key order on 10, 13, 15, 17 and 18, heapallindexed (amcheck has it from 11) on 11, 13, 15
+and 18 (Debian's 15, the npm builds fixtures/make_fixtures.py pins: tests/livepg.py's ``major_bindir``).
 
 A live PostgreSQL (tests/livepg.py) builds indexes of every type whose order pgpage computes (multi-column,
 DESC, NULLS FIRST, NULLs, deduplicated, text COLLATE "C", a three-level index), inserted in random order so
 that pages split. Then, for each damage (keys swapped, a key byte altered, a high key or a separator altered,
-TIDs of a posting list swapped, an entry cut out, a TID pointed at another row), the server is stopped, one page of the real index file is changed (checksum
-recomputed), the server restarted and asked ``bt_index_check`` and ``bt_index_parent_check`` (heapallindexed):
-every error amcheck raises, pgpage's verify reports at the same index block (and item, where amcheck names
-one; for a heap tuple without its entry, at the same heap TID). On the undamaged cluster neither reports
-anything (pgpage: only its notes that an expression index's and a partial index's entries are not all compared).
+TIDs of a posting list swapped, an entry cut out, a TID pointed at another row, a HOT chain's root among them),
+the server is stopped, one page of the real index file is changed (checksum recomputed), the server restarted
+and asked ``bt_index_check`` and ``bt_index_parent_check`` (heapallindexed from 11): every error amcheck
+raises, pgpage's verify reports at the same index block (and item, where amcheck names one; for a heap tuple
+without its entry, at the same heap TID: a HOT chain's root). On the undamaged cluster neither reports
+anything (pgpage: only its notes that an expression index's and a partial index's entries are not all
+compared). Version 2 and 3 indexes (10, 11) order equal keys by nothing: two of them swapped are no
+corruption, to amcheck and pgpage alike.
 """
 from __future__ import annotations
 
 import random
 import re
 import struct
+from contextlib import ExitStack, contextmanager
 
 import numpy as np
 import psycopg
 import pytest
 
-from livepg import running_server
+from livepg import major_bindir, running_server
 from pgpage.decode.checksum import checksum_pages
 from pgpage.passes.verify import Verification
 from pgpage.storage.datadir import open_data_directory
@@ -35,7 +41,7 @@ TYPES = {  # column -> (type, SQL producing a value from i, with NULLs and edge 
     "f8": ("float8", "CASE i % 89 WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN '-0'::float8 WHEN 2 THEN 'Infinity'"
                      " WHEN 3 THEN 0 ELSE (i * 1e-3 - 1) ^ 3 END"),
     "n": ("numeric", "CASE i % 83 WHEN 0 THEN 'NaN'::numeric WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity'"
-                     " ELSE (i - 1500)::numeric / 7 END"),
+                     " ELSE (i - 1500)::numeric / 7 END"),    # numeric infinities: 14+ (cut before)
     "d": ("date", "date '2000-01-01' + (i * 37 % 20000 - 10000)"),
     "tm": ("time", "time '00:00' + i * interval '17 seconds'"),
     "tz": ("timetz", "(time '00:00' + i * interval '17 seconds')::timetz AT TIME ZONE"
@@ -53,11 +59,11 @@ TYPES = {  # column -> (type, SQL producing a value from i, with NULLs and edge 
 }
 
 
-def amcheck_errors(conn, index: str) -> list[tuple[str, str, str]]:
+def amcheck_errors(conn, index: str, major: int) -> list[tuple[str, str, str]]:
     out = []
     for fn in ("bt_index_check", "bt_index_parent_check"):
         try:
-            conn.execute(f"SELECT {fn}('{index}'::regclass, heapallindexed => true)")
+            conn.execute(f"SELECT {fn}('{index}'::regclass{', heapallindexed => true' if major >= 11 else ''})")
         except psycopg.Error as e:
             out.append((fn, e.diag.message_primary or "", e.diag.message_detail or ""))
     return out
@@ -78,12 +84,14 @@ def amcheck_location(message: str, detail: str) -> tuple:
     return int(m.group(1)), None
 
 
-def pgpage_findings(srv, index: str) -> list[dict]:
+def pgpage_findings(srv, indexes) -> dict[str, list[dict]]:
+    """index -> what pgpage's verify --heapallindexed finds in it (one reading of the catalogs for them all)."""
     c = open_data_directory(srv.data)
     v = Verification(c)
     v.heapallindexed = True
-    rel = c.database("postgres").relation(index)
-    return [r for r in v.relation_records(v.subject_of(rel)) if r["type"] == "finding"]
+    db = c.database("postgres")
+    return {n: [r for r in v.relation_records(v.subject_of(db.relation(n))) if r["type"] == "finding"]
+            for n in indexes}
 
 
 # ------------------------------------------------------------------------------ pages of the index file
@@ -225,16 +233,37 @@ def case_text_separator(ix, rnd):
     return b, p
 
 
-def case_cut_entry(ix, rnd):
-    """An index entry removed: its line pointer cut out of the array (pd_lower 4 bytes lower)."""
-    b = rnd.choice(ix.blocks(leaf=True))
-    p = bytearray(ix.pages[b])
+def cut_item(p: bytearray, k: int) -> None:
+    """Item k's line pointer cut out of the array (pd_lower 4 bytes lower)."""
     n = len(items(p))
-    k = rnd.randrange(3, n)
     p[24 + 4 * (k - 1):24 + 4 * (n - 1)] = p[24 + 4 * k:24 + 4 * n]
     p[24 + 4 * (n - 1):24 + 4 * n] = b"\0\0\0\0"
     p[12:14] = struct.pack("<H", 24 + 4 * (n - 1))
+
+
+def case_cut_entry(ix, rnd):
+    """An index entry removed."""
+    b = rnd.choice(ix.blocks(leaf=True))
+    p = bytearray(ix.pages[b])
+    cut_item(p, rnd.randrange(3, len(items(p))))
     return b, p
+
+
+def case_hot_root_tid(ix, rnd):
+    """The TID (0,3) of h's row 3, a HOT chain's root (the row's live version is heap-only), pointed at row 2:
+    in a plain entry or in a posting list, where it is the first (lowest) TID."""
+    for b in ix.blocks(leaf=True, middle=False):
+        p = bytearray(ix.pages[b])
+        for off, _ in items(p)[1:]:
+            tids = [off]
+            if struct.unpack_from("<H", p, off + 6)[0] & 0x2000:             # INDEX_ALT_TID_MASK: a posting list
+                start = off + struct.unpack_from("<H", p, off + 2)[0]
+                tids = [start + 6 * n for n in range(struct.unpack_from("<H", p, off + 4)[0] & 0xFFF)]
+            for at in tids:
+                if struct.unpack_from("<HHH", p, at) == (0, 0, 3):
+                    p[at + 4:at + 6] = struct.pack("<H", 2)
+                    return b, p
+    raise AssertionError("no entry of TID (0,3)")
 
 
 def case_wrong_tid(ix, rnd):
@@ -248,24 +277,36 @@ def case_wrong_tid(ix, rnd):
     return b, p
 
 
-CASES = [
+ORDER_CASES = [
     ("t_pkey", case_swap), ("t_pkey", case_key_high), ("t_pkey", case_first_low), ("t_pkey", case_high_key),
     ("t_pkey", case_separator), ("ix_nodedup", case_equal_keys_swapped), ("ix_dup", case_posting_tids),
     ("ix_multi", case_swap), ("ix_text", case_text_byte), ("ix_text", case_text_separator),
     ("ix_n_desc", case_swap), ("ix_two_types", case_swap),
-    ("t_pkey", case_cut_entry), ("t_pkey", case_wrong_tid), ("ix_multi", case_wrong_tid),
-    ("h_v", case_cut_entry), ("h_v", case_wrong_tid),
 ]
+HEAPALLINDEXED_CASES = [
+    ("t_pkey", case_cut_entry), ("t_pkey", case_wrong_tid), ("ix_multi", case_wrong_tid),
+    ("h_v", case_cut_entry), ("h_v", case_wrong_tid), ("h_v", case_hot_root_tid),
+]
+# the majors whose amcheck judges them: bt_index_check and bt_index_parent_check exist from 10 (10 and 11 build
+# version 2 and 3 indexes, 12 version 4 with heap TIDs in the key), heapallindexed from 11, posting lists from 13
+ORDER_MAJORS = (10, 13, 15, 17, 18)
+HEAPALLINDEXED_MAJORS = (11, 13, 15, 18)
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with running_server() as srv:
+def cases(majors, damage_cases) -> list:
+    return [pytest.param(m, index, damage, id=f"pg{m}-{index}-{damage.__name__[5:]}")
+            for m in majors for index, damage in damage_cases if m >= 13 or damage is not case_posting_tids]
+
+
+@contextmanager
+def built(major: int):
+    """A server of ``major`` with the indexes built, amcheck's word on them clean, stopped."""
+    with running_server(bindir=major_bindir(major)) as srv:
         conn = srv.connect()
         conn.execute("CREATE EXTENSION amcheck")
         conn.execute("CREATE TABLE t (id int PRIMARY KEY, k int, k2 int, s text COLLATE \"C\", w text COLLATE \"C\")")
         conn.execute("CREATE INDEX ix_dup ON t (k)")
-        conn.execute("CREATE INDEX ix_nodedup ON t (k) WITH (deduplicate_items = off)")
+        conn.execute(f"CREATE INDEX ix_nodedup ON t (k){' WITH (deduplicate_items = off)' if major >= 13 else ''}")
         conn.execute("CREATE INDEX ix_multi ON t (k2 DESC, s NULLS FIRST)")
         conn.execute("CREATE INDEX ix_text ON t (w)")
         conn.execute("INSERT INTO t SELECT i, i % 50, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 300 END,"
@@ -278,6 +319,8 @@ def cluster():
         conn.execute("CREATE INDEX ix_n_desc ON ty (n DESC NULLS LAST, i)")
         conn.execute("CREATE INDEX ix_two_types ON ty (bp, f4 DESC, u NULLS FIRST)")
         vals = ", ".join(e for _, e in TYPES.values())
+        if major < 14:
+            vals = vals.replace(" WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity'", "")
         conn.execute(f"INSERT INTO ty SELECT i, {vals} FROM (SELECT i FROM generate_series(1, 3000) i"
                      " ORDER BY md5(i::text)) r")
         # HOT chains (pad is in no index), some pruned to redirects; a partial and an expression index
@@ -294,26 +337,37 @@ def cluster():
         indexes = [r[0] for r in conn.execute("SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_class c"
                                               " ON c.oid = i.indrelid WHERE c.relname IN ('t', 'ty', 'h')")]
         paths = {n: srv.data / conn.execute(f"SELECT pg_relation_filepath('{n}')").fetchone()[0] for n in indexes}
-        clean = {n: amcheck_errors(conn, n) for n in indexes}
+        clean = {n: amcheck_errors(conn, n, major) for n in indexes}
         conn.close()
         srv.stop()
         yield srv, paths, clean
 
 
-def test_clean_indexes_agree_with_amcheck(cluster):
-    srv, paths, clean = cluster
+@pytest.fixture(scope="module")
+def clusters():
+    """major -> its cluster (``built``), made on first use and kept for the module: one server per major
+    and test worker, whatever order the tests of the module run in."""
+    made = {}
+    with ExitStack() as stack:
+        yield lambda major: made.get(major) or made.setdefault(major, stack.enter_context(built(major)))
+
+
+@pytest.mark.parametrize("major", sorted({*ORDER_MAJORS, *HEAPALLINDEXED_MAJORS}), ids=lambda m: f"pg{m}")
+def test_clean_indexes_agree_with_amcheck(clusters, major):
+    srv, paths, clean = clusters(major)
     assert len(paths) == 5 + len(TYPES) + 2 + 4
     assert all(v == [] for v in clean.values()), clean
-    for n in paths:
-        notes = {"h_part": "btree.heapallindexed.not_checked", "h_expr": "btree.heapallindexed.not_checked"}
-        assert [f["code"] for f in pgpage_findings(srv, n)] == ([notes[n]] if n in notes else []), n
+    notes = {"h_part": "btree.heapallindexed.not_checked", "h_expr": "btree.heapallindexed.not_checked"}
+    for n, found in pgpage_findings(srv, paths).items():
+        assert [f["code"] for f in found] == ([notes[n]] if n in notes else []), n
     ix = IndexFile(paths["ix_text"])
     assert ix.blocks(leaf=False, middle=False, root=True) and ix.blocks(leaf=False, level=1)  # three levels
 
 
-@pytest.mark.parametrize("index,damage", CASES, ids=[f"{i}-{d.__name__[5:]}" for i, d in CASES])
-def test_damaged_index_pgpage_reports_what_amcheck_reports(cluster, index, damage):
-    srv, paths, _ = cluster
+@pytest.mark.parametrize("major,index,damage", cases(ORDER_MAJORS, ORDER_CASES)
+                         + cases(HEAPALLINDEXED_MAJORS, HEAPALLINDEXED_CASES))
+def test_damaged_index_pgpage_reports_what_amcheck_reports(clusters, major, index, damage):
+    srv, paths, _ = clusters(major)
     path = paths[index]
     original = path.read_bytes()
     ix = IndexFile(path)
@@ -325,13 +379,16 @@ def test_damaged_index_pgpage_reports_what_amcheck_reports(cluster, index, damag
         srv.restart()
         try:
             conn = srv.connect()
-            errors = amcheck_errors(conn, index)
+            errors = amcheck_errors(conn, index, major)
             conn.close()
         finally:
             srv.stop()
-        findings = pgpage_findings(srv, index)
+        findings = pgpage_findings(srv, [index])[index]
     finally:
         path.write_bytes(original)
+    if major < 12 and damage is case_equal_keys_swapped:    # version 2 and 3 indexes: equal keys in any TID order
+        assert errors == [] and [f for f in findings if f["severity"] == "error"] == [], (errors, findings)
+        return
     assert errors, "amcheck found nothing: the damage proves nothing"
     got = {(f.get("block"), f.get("item")) for f in findings if f["severity"] == "error"}
     for fn, message, detail in errors:
