@@ -2112,7 +2112,8 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
         if (nlp > max_lp) nlp = max_lp;
 
         /* heap.py: line pointers */
-        int bad = 0;
+        int bad = 0, stamped = 0;
+        int64_t low_start = special;   /* items seen so far lie in [low_start, special) while none is stamped */
         const uint32_t mark = next_mark();
         for (int64_t i = 1; i <= nlp && !bad; i++) {
             const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (i - 1));
@@ -2125,9 +2126,18 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
             if (fl == LP_REDIRECT) { bad = ln != 0 || off < 1 || off > nlp; continue; }
             if (claims && fl == LP_DEAD) { bad = 1; continue; }   /* vm.py: LP_DEAD on an all-visible page */
             if (ln == 0) { bad = fl == LP_NORMAL; continue; }  /* LP_DEAD without storage is fine */
-            /* ... and no two items share bytes */
-            bad = off < upper || off + ln > special || off % 8 != 0 || (fl == LP_NORMAL && ln < MIN_HEAP_TUPLE_SIZE)
-                  || overlaps_marked(sieve_stamp, mark, off, ln);
+            bad = off < upper || off + ln > special || off % 8 != 0 || (fl == LP_NORMAL && ln < MIN_HEAP_TUPLE_SIZE);
+            if (bad) continue;
+            /* ... and no two items share bytes: an item below every one before it shares none (items are mostly
+               placed so, from the page's end down); else every item so far is stamped and the stamps decide */
+            if (!stamped && off + ln <= low_start) { low_start = off; continue; }
+            if (!stamped) {
+                for (int64_t j = 1; j < i; j++)
+                    if (lens[j] && (fls[j] == LP_NORMAL || fls[j] == LP_DEAD))
+                        overlaps_marked(sieve_stamp, mark, offs[j], lens[j]);
+                stamped = 1;
+            }
+            bad = overlaps_marked(sieve_stamp, mark, off, ln);
         }
         if (bad) continue;
         /* heap.py: redirects lead to a normal item, which is a heap-only tuple (hot.py) */
