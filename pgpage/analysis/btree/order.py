@@ -321,7 +321,8 @@ def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str 
 
 
 # ---------------------------------------------------------------------------- the checks, page by page
-FIRST, LAST, LOW, HIKEY = range(4)   # the items kept of each page: first and last data items, smallest, high key
+# the items kept of each page: high key, first and last data items, smallest (without an order: high keys alone)
+HIKEY, FIRST, LAST, LOW = range(4)
 
 
 class _Pool:
@@ -333,7 +334,7 @@ class _Pool:
 
     def _room(self, n: int) -> None:
         if self.fill + n > len(self.buf):
-            grown = np.empty(max(2 * len(self.buf), self.fill + n), dtype=np.uint8)
+            grown = np.empty(max(len(self.buf) * 3 // 2, self.fill + n), dtype=np.uint8)
             grown[:self.fill] = self.buf[:self.fill]
             self.buf = grown
 
@@ -370,11 +371,14 @@ class OrderCheck:
         self.order = order
         self.hk = heapkeyspace
         self.find = find            # find(code, message, block, item)
-        self.flags = np.full(nblocks, -1, dtype=np.int64)     # -1: no page kept
-        self.next = np.zeros(nblocks, dtype=np.int64)
-        self.off = np.full((4, nblocks), -1, dtype=np.int64)  # FIRST, LAST, LOW, HIKEY: pool offset, -1 none
-        self.len = np.zeros((4, nblocks), dtype=np.int64)
-        self.lpno = np.zeros((4, nblocks), dtype=np.int64)    # their line pointer numbers
+        # 22 bytes a block without an order, 64 with one, and the items' bytes (memory grows with the index:
+        # the rules across pages compare items of pages read far apart)
+        slots = 1 if order is None else 4
+        self.flags = np.full(nblocks, -1, dtype=np.int32)         # -1: no page kept
+        self.next = np.zeros(nblocks, dtype=np.uint32)
+        self.off = np.full((slots, nblocks), -1, dtype=np.int64)  # HIKEY, FIRST, LAST, LOW: pool offset, -1 none
+        self.len = np.zeros((slots, nblocks), dtype=np.int32)
+        self.lpno = np.zeros((slots, nblocks), dtype=np.int16)    # their line pointer numbers
         self.pool = _Pool()
         # internal pages: (line pointer numbers, pool offsets, lengths) of every item from P_FIRSTDATAKEY on
         self.pivots: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -419,11 +423,11 @@ class OrderCheck:
         if not leaf:
             self._keep_pivots(blkno, data)
             data = data[1:]           # minus infinity
-        if not data:
+        if not data or self.order is None:   # without an order, only high keys and pivots are compared
             return
         self._keep(blkno, FIRST, data[0][0], data[0][1])
         self._keep(blkno, LAST, data[-1][0], data[-1][1])
-        if self.order is None or flags & BTP_HALF_DEAD:
+        if flags & BTP_HALF_DEAD:
             return      # amcheck skips ignorable pages as targets
         o = self.order
         try:
@@ -447,7 +451,11 @@ class OrderCheck:
                           f" tid=({blkno},{m}) (points to {kind} tid={_fmt(nx.tid)})", blkno, n)
             if low is None or o.compare(it, parsed[low][1]) < 0:
                 low = k
-        self._keep(blkno, LOW, data[low][0], data[low][1])
+        if low == 0:     # the first item, kept already
+            self.off[LOW, blkno], self.len[LOW, blkno], self.lpno[LOW, blkno] = (
+                self.off[FIRST, blkno], self.len[FIRST, blkno], self.lpno[FIRST, blkno])
+        else:
+            self._keep(blkno, LOW, data[low][0], data[low][1])
 
     def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray) -> None:
         """Pages ``chunk[rows]`` (blocks ``blocks``) whose items the compiled check found in order and within
@@ -463,7 +471,10 @@ class OrderCheck:
         leaf, rightmost = (flags & BTP_LEAF) != 0, nxt == P_NONE
         firstkey = np.where(rightmost, 1, 2)
         self.flags[blocks], self.next[blocks] = flags, nxt
-        lps = {FIRST: np.where(leaf, firstkey, firstkey + 1), LAST: maxoff, LOW: low, HIKEY: np.where(rightmost, 0, 1)}
+        first = np.where(leaf, firstkey, firstkey + 1)
+        lps = {HIKEY: np.where(rightmost, 0, 1)}
+        if self.order is not None:   # without an order, only high keys and pivots are compared
+            lps.update({FIRST: first, LAST: maxoff, LOW: np.where(low == first, 0, low)})   # LOW 0: FIRST's
         flat = chunk.reshape(-1)
 
         def keep(r: np.ndarray, nn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -476,6 +487,10 @@ class OrderCheck:
             b = blocks[has]
             self.off[slot, b], self.len[slot, b] = keep(rows[has], n[has])
             self.lpno[slot, b] = n[has]
+        if self.order is not None:
+            same = blocks[low == first]
+            self.off[LOW, same], self.len[LOW, same], self.lpno[LOW, same] = (
+                self.off[FIRST, same], self.len[FIRST, same], self.lpno[FIRST, same])
         for i in np.flatnonzero(~leaf):
             nn = np.arange(firstkey[i], maxoff[i] + 1)
             self.pivots[int(blocks[i])] = (nn, *keep(np.full(len(nn), rows[i]), nn))
@@ -528,7 +543,7 @@ class OrderCheck:
             return
         fl, nblocks = self.flags, len(self.flags)
         blocks = np.flatnonzero((fl >= 0) & (self.off[LAST] >= 0) & (self.next != P_NONE) & ((fl & BTP_HALF_DEAD) == 0))
-        right = self.next[blocks]
+        right = self.next[blocks].astype(np.int64)
         simple = (right < nblocks)
         simple[simple] &= (fl[right[simple]] >= 0) & ((fl[right[simple]] & BTP_HALF_DEAD) == 0)
         for i in np.flatnonzero(~simple):         # a missing or half-dead right sibling: follow the links
