@@ -64,8 +64,7 @@ class IndexPass:
                 findings.append(Finding("btree.heap.no_table", "pg_index names no table for this index: heap TIDs"
                                         " are not checked", WARNING, relation=info.relation))
             elif table.forks.get("main") is None or not table.forks["main"].exists:
-                findings.append(Finding("btree.heap.table_missing", f"the table {table.qualified_name} has no main"
-                                        " fork file: heap TIDs are not checked", WARNING, relation=info.relation))
+                findings.append(missing_table_finding(table.qualified_name, info.relation))
             else:
                 tfork = table.forks["main"]
                 findings.extend(f for f in tfork.findings if f.code.startswith("segment."))
@@ -131,10 +130,17 @@ def table_unreadable(table_fork, table: str | None, index: str | None) -> Findin
     """One finding when the table's main fork cannot be read (its heap TIDs are then not checked: a table read
     as zeros would blame every TID), else None."""
     why = table_fork.probe() if table_fork is not None else None
-    if why is None:
-        return None
+    return None if why is None else unreadable_table_finding(table, index, why.path, why.reason)
+
+
+def unreadable_table_finding(table: str | None, index: str | None, path, reason: str) -> Finding:
     return Finding("btree.heap.table_unreadable", f"table unreadable: heap TIDs not checked against {table}"
-                   f" ({why.path}: {why.reason})", WARNING, relation=index, actual=why.reason)
+                   f" ({path}: {reason})", WARNING, relation=index, actual=reason)
+
+
+def missing_table_finding(table: str | None, index: str | None) -> Finding:
+    return Finding("btree.heap.table_missing", f"the table {table} has no main fork file: heap TIDs are not checked",
+                   WARNING, relation=index)
 
 
 def heap_tid_check_or_why(table_fork, table: str | None, index: str | None) -> tuple[HeapTidCheck | None,

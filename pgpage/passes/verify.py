@@ -30,7 +30,8 @@ from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.analysis.verify.xids import since_checkpoint_finding
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
-from pgpage.passes.index import heap_tid_check_or_why, table_unreadable
+from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, table_unreadable,
+                                 unreadable_table_finding)
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
 from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, check_segment_file, open_segment_file,
                                    parse_segment_name)
@@ -626,11 +627,8 @@ def table_file_findings(index, label: str | None) -> tuple[Finding | None, Findi
     if own is None:
         return None, None
     if own.code == "relation.file_missing":
-        return own, Finding("btree.heap.table_missing", f"the table {name} has no main fork file: heap TIDs are"
-                            " not checked", WARNING, relation=label)
-    return own, Finding("btree.heap.table_unreadable", f"table unreadable: heap TIDs not checked against {name}"
-                        f" ({table.directory / table.file_stem}: {own.actual})", WARNING, relation=label,
-                        actual=own.actual)
+        return own, missing_table_finding(name, label)
+    return own, unreadable_table_finding(name, label, table.directory / table.file_stem, own.actual)
 
 
 def _toast_max_chunk(cluster) -> int:
