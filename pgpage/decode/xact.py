@@ -69,6 +69,11 @@ per transaction locking one tuple at one time); range() gives None rather than w
 # ---------------------------------------------------------------------------- segment files
 
 
+def xid_precedes(a: int, b: int) -> bool:
+    """TransactionIdPrecedes for normal 32-bit xids: modulo 2^32, within half the circle."""
+    return ((a - b) & 0xFFFFFFFF) >= 0x80000000
+
+
 def segment_name(segno: int) -> str:
     """File name PostgreSQL 10-18 give SLRU segment ``segno`` of pg_xact and pg_multixact."""
     return f"{segno:04X}"

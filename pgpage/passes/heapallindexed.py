@@ -36,6 +36,7 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          LP_NORMAL, LP_REDIRECT, P_NONE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER)
 from pgpage.analysis.verify.xids import FIRST_NORMAL_XID
 from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
+from pgpage.decode.xact import xid_precedes
 from pgpage.findings import ERROR, INFO, Finding
 
 
@@ -147,7 +148,7 @@ def _recently_dead(v, since: int, multi_update_xid) -> int | None:
         if multi_update_xid is None:
             return None
         xid = int(multi_update_xid(np.array([xid], dtype=np.int64))[0])
-    return xid if xid >= FIRST_NORMAL_XID and (xid - since) & 0xFFFFFFFF < 0x80000000 else None
+    return xid if xid >= FIRST_NORMAL_XID and not xid_precedes(xid, since) else None
 
 
 def _index_entries(fork, iattrs, rows) -> dict[int, list]:

@@ -12,6 +12,7 @@ import numpy as np
 from pgpage.analysis.hotcause import CauseTally, hot_blocking, index_columns, update_cause
 from pgpage.analysis.rowstatus import UPDATED
 from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_XMAX_IS_MULTI
+from pgpage.decode.xact import xid_precedes
 from pgpage.passes.rows import RowOptions, TableRows
 
 
@@ -37,11 +38,6 @@ def free_then_below(new_len: int, cluster) -> int:
     the updater's pin keeping it off). The one other way, a page with MaxHeapTuplesPerPage line pointers and
     none unused, is left out by the caller (no bound for a page that has that many now)."""
     return _maxalign(new_len, cluster) + ITEM_ID_SIZE
-
-
-def xid_follows_or_equals(xid: int, since: int) -> bool:
-    """TransactionIdFollowsOrEquals for normal xids: modulo 2^32, within half the circle."""
-    return ((xid - since) & 0xFFFFFFFF) < 0x80000000
 
 
 def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = None) -> dict:
@@ -84,7 +80,7 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
             new = None                           # the successor's slot holds another row now
         if since_xid is not None:
             updater = new[0] if new is not None else (None if multi else xmax)
-            if updater is None or not xid_follows_or_equals(updater, since_xid & 0xFFFFFFFF):
+            if updater is None or xid_precedes(updater, since_xid & 0xFFFFFFFF):
                 continue
         changed = None
         if new is not None and (blk, item) in found and not {(blk, item), succ} & unreadable:

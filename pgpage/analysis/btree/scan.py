@@ -33,6 +33,7 @@ from pgpage.decode.page import bad_special_size
 from pgpage.decode.pagebase import PageContext, format_tid
 from pgpage.decode.vector import decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
+from pgpage.decode.xact import xid_precedes
 from pgpage.findings import WARNING
 
 SUB_CHUNK = 256         # pages analysed together: a few MB of item buffers; findings come code by code per sub-chunk
@@ -57,9 +58,6 @@ def pg_round2(x: float) -> float:
     return float(f"{x:.2f}") if not math.isnan(x) else math.nan
 
 
-def xid_precedes(a: int, b: int) -> bool:
-    """TransactionIdPrecedes for normal 32-bit xids (modulo 2^32)."""
-    return ((a - b) & 0xFFFFFFFF) >= 0x80000000
 
 
 @dataclass
