@@ -18,10 +18,13 @@
  * tuple headers by pageinspect's rule: lp_len >= 24, lp_off MAXALIGNed, lp_off + lp_len <= BLCKSZ), chain
  * walks by MaxHeapTuplesPerPage steps, and nothing allocates.
  */
+#define _XOPEN_SOURCE 700   /* pread */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef PGP_SOURCE_SHA
 #define PGP_SOURCE_SHA "unknown"
@@ -2295,4 +2298,27 @@ void pgp_verify_btree_sieve(const uint8_t *pages, int64_t npages, int64_t bs, co
         }
         flagged[p] = (uint8_t)bad;
     }
+}
+
+/* ------------------------------------------------------------------------------------------- staged reads */
+/*
+ * storage/relfile.py's StagedReader, its loop compiled: fill dest[0, n) from the file at `offset` through
+ * `stage` (pread into a buffer that stays in the CPU's cache, then a copy on: see STAGE_BYTES). Returns the
+ * bytes read (fewer at the file's end), or -errno.
+ */
+int64_t pgp_pread_staged(int fd, uint8_t *dest, int64_t n, int64_t offset, uint8_t *stage, int64_t stage_len)
+{
+    int64_t done = 0;
+    while (done < n) {
+        const int64_t want = n - done < stage_len ? n - done : stage_len;
+        const ssize_t got = pread(fd, stage, (size_t)want, (off_t)(offset + done));
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        memcpy(dest + done, stage, (size_t)got);
+        done += got;
+        if (got < want) break;
+    }
+    return done;
 }

@@ -140,6 +140,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
     cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P, P, P, I64]
+    cdll.pgp_pread_staged.restype = I64
+    cdll.pgp_pread_staged.argtypes = [I, P, I64, I64, P, I64]
     cdll.pgp_verify_btree_sieve.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
