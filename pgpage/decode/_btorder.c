@@ -224,9 +224,62 @@ int64_t pgp_btree_relate(const uint8_t *a, int64_t alen, int64_t a_natts, const 
  * Python must look (a violation, an item this code cannot read, a page add_page treats specially). With no key
  * columns in the spec (nkeyatts 0: the order is not checked), 1 when every line pointer is an item add_page
  * reads (low[i] 0). */
+/* The leaf pages of the commonest indexes (one integer key column, heapkeyspace: serial and bigint keys), when
+ * every data item is plain (no posting list, no NULL, no pivot): pgp_btree_order_pages' rules come down to each
+ * (key, heap TID) above the one before and the last item within the high key, which is what this checks
+ * without parsing each item into a Tup. 1: all in order (the smallest item is the first); -1: an item that is
+ * not plain, or a line pointer to look at; 0: an item out of order or beyond the high key. On anything but 1
+ * the general loop decides the page. */
+static int plain_int_leaf(const uint8_t *pg, int64_t bs, const Spec *s, int64_t maxoff, int64_t firstdata,
+                          int rightmost) {
+    const int64_t kind = s->col[0], attlen = s->col[1];
+    const int desc = s->col[3] != 0;
+    int64_t prev_key = 0;
+    uint64_t prev_tid = 0, prev_ukey = 0;
+    const uint8_t *last = NULL;
+    int64_t last_len = 0;
+    for (int64_t k = firstdata; k <= maxoff; k++) {
+        uint32_t w = u32(pg + PAGE_HEADER + 4 * (k - 1));
+        int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
+        if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - BT_OPAQUE) return -1;
+        const uint8_t *raw = pg + off;
+        uint16_t info = u16(raw + 6);
+        int64_t size = info & INDEX_SIZE_MASK;
+        if (size > len) size = len;
+        if ((info & (INDEX_NULL_MASK | INDEX_ALT_TID_MASK)) || size < 8 + attlen) return -1;
+        uint64_t tid = ((uint64_t)((uint32_t)u16(raw) << 16 | u16(raw + 2)) << 16) | u16(raw + 4);
+        int c;
+        if (kind == K_INT) {
+            int64_t key = sext(raw + 8, attlen);
+            c = (key > prev_key) - (key < prev_key);
+            prev_key = key;
+        } else {
+            uint64_t key = zext(raw + 8, attlen);
+            c = (key > prev_ukey) - (key < prev_ukey);
+            prev_ukey = key;
+        }
+        if (desc) c = -c;
+        if (k > firstdata && !(c > 0 || (c == 0 && tid > prev_tid))) return 0;
+        prev_tid = tid;
+        last = raw;
+        last_len = len;
+    }
+    if (rightmost) return 1;
+    /* the high key rule, for the last item, as the general loop makes it */
+    uint32_t w = u32(pg + PAGE_HEADER);
+    int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
+    Tup hikey, it;
+    if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - BT_OPAQUE
+        || !parse(pg + off, len, s, -1, &hikey) || !parse(last, last_len, s, -1, &it)) return -1;
+    return compare_as(s, &it, 1, &hikey) <= 0 ? 1 : 0;
+}
+
 void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const uint8_t *check,
                            const int64_t *spec, uint8_t *status, int64_t *low) {
     Spec s = {spec[0], spec[1], spec[2], spec + 3};
+    /* one integer key column (of the widths sext/zext read), heapkeyspace: plain_int_leaf's pages */
+    const int int_key = s.nkey == 1 && s.hk && (s.col[0] == K_INT || s.col[0] == K_UINT)
+                        && (s.col[1] == 1 || s.col[1] == 2 || s.col[1] == 4 || s.col[1] == 8);
     Tup tups[2], hikey;  /* the item before and the item at hand; the page's high key */
     for (int64_t i = 0; i < n; i++) {
         status[i] = 0;
@@ -248,6 +301,11 @@ void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const ui
             }
             status[i] = (uint8_t)ok;
             low[i] = 0;
+            continue;
+        }
+        if (leaf && int_key && plain_int_leaf(pg, bs, &s, maxoff, firstdata, rightmost) == 1) {
+            status[i] = 1;
+            low[i] = firstdata;
             continue;
         }
         int ok = 1, have_hikey = 0, plain = leaf;

@@ -128,3 +128,31 @@ def test_same_findings_on_mutated_indexes(major, tmp_path, monkeypatch):
         assert compiled == python
         order_found += sum(f["code"].startswith("btree.order.") for fs in compiled.values() for f in fs)
     assert order_found > 0
+
+
+@pytest.mark.parametrize("major", [12, 17])
+def test_high_key_rule_on_integer_leaves(major, tmp_path, monkeypatch):
+    """The compiled fast path for leaf pages of one integer key (_btorder.c: plain_int_leaf) checks the high key
+    against the last item only: every non-rightmost leaf page of every B-tree index gets its high key's key
+    bytes zeroed (an integer key of 0, below the items of the fixtures' integer indexes), and the findings are
+    the same each way, the high key rule's among them."""
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(major), copy)
+    changed = 0
+    for _, rel in btree_indexes(open_data_directory(copy)):
+        f = rel.forks["main"].segment_path(0)
+        data = bytearray(f.read_bytes())
+        for blkno in range(1, len(data) // BLCKSZ):
+            page = data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ]
+            flags, nxt = struct.unpack_from("<H", page, BLCKSZ - 4)[0], struct.unpack_from("<I", page, BLCKSZ - 12)[0]
+            if not flags & BTP_LEAF or flags & 0xC or nxt == 0 or len(lps(page)) < 3:
+                continue
+            off, _, length = lps(page)[0]
+            page[off + 8:off + min(16, length)] = bytes(min(16, length) - 8)
+            page[8:10] = struct.pack("<H", checksum_page(bytes(page), blkno))
+            data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ] = page
+            changed += 1
+        f.write_bytes(bytes(data))
+    compiled, python, _ = both_ways(copy, monkeypatch)
+    assert changed > 0 and compiled == python
+    assert any(f["code"] == "btree.order.high_key" for fs in compiled.values() for f in fs)
