@@ -2081,6 +2081,7 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
     static int64_t xmins[MAX_LP + 2];
     static uint16_t im2s[MAX_LP + 2];
 
+    int64_t xmin_in_bounds = 0;   /* the last xmin found within the horizons (0 is never: XID_INVALID) */
     for (int64_t p = 0; p < npages; p++) {
         const uint8_t *page = pages + p * bs;
         const int64_t blk = first_blkno + p;
@@ -2164,7 +2165,8 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
             const int xmin_invalid_hint = (im & HEAP_XMIN_FROZEN) == HEAP_XMIN_INVALID;
             if (hoff > lens[i] || hoff != expected_hoff || (im & HEAP_XMAX_IS_MULTI)
                 || ((im2 & HEAP_ONLY_TUPLE) && !(im & HEAP_UPDATED)) || xmin == 0
-                || (!frozen_hint && xid_out_of_bounds(xmin, vp))) { bad = 1; break; }
+                || (!frozen_hint && xmin != xmin_in_bounds && xid_out_of_bounds(xmin, vp))) { bad = 1; break; }
+            if (!frozen_hint) xmin_in_bounds = xmin;   /* (tuples loaded together share their xmin) */
             const int hot_updated = (im2 & HEAP_HOT_UPDATED) && !(im & HEAP_XMAX_INVALID) && !xmin_invalid_hint;
             if (hot_updated && xmax == 0) { bad = 1; break; }
             const int ms = xmin_state(im, xmin, &clog);
