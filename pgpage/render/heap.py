@@ -67,7 +67,7 @@ def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -
             out.print(Text(f"  {code}: {n:,} in all (50 listed)", "dim"))
     if map_metric:
         out.print()
-        render_map(out, doc["map"], map_metric)
+        render_map(out, doc["map"], map_metric, doc["block_size"])
 
 
 def _hot(line, h: dict) -> None:
@@ -216,10 +216,10 @@ def _bloat(line, b: dict, blocks: int, block_size: int) -> None:
                       f" space than it says, {b['fsm_overstated_pages']:,} less", "dim"))
 
 
-def _metric(m: dict, metric: str) -> tuple[list[float], str]:
+def _metric(m: dict, metric: str, block_size: int) -> tuple[list[float], str]:
     """Per-cell values in 0..1 and the legend for one map metric."""
     cells = range(len(m["pages"]))
-    usable = [max(p, 1) * 8168 for p in m["pages"]]
+    usable = [max(p, 1) * (block_size - 24) for p in m["pages"]]   # a page's bytes past its header
     if metric == "dead":
         return [m["dead"][i] / max(m["used"][i], 1) for i in cells], "share of tuple bytes that are dead"
     if metric == "fill":
@@ -229,8 +229,8 @@ def _metric(m: dict, metric: str) -> tuple[list[float], str]:
     return [1 - m["all_visible"][i] / max(m["pages"][i], 1) for i in cells], "share of pages NOT all-visible in the VM"
 
 
-def render_map(out, m: dict, metric: str) -> None:
-    values, legend = _metric(m, metric)
+def render_map(out, m: dict, metric: str, block_size: int) -> None:
+    values, legend = _metric(m, metric, block_size)
     per_cell = m["blocks_per_bin"]
     out.print(Text(f"page map ({metric}): one cell = {per_cell:,.1f} blocks; {legend}", "bold"))
     key = Text("  ")
