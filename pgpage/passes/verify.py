@@ -425,7 +425,7 @@ class Verification:
 
     def _key_spec(self, db, rel) -> KeySpec:
         """An index's key columns and whether pgpage can compute their order (``order.key_order``)."""
-        from pgpage.analysis.btree.order import key_order
+        from pgpage.analysis.btree.order import collation_sorts_as_bytes, key_order
         if not getattr(db, "_indexes_prefetched", False):   # one read of pg_attribute for every index
             db._indexes_prefetched = True
             db.prefetch_attributes(r.oid for r in db.relations() if r.index_row is not None)
@@ -437,7 +437,8 @@ class Verification:
             collate = f"ICU locale {icu}" if icu else "ICU"
         else:                 # libc's datcollate, the builtin provider's datlocale (17+)
             collate = text(row.get("datcollate") if provider == "c" else row.get("datlocale")) or ""
-        reason = key_order(attrs, rel.index_row, collate, lambda oid: db.collation_names.get(oid))
+        reason = key_order(attrs, rel.index_row, collate, collation_sorts_as_bytes(provider, collate),
+                           lambda oid: db.collations.get(oid))
         return KeySpec(attrs, list(rel.index_row.get("indoption") or []), reason)
 
     # ---------------------------------------------------------------------------- one relation

@@ -47,7 +47,7 @@ CATALOG_COLUMNS = {
                 "typalign", "typbasetype"},
     "pg_enum": {"oid", "enumtypid", "enumsortorder", "enumlabel"},
     "pg_range": {"rngtypid", "rngsubtype", "rngmultitypid"},
-    "pg_collation": {"oid", "collname"},
+    "pg_collation": {"oid", "collname", "collprovider", "collcollate", "colllocale"},
 }
 RAW_COLUMNS = {"attmissingval"}  # kept as the stored datum: the deformer takes the value out with the column's type
 CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
@@ -415,12 +415,12 @@ class Database:
                                      self._catalog("pg_range", class_rows, key="rngtypid"))
 
     @cached_property
-    def collation_names(self) -> dict[int, str]:
-        """pg_collation's names by oid, to name a collation in a message; empty when the catalog cannot be read
-        (then the oid names it: what went wrong reading it is not this database's finding)."""
+    def collations(self) -> dict[int, dict]:
+        """pg_collation's rows by oid (name, provider, locale); empty when the catalog cannot be read
+        (then the oid names a collation: what went wrong reading it is not this database's finding)."""
         class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
         rows = self._catalog("pg_collation", class_rows, findings=[])
-        return {r["oid"]: r["collname"] for r in rows if isinstance(r.get("collname"), str)}
+        return {r["oid"]: r for r in rows if isinstance(r.get("oid"), int)}
 
     def catalog_state(self) -> tuple:
         """What reading the catalogs learnt (rows, the filenode map, findings), to hand to ``adopt_catalogs``

@@ -3,7 +3,7 @@ several majors: key order on 10, 13, 15, 17 and 18, heapallindexed (amcheck has 
 and 18 (Debian's 15, the npm builds fixtures/make_fixtures.py pins: tests/livepg.py's ``major_bindir``).
 
 A live PostgreSQL (tests/livepg.py) builds indexes of every type whose order pgpage computes (multi-column,
-DESC, NULLS FIRST, NULLs, deduplicated, text COLLATE "C", a three-level index), inserted in random order so
+DESC, NULLS FIRST, NULLs, deduplicated, text COLLATE "C" and ucs_basic, a three-level index), inserted in random order so
 that pages split. Then, for each damage (keys swapped, a key byte altered, a high key or a separator altered,
 TIDs of a posting list swapped, an entry cut out, a TID pointed at another row, a HOT chain's root among them),
 the server is stopped, one page of the real index file is changed (checksum recomputed), the server restarted
@@ -56,6 +56,11 @@ TYPES = {  # column -> (type, SQL producing a value from i, with NULLs and edge 
     "v": ("varchar(20)", "substr(md5(i::text), 1, i % 12)"),
     "nm": ("name", "md5(i::text) || 'é'"),
     "tx": ("text COLLATE \"C\"", "CASE WHEN i % 13 = 0 THEN NULL ELSE chr(60 + i % 60) || md5(i::text) END"),
+    # ucs_basic: libc's C under another oid (10-16), the builtin provider's C (17+); characters whose code point
+    # order is no language's (é after z, an emoji, one unassigned, one private use, the last plane's)
+    "uc": ("text COLLATE ucs_basic", "CASE WHEN i % 17 = 0 THEN NULL ELSE chr(48 + i % 70) || chr((ARRAY[233, 90,"
+                                     " 122, 8364, 65313, 128512, 888, 57344, 1114109, 97])[i % 10 + 1]) || md5(i::text)"
+                                     " END"),
 }
 
 
@@ -280,7 +285,7 @@ def case_wrong_tid(ix, rnd):
 ORDER_CASES = [
     ("t_pkey", case_swap), ("t_pkey", case_key_high), ("t_pkey", case_first_low), ("t_pkey", case_high_key),
     ("t_pkey", case_separator), ("ix_nodedup", case_equal_keys_swapped), ("ix_dup", case_posting_tids),
-    ("ix_multi", case_swap), ("ix_text", case_text_byte), ("ix_text", case_text_separator),
+    ("ix_multi", case_swap), ("ix_text", case_text_byte), ("ix_text", case_text_separator), ("ix_uc", case_text_byte),
     ("ix_n_desc", case_swap), ("ix_two_types", case_swap),
 ]
 HEAPALLINDEXED_CASES = [

@@ -3,7 +3,7 @@
 
 ``KeyOrder`` knows how to compare the index's key columns exactly, for the types whose order is
 computable without the server (integers, oid, bool, float4/8, numeric, date/time types, uuid,
-bytea, and text/varchar/bpchar/name under the C or POSIX collation), honouring indoption (DESC,
+bytea, and text/varchar/bpchar/name under a collation that sorts as memcmp: ``collation_sorts_as_bytes``), honouring indoption (DESC,
 NULLS FIRST) and NULLs; ``key_order`` says why when it cannot (another type, collation or
 operator class), and the caller reports that once per index instead of guessing.
 
@@ -287,12 +287,28 @@ def _tid(raw: bytes, off: int) -> tuple[int, int]:
     return (hi << 16 | lo, posid)
 
 
-def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str | None,
-              collation_name: Callable[[int], str | None] | None = None) -> str | None:
+def collation_sorts_as_bytes(provider: str | None, locale: str | None) -> bool:
+    """Whether text under a collation sorts as memcmp sorts its bytes (``collate_is_c`` in pg_locale.c), so that
+    pgpage computes its order: libc's C and POSIX, under any name or oid (ucs_basic before 17, CREATE COLLATION ...
+    FROM "C"), and every locale of the builtin provider (17+: C, C.UTF-8, PG_UNICODE_FAST). ``provider``:
+    collprovider or datlocprovider ("c" libc, also when the catalog has no such column (before 15), "b" builtin,
+    "i" ICU); ``locale``: libc's collcollate/datcollate, the builtin provider's colllocale/datlocale.
+
+    libc's C.UTF-8 is not: PostgreSQL sorts it with strcoll, which glibc's own C.UTF-8 (2.35 on) makes code point
+    order, the bytes of UTF-8 text, but the distributions' earlier C.UTF-8 put the code points unassigned when the
+    locale was built (newer emoji, say) after all others; PostgreSQL records no version for C.* locales, so the
+    pages alone cannot tell the two apart."""
+    if provider == "b":
+        return True
+    return provider in ("c", None) and locale in ("C", "POSIX")
+
+
+def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str | None, db_as_bytes: bool,
+              collation: Callable[[int], dict | None] | None = None) -> str | None:
     """None when the order of the index's keys is computable, else why not ("type X", 'collation "Y"',
-    "operator class N", ...). ``db_collation``: what collation 100 (default) means, the database's locale ("C"
-    and "POSIX" sort as memcmp; the caller makes an ICU locale's name unlike them); ``collation_name``: a
-    collation's name by oid (pg_collation's collname), when known."""
+    "operator class N", ...). ``db_collation``: what collation 100 (default) means, the database's locale, for
+    the message; ``db_as_bytes``: whether it sorts as memcmp (``collation_sorts_as_bytes``); ``collation``: a
+    pg_collation row by oid (collname, collprovider, collcollate or colllocale), when known."""
     row = index_row or {}
     nkey = row.get("indnkeyatts", row.get("indnatts"))
     if not attrs or not isinstance(nkey, int) or nkey < 1 or len(attrs) < nkey:
@@ -310,11 +326,14 @@ def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str 
         if t[2]:
             coll = colls[i] if i < len(colls) else None
             if coll == DEFAULT_COLLATION:
-                if db_collation not in ("C", "POSIX"):
+                if not db_as_bytes:
                     return f"collation default ({db_collation or 'unknown'})"
             elif coll not in C_COLLATIONS and coll != 0:     # 0: name before 12, compared with strncmp
-                name = collation_name(coll) if collation_name is not None and isinstance(coll, int) else None
-                return f'collation "{name}"' if name else f"collation {coll}"
+                known = collation(coll) if collation is not None and isinstance(coll, int) else None
+                if known is None or not collation_sorts_as_bytes(known.get("collprovider"),
+                                                                 known.get("colllocale") or known.get("collcollate")):
+                    name = known.get("collname") if known is not None else None
+                    return f'collation "{name}"' if name else f"collation {coll}"
     if not isinstance(row.get("indoption"), (list, tuple)) or len(row["indoption"]) < nkey:
         return "indoption unknown"
     return None
