@@ -89,12 +89,12 @@ def amcheck_location(message: str, detail: str) -> tuple:
     return int(m.group(1)), None
 
 
-def pgpage_findings(srv, indexes) -> dict[str, list[dict]]:
+def pgpage_findings(srv, indexes, dbname: str = "postgres") -> dict[str, list[dict]]:
     """index -> what pgpage's verify --heapallindexed finds in it (one reading of the catalogs for them all)."""
     c = open_data_directory(srv.data)
     v = Verification(c)
     v.heapallindexed = True
-    db = c.database("postgres")
+    db = c.database(dbname)
     return {n: [r for r in v.relation_records(v.subject_of(db.relation(n))) if r["type"] == "finding"]
             for n in indexes}
 
@@ -405,3 +405,37 @@ def test_damaged_index_pgpage_reports_what_amcheck_reports(clusters, major, inde
         blk, item = where
         assert any(g[0] == blk and (item is None or g[1] == item) for g in got), \
             (fn, message, detail, sorted(f"{f['code']} {f.get('block')},{f.get('item')}" for f in findings))
+
+
+def test_builtin_c_utf8_database_default_is_ordered_as_bytes():
+    """A database whose default collation is the builtin provider's C.UTF-8 (17+): a text index under it has its
+    key order checked (no "not checked" note) and agrees with amcheck, clean and with a key byte damaged."""
+    with running_server(bindir=major_bindir(17)) as srv:
+        conn = srv.connect()
+        conn.execute("CREATE DATABASE b8 TEMPLATE template0 LOCALE_PROVIDER builtin BUILTIN_LOCALE 'C.UTF-8'")
+        conn.close()
+        conn = srv.connect("b8")
+        conn.execute("CREATE EXTENSION amcheck")
+        conn.execute("CREATE TABLE u (s text)")
+        conn.execute("CREATE INDEX u_s ON u (s)")
+        conn.execute(f"INSERT INTO u SELECT {TYPES['uc'][1]} FROM (SELECT i FROM generate_series(1, 3000) i"
+                     " ORDER BY md5(i::text)) r")
+        conn.execute("CHECKPOINT")
+        provider = conn.execute("SELECT datlocprovider, datlocale FROM pg_database WHERE datname = 'b8'").fetchone()
+        path = srv.data / conn.execute("SELECT pg_relation_filepath('u_s')").fetchone()[0]
+        assert provider == ("b", "C.UTF-8") and amcheck_errors(conn, "u_s", 17) == []
+        conn.close()
+        srv.stop()
+        assert pgpage_findings(srv, ["u_s"], "b8")["u_s"] == []
+        b, page = case_text_byte(IndexFile(path), random.Random("b8"))
+        with open(path, "r+b") as f:
+            f.seek(b * BS)
+            f.write(with_checksum(page, b))
+        srv.restart()
+        conn = srv.connect("b8")
+        errors = amcheck_errors(conn, "u_s", 17)
+        conn.close()
+        srv.stop()
+        findings = pgpage_findings(srv, ["u_s"], "b8")["u_s"]
+        assert errors and {(amcheck_location(m, d)[0]) for _, m, d in errors} <= {
+            f.get("block") for f in findings if f["code"].startswith("btree.order.")}, (errors, findings)
