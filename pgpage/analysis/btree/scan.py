@@ -266,13 +266,13 @@ class BtreeScan:
 
     def _checksums(self, chunk: np.ndarray, first: int, hdr) -> None:
         from pgpage.decode.checksum import checksum_pages
+        if self.checksums is False:   # off, or checked by the caller (verify's check_pages)
+            return
         computed = checksum_pages(chunk, first)
         stored = hdr.checksum
         bad = (computed != stored) & ~hdr.is_new  # an all-zero page is new: 0 computed, 0 stored
         if self.checksums is None:
             bad &= stored != 0
-        elif not self.checksums:
-            return
         for i in np.flatnonzero(bad):
             self.checksum_failures += 1
             self.find("checksum.mismatch", f"stored checksum {int(stored[i])} != computed {int(computed[i])}",
