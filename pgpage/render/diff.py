@@ -9,12 +9,13 @@ from pgpage.render.scan import human_bytes
 SHOWN = 10
 
 
-def _effect(r: dict) -> int:
-    """How much a relation changed: pages touched plus size moved (to order the summary)."""
+def change_effect(r: dict) -> tuple[bool, int]:
+    """How much a relation changed, to rank the summary (text and HTML) by: rewritten, created or dropped first,
+    then pages touched plus size moved (in 8 kB pages)."""
     pages = r.get("pages") or {}
     changed = (pages.get("page_classes") or {}).get("changed", pages.get("changed", 0)) or 0
-    size = abs(r.get("after", {}).get("size_bytes", 0) - r.get("before", {}).get("size_bytes", 0)) // 8192
-    return changed + size + (10 ** 6 if r["status"] in ("rewritten", "created", "dropped") else 0)
+    size = abs((r.get("after") or {}).get("size_bytes", 0) - (r.get("before") or {}).get("size_bytes", 0))
+    return r["status"] in ("rewritten", "created", "dropped"), changed + size // 8192
 
 
 def _signed(n: int) -> str:
@@ -40,7 +41,7 @@ def render_diff(doc: dict, show_all: bool = False) -> None:
             if missing:
                 out.print(Text(f"  {d['finding']['code']}: {d['finding']['message']}", "red"))
     changed = sorted((r for r in doc["relations"] if r["status"] != "in place" or r.get("changed")),
-                     key=_effect, reverse=True)
+                     key=change_effect, reverse=True)
     same = len(doc["relations"]) - len(changed)
     if not changed and not doc.get("databases_changed"):
         out.print(Text("no differences", "bold green"))

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from pgpage.render.diff import change_effect
 from pgpage.render.scan import human_bytes
 
 MAP_COLUMNS = 40          # heat map cells per row; a heap's map has at most 800 bins (20 rows)
@@ -313,12 +314,7 @@ def diff_view(diff: dict) -> dict:
     rels = diff["relations"]
     changed = [r for r in rels if r["status"] != "in place" or r.get("changed")]
 
-    def effect(r):
-        pages = r.get("pages") or {}
-        moved = (pages.get("page_classes") or {}).get("changed", pages.get("changed", 0)) or 0
-        size = abs((r.get("after") or {}).get("size_bytes", 0) - (r.get("before") or {}).get("size_bytes", 0))
-        return (r["status"] in ("rewritten", "created", "dropped"), moved + size // 8192)
-    order = sorted(range(len(rels)), key=lambda i: effect(rels[i]), reverse=True)
+    order = sorted(range(len(rels)), key=lambda i: change_effect(rels[i]), reverse=True)
     shown = [(i, rels[i]) for i in order if rels[i]["status"] != "in place" or rels[i].get("changed")]
     b, a = diff["before"], diff["after"]
     xids = (a["next_xid"] - b["next_xid"]) & 0xFFFFFFFF if None not in (a.get("next_xid"), b.get("next_xid")) else None
