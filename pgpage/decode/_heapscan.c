@@ -969,12 +969,21 @@ enum { H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEY
 
 /*
  * Table pages into HeapTidCheck's cache: for k < n, the page at row rows[k] of `pages` goes to row slots[k] of
- * `states` (stride bytes each): one verdict per line pointer (H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD, or
- * H_HEAP_ONLY for a normal tuple whose header has HEAP_ONLY_TUPLE), and meta[slot]: how many (pd_lower's count,
- * at most stride - 1) and the page's flags.
+ * `states` (stride bytes each): one 4-bit verdict per line pointer, line pointer o in byte o / 2 (H_UNUSED,
+ * H_NORMAL, H_REDIRECT, H_DEAD, or H_HEAP_ONLY for a normal tuple whose header has HEAP_ONLY_TUPLE: half the bytes
+ * of one apiece, so the cache covers twice the table), and meta[slot]: how many (pd_lower's count, at most
+ * 2 * stride - 1) and the page's flags.
  */
+/* Line pointer o's verdict in a slot of `states`: two to a byte, o's low bit picking the nibble. */
+static inline int lp_state_get(const uint8_t *st, int64_t o) { return (st[o >> 1] >> ((o & 1) * 4)) & 0xF; }
+static inline void lp_state_set(uint8_t *st, int64_t o, int v)
+{
+    const int sh = (int)(o & 1) * 4;
+    st[o >> 1] = (uint8_t)((st[o >> 1] & ~(0xF << sh)) | (v << sh));
+}
+
 void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64_t *rows, const int64_t *layout,
-                        const int64_t *slots, int8_t *states, int64_t stride, int32_t *meta)
+                        const int64_t *slots, uint8_t *states, int64_t stride, int32_t *meta)
 {
     const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
     const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
@@ -985,18 +994,18 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
     for (int64_t p = 0; p < n; p++) {
         const uint8_t *page = pages + rows[p] * bs;
         const int64_t slot = slots[p];
-        int8_t *st = states + slot * stride;
+        uint8_t *st = states + slot * stride;
         const int64_t lower = u16(page + layout[L_pd_lower]), upper = u16(page + layout[L_pd_upper]),
                       special = u16(page + layout[L_pd_special]), pv = u16(page + layout[L_pd_pagesize_version]);
         const int is_new = upper == 0;
         const int sane = (pv & 0xFF00) == bs && lower >= SIZE_OF_PAGE_HEADER && lower <= upper && upper <= special
             && special <= bs;
-        memset(st, H_UNUSED, (size_t)stride);
+        memset(st, H_UNUSED * 0x11, (size_t)stride);
         int64_t nlp = 0;
         if (sane) {
             nlp = ((lower < bs ? lower : bs) - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
             if (nlp > max_lp) nlp = max_lp;
-            if (nlp > stride - 1) nlp = stride - 1;
+            if (nlp > 2 * stride - 1) nlp = 2 * stride - 1;
         }
         meta[slot] = (int32_t)(nlp | (sane || is_new ? META_SANE : META_BAD));
         for (int64_t i = 0; i < nlp; i++) {
@@ -1006,7 +1015,7 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
             if (fl == LP_NORMAL && ln >= MIN_HEAP_TUPLE_SIZE && off + MIN_HEAP_TUPLE_SIZE <= bs
                 && (u16(page + off + o_im2) & HEAP_ONLY_TUPLE))
                 v = H_HEAP_ONLY;
-            st[i + 1] = v;
+            lp_state_set(st, i + 1, v);
         }
     }
 }
@@ -1022,7 +1031,7 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
  */
 #define TID_PREFETCH 16
 void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo, int64_t hi,
-                      const int8_t *states, int64_t stride, int32_t *meta, int8_t *out, int64_t *counts,
+                      const uint8_t *states, int64_t stride, int32_t *meta, int8_t *out, int64_t *counts,
                       int64_t *counts_dead, uint8_t *needed, int64_t *bad_blocks, int64_t *nbad)
 {
     int64_t nb = 0;
@@ -1031,7 +1040,7 @@ void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dea
             const int64_t ahead = blk[i + TID_PREFETCH];
             if (ahead >= lo && ahead < hi) {
                 __builtin_prefetch(meta + (ahead - lo));
-                __builtin_prefetch(states + (ahead - lo) * stride + off[i + TID_PREFETCH]);
+                __builtin_prefetch(states + (ahead - lo) * stride + (off[i + TID_PREFETCH] >> 1));
             }
         }
         const int64_t b = blk[i];
@@ -1044,7 +1053,7 @@ void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dea
             if (m & META_BAD) bad_blocks[nb++] = b;
         }
         if (!(m & META_SANE)) out[i] = H_BAD_PAGE;
-        else if (o >= 1 && o <= (m & META_NLP)) out[i] = states[s * stride + o];
+        else if (o >= 1 && o <= (m & META_NLP)) out[i] = (int8_t)lp_state_get(states + s * stride, o);
         else out[i] = H_BEYOND_PAGE;
     }
     int64_t c[H_BAD_PAGE + 1] = {0}, cd[H_BAD_PAGE + 1] = {0};

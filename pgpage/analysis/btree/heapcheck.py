@@ -24,7 +24,7 @@ H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END
 HEAP_STATE_IS_ERROR = {H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEYOND_END}
 _STATE_IS_ERROR = np.isin(np.arange(len(HEAP_STATES)), list(HEAP_STATE_IS_ERROR))
 
-HEAP_CACHE_BLOCKS = 262_144  # table blocks whose line pointers HeapTidCheck keeps (2 GiB of table, 75 MB)
+HEAP_CACHE_BLOCKS = 524_288  # table blocks whose line pointers HeapTidCheck keeps (4 GiB of table, 79 MB)
 READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
 RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all over it, gets the whole window read
 READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
@@ -66,9 +66,9 @@ class HeapTidCheck:
 
     ``read_blocks(sorted block numbers)`` returns their page images as a uint8 array of shape
     (n, block_size) (a block it cannot read comes back all zeros). Each table block read is
-    decoded once into one byte per line pointer (its verdict: unused, normal, heap-only,
-    redirect, dead) and kept in a cache of at most ``cache_blocks`` blocks (about 300 bytes
-    each, 75 MB in all). The table is cut into *windows* of that many consecutive blocks, and the
+    decoded once into four bits per line pointer (its verdict: unused, normal, heap-only,
+    redirect, dead) and kept in a cache of at most ``cache_blocks`` blocks (about 150 bytes
+    each, 79 MB in all). The table is cut into *windows* of that many consecutive blocks, and the
     cache holds one window. A table that fits is one window: checked in the index's one pass,
     each block read once however the index is ordered. With a bigger table, the index's pass
     checks each chunk's TIDs against the window most of them point into (moving only forward,
@@ -109,7 +109,7 @@ class HeapTidCheck:
         self.shared = shared
         zeros = _shared_zeros if shared else np.zeros
         self.cached = zeros(self.capacity, dtype=bool)
-        self.states = zeros((self.capacity, self.maxlp + 1), dtype=np.int8)  # [slot, offset]
+        self.states = zeros((self.capacity, (self.maxlp + 2) // 2), dtype=np.uint8)  # [slot, offset / 2]: 4 bits each
         # per slot, kept by the C code: the page's line pointers, whether its header is sane (or it is new) or
         # bad, whether a TID needed the block since it was cached (_heapscan.c: META_*; in a shared cache two
         # workers may both report a bad page: bad_pages is a set)
