@@ -219,11 +219,6 @@ int64_t pgp_btree_relate(const uint8_t *a, int64_t alen, int64_t a_natts, const 
     }
 }
 
-/* OrderCheck.add_page's within-page rules on each page i with check[i] set: status[i] 1 when every item is in
- * order and within the high key (low[i] = the line pointer number of the page's smallest data item), 0 when
- * Python must look (a violation, an item this code cannot read, a page add_page treats specially). With no key
- * columns in the spec (nkeyatts 0: the order is not checked), 1 when every line pointer is an item add_page
- * reads (low[i] 0). */
 /* The leaf pages of the commonest indexes (one integer key column, heapkeyspace: serial and bigint keys), when
  * every data item is plain (no posting list, no NULL, no pivot): pgp_btree_order_pages' rules come down to each
  * (key, heap TID) above the one before and the last item within the high key, which is what this checks
@@ -274,6 +269,11 @@ static int plain_int_leaf(const uint8_t *pg, int64_t bs, const Spec *s, int64_t 
     return compare_as(s, &it, 1, &hikey) <= 0 ? 1 : 0;
 }
 
+/* OrderCheck.add_page's within-page rules on each page i with check[i] set: status[i] 1 when every item is in
+ * order and within the high key (low[i] = the line pointer number of the page's smallest data item), 0 when
+ * Python must look (a violation, an item this code cannot read, a page add_page treats specially). With no key
+ * columns in the spec (nkeyatts 0: the order is not checked), 1 when every line pointer is an item add_page
+ * reads (low[i] 0). */
 void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const uint8_t *check,
                            const int64_t *spec, uint8_t *status, int64_t *low) {
     Spec s = {spec[0], spec[1], spec[2], spec + 3};

@@ -3,9 +3,10 @@
 
 ``KeyOrder`` knows how to compare the index's key columns exactly, for the types whose order is
 computable without the server (integers, oid, bool, float4/8, numeric, date/time types, uuid,
-bytea, and text/varchar/bpchar/name under a collation that sorts as memcmp: ``collation_sorts_as_bytes``), honouring indoption (DESC,
-NULLS FIRST) and NULLs; ``key_order`` says why when it cannot (another type, collation or
-operator class), and the caller reports that once per index instead of guessing.
+bytea, and text/varchar/bpchar/name under a collation that sorts as memcmp, which
+``collation_sorts_as_bytes`` tells), honouring indoption (DESC, NULLS FIRST) and NULLs; ``key_order``
+says why when it cannot (another type, collation or operator class), and the caller reports that
+once per index instead of guessing.
 
 ``OrderCheck`` takes the index's pages one at a time (any order) and keeps, per page, only the
 items the cross-page rules need (first, last, smallest data item, high key) and the pivots of
