@@ -3,8 +3,8 @@ several majors: key order on 10, 13, 15, 17 and 18, heapallindexed (amcheck has 
 and 18 (Debian's 15, the npm builds fixtures/make_fixtures.py pins: tests/livepg.py's ``major_bindir``).
 
 A live PostgreSQL (tests/livepg.py) builds indexes of every type whose order pgpage computes (multi-column,
-DESC, NULLS FIRST, NULLs, deduplicated, text COLLATE "C" and ucs_basic, a three-level index), inserted in random order so
-that pages split. Then, for each damage (keys swapped, a key byte altered, a high key or a separator altered,
+DESC, NULLS FIRST, NULLs, deduplicated, text COLLATE "C" and ucs_basic, a three-level index), inserted in
+random order so that pages split. Then, for each damage (keys swapped, a key byte altered, a high key or a separator altered,
 TIDs of a posting list swapped, an entry cut out, a TID pointed at another row, a HOT chain's root among them),
 the server is stopped, one page of the real index file is changed (checksum recomputed), the server restarted
 and asked ``bt_index_check`` and ``bt_index_parent_check`` (heapallindexed from 11): every error amcheck
