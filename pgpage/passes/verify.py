@@ -4,8 +4,9 @@ this module yields one record per finding as soon as it is known.
 It wires the layers together and never prints; the rules themselves never touch storage. ``plan``
 turns what the user named (a data directory, a database, a relation, a relation file) into the
 records to write; with ``--jobs`` relations (and big heaps' ranges of blocks) go to worker processes
-and the records still come out in the same order. Memory stays flat: one chunk of pages at a time,
-plus per-block arrays of a few bytes for a B-tree's cross-page rules and one visibility map page.
+and the records still come out in the same order. Memory: one chunk of pages at a time and one visibility
+map page, flat; but a B-tree's structure and cross-page order rules keep per-block arrays (about 100 bytes a
+block) and the items they compare, about 2.5% of the index's size (analysis.btree.scan, .order).
 
 Records are plain dicts, ready for ``json.dumps``::
 
