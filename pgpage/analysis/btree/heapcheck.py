@@ -237,7 +237,8 @@ class HeapTidCheck:
         # read with the blocks in short gaps between them (a read call costs more than a few blocks more, and
         # consecutive blocks come back without a copy), decode the wanted ones
         asked = _through_gaps(missing)
-        wanted = np.isin(asked, missing, assume_unique=True)
+        wanted = np.zeros(len(asked), dtype=bool)   # (both sorted, missing among asked: no isin's sort of both)
+        wanted[np.searchsorted(asked, missing)] = True
         for first in range(0, len(asked), READ_BLOCKS):
             part, rows = asked[first:first + READ_BLOCKS], np.flatnonzero(wanted[first:first + READ_BLOCKS])
             self._decode(part[rows], self.read_blocks(part), rows)
