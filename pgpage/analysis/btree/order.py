@@ -417,6 +417,12 @@ class OrderCheck:
     def _keep(self, blkno: int, slot: int, n: int, raw: bytes) -> None:
         self.off[slot, blkno], self.len[slot, blkno], self.lpno[slot, blkno] = self.pool.put(raw), len(raw), n
 
+    def _low_is_first(self, blocks) -> None:
+        """The smallest item of these pages (a block or an array of them) is their first data item: LOW shares
+        FIRST's pool bytes."""
+        self.off[LOW, blocks], self.len[LOW, blocks], self.lpno[LOW, blocks] = (
+            self.off[FIRST, blocks], self.len[FIRST, blocks], self.lpno[FIRST, blocks])
+
     def _get(self, slot: int, blkno: int) -> bytes | None:
         off = int(self.off[slot, blkno])
         return None if off < 0 else self.pool.get(off, int(self.len[slot, blkno]))
@@ -472,8 +478,7 @@ class OrderCheck:
             if low is None or o.compare(it, parsed[low][1]) < 0:
                 low = k
         if low == 0:     # the first item, kept already
-            self.off[LOW, blkno], self.len[LOW, blkno], self.lpno[LOW, blkno] = (
-                self.off[FIRST, blkno], self.len[FIRST, blkno], self.lpno[FIRST, blkno])
+            self._low_is_first(blkno)
         else:
             self._keep(blkno, LOW, data[low][0], data[low][1])
 
@@ -508,9 +513,7 @@ class OrderCheck:
             self.off[slot, b], self.len[slot, b] = keep(rows[has], n[has])
             self.lpno[slot, b] = n[has]
         if self.order is not None:
-            same = blocks[low == first]
-            self.off[LOW, same], self.len[LOW, same], self.lpno[LOW, same] = (
-                self.off[FIRST, same], self.len[FIRST, same], self.lpno[FIRST, same])
+            self._low_is_first(blocks[low == first])
         for i in np.flatnonzero(~leaf):
             nn = np.arange(firstkey[i], maxoff[i] + 1)
             self.pivots[int(blocks[i])] = (nn, *keep(np.full(len(nn), rows[i]), nn))

@@ -58,8 +58,6 @@ def pg_round2(x: float) -> float:
     return float(f"{x:.2f}") if not math.isnan(x) else math.nan
 
 
-
-
 @dataclass
 class IndexInfo:
     """What the catalog says about the index, when a data directory was given (all optional)."""
