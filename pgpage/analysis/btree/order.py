@@ -33,7 +33,9 @@ import numpy as np
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
                                          BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK,
                                          INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_NONE,
-                                         SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER)
+                                         SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
+                                         max_index_tuples_per_page)
+from pgpage.decode.vector import sorted_unique
 from pgpage.findings import INFO, Finding
 
 C_COLLATIONS = {950: "C", 951: "POSIX"}
@@ -341,33 +343,26 @@ def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str 
 
 
 # ---------------------------------------------------------------------------- the checks, page by page
-# the items kept of each page: high key, first and last data items, smallest (without an order: high keys alone)
+# the items of each page the rules across pages compare: high key, first and last data items, smallest (without an
+# order: high keys alone)
 HIKEY, FIRST, LAST, LOW = range(4)
+READ_BYTES = 16 << 20   # pages read again at a time by ``finish``: 16 MB (2048 pages of 8 kB)
 
 
 class _Pool:
-    """Item bytes, appended end to end in one growing buffer (a page's kept items cost no Python object)."""
+    """Item bytes, appended end to end in one growing buffer (``finish``'s items of a batch of pages)."""
 
     def __init__(self):
         self.buf = np.empty(1 << 16, dtype=np.uint8)
         self.fill = 0
 
-    def _room(self, n: int) -> None:
-        if self.fill + n > len(self.buf):
-            grown = np.empty(max(len(self.buf) * 3 // 2, self.fill + n), dtype=np.uint8)
-            grown[:self.fill] = self.buf[:self.fill]
-            self.buf = grown
-
-    def put(self, raw: bytes) -> int:
-        self._room(len(raw))
-        self.buf[self.fill:self.fill + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
-        self.fill += len(raw)
-        return self.fill - len(raw)
-
     def put_many(self, flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """Each ``flat[starts[i]:starts[i] + lengths[i]]``; their offsets in the pool."""
         total = int(lengths.sum())
-        self._room(total)
+        if self.fill + total > len(self.buf):
+            grown = np.empty(max(len(self.buf) * 3 // 2, self.fill + total), dtype=np.uint8)
+            grown[:self.fill] = self.buf[:self.fill]
+            self.buf = grown
         ends = np.cumsum(lengths)
         idx = np.repeat(starts - (ends - lengths), lengths) + np.arange(total)
         self.buf[self.fill:self.fill + total] = flat[idx]
@@ -382,26 +377,24 @@ class _Pool:
 class OrderCheck:
     """amcheck's key order rules over a whole index of ``nblocks`` blocks; ``order`` None checks only what needs
     no order (child high keys against their parents' separators). Each page's own items are checked as it comes
-    (``add_page``, or ``add_verified`` for pages the compiled check found in order); of each page only what the
-    rules across pages need is kept, in arrays by block; ``finish`` runs those rules."""
+    (``add_page``, or ``add_verified`` for pages the compiled check found in order); of each page only its links
+    and the line pointer numbers of the items the rules across pages compare are kept (16 bytes a block with an
+    order, 10 without, whatever the keys' width), and the internal pages' block numbers; ``finish`` reads those
+    pages again, a batch at a time, and runs those rules on their items."""
 
     def __init__(self, relation: str | None, order: KeyOrder | None, heapkeyspace: bool, find: Callable,
-                 nblocks: int):
+                 nblocks: int, block_size: int):
         self.rel = relation
+        self.block_size = block_size
         self.order = order
         self.hk = heapkeyspace
         self.find = find            # find(code, message, block, item)
-        # 22 bytes a block without an order, 64 with one, and the items' bytes (memory grows with the index:
-        # the rules across pages compare items of pages read far apart)
         slots = 1 if order is None else 4
         self.flags = np.full(nblocks, -1, dtype=np.int32)         # -1: no page kept
         self.next = np.zeros(nblocks, dtype=np.uint32)
-        self.off = np.full((slots, nblocks), -1, dtype=np.int64)  # HIKEY, FIRST, LAST, LOW: pool offset, -1 none
-        self.len = np.zeros((slots, nblocks), dtype=np.int32)
-        self.lpno = np.zeros((slots, nblocks), dtype=np.int16)    # their line pointer numbers
+        self.lpno = np.zeros((slots, nblocks), dtype=np.int16)    # HIKEY, FIRST, LAST, LOW: line pointer, 0 none
+        self.parents: list[int] = []   # internal pages with a downlink
         self.pool = _Pool()
-        # internal pages: (line pointer numbers, pool offsets, lengths) of every item from P_FIRSTDATAKEY on
-        self.pivots: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _items(self, page: bytes) -> list[tuple[int, bytes]]:
         lower = int.from_bytes(page[12:14], "little")
@@ -413,24 +406,6 @@ class OrderCheck:
                 return []       # the page rules report it; no order on a page that cannot be read
             out.append((n, page[off:off + length]))
         return out
-
-    def _keep(self, blkno: int, slot: int, n: int, raw: bytes) -> None:
-        self.off[slot, blkno], self.len[slot, blkno], self.lpno[slot, blkno] = self.pool.put(raw), len(raw), n
-
-    def _low_is_first(self, blocks) -> None:
-        """The smallest item of these pages (a block or an array of them) is their first data item: LOW shares
-        FIRST's pool bytes."""
-        self.off[LOW, blocks], self.len[LOW, blocks], self.lpno[LOW, blocks] = (
-            self.off[FIRST, blocks], self.len[FIRST, blocks], self.lpno[FIRST, blocks])
-
-    def _get(self, slot: int, blkno: int) -> bytes | None:
-        off = int(self.off[slot, blkno])
-        return None if off < 0 else self.pool.get(off, int(self.len[slot, blkno]))
-
-    def _keep_pivots(self, blkno: int, data: list[tuple[int, bytes]]) -> None:
-        self.pivots[blkno] = (np.array([n for n, _ in data], dtype=np.int64),
-                              np.array([self.pool.put(raw) for _, raw in data], dtype=np.int64),
-                              np.array([len(raw) for _, raw in data], dtype=np.int64))
 
     def add_page(self, blkno: int, page: bytes) -> None:
         """One tree page (not the metapage, not deleted; the caller knows its header is sane)."""
@@ -444,15 +419,15 @@ class OrderCheck:
         firstkey = 1 if rightmost else 2
         hikey = items[0][1] if not rightmost and items else None
         if hikey is not None:
-            self._keep(blkno, HIKEY, P_HIKEY, hikey)
+            self.lpno[HIKEY, blkno] = P_HIKEY
         data = [(n, raw) for n, raw in items if n >= firstkey]
         if not leaf:
-            self._keep_pivots(blkno, data)
+            if data:
+                self.parents.append(blkno)
             data = data[1:]           # minus infinity
         if not data or self.order is None:   # without an order, only high keys and pivots are compared
             return
-        self._keep(blkno, FIRST, data[0][0], data[0][1])
-        self._keep(blkno, LAST, data[-1][0], data[-1][1])
+        self.lpno[FIRST, blkno], self.lpno[LAST, blkno] = data[0][0], data[-1][0]
         if flags & BTP_HALF_DEAD:
             return      # amcheck skips ignorable pages as targets
         o = self.order
@@ -477,15 +452,12 @@ class OrderCheck:
                           f" tid=({blkno},{m}) (points to {kind} tid={_fmt(nx.tid)})", blkno, n)
             if low is None or o.compare(it, parsed[low][1]) < 0:
                 low = k
-        if low == 0:     # the first item, kept already
-            self._low_is_first(blkno)
-        else:
-            self._keep(blkno, LOW, data[low][0], data[low][1])
+        self.lpno[LOW, blkno] = data[low][0]
 
     def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray) -> None:
         """Pages ``chunk[rows]`` (blocks ``blocks``) whose items the compiled check found in order and within
-        their high key (``low``: each one's smallest data item; 0 when no order is checked): what ``add_page``
-        keeps of them, gathered in arrays (internal pages' pivots one page at a time: they are few)."""
+        their high key (``low``: the line pointer number of each one's smallest data item; 0 when no order is
+        checked): what ``add_page`` keeps of them, in arrays."""
         if not len(rows):
             return
         bs = chunk.shape[1]
@@ -496,38 +468,51 @@ class OrderCheck:
         leaf, rightmost = (flags & BTP_LEAF) != 0, nxt == P_NONE
         firstkey = np.where(rightmost, 1, 2)
         self.flags[blocks], self.next[blocks] = flags, nxt
-        first = np.where(leaf, firstkey, firstkey + 1)
-        lps = {HIKEY: np.where(rightmost, 0, 1)}
+        self.lpno[HIKEY, blocks] = np.where(rightmost, 0, P_HIKEY)
         if self.order is not None:   # without an order, only high keys and pivots are compared
-            lps.update({FIRST: first, LAST: maxoff, LOW: np.where(low == first, 0, low)})   # LOW 0: FIRST's
-        flat = chunk.reshape(-1)
-
-        def keep(r: np.ndarray, nn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """Line pointers ``nn`` of pages ``chunk[r]`` into the pool: (offsets, lengths)."""
-            word = flat[(r * bs + SIZE_OF_PAGE_HEADER + 4 * (nn - 1))[:, None] + np.arange(4)].astype(np.int64)
-            word = word[:, 0] | word[:, 1] << 8 | word[:, 2] << 16 | word[:, 3] << 24
-            return self.pool.put_many(flat, r * bs + (word & 0x7FFF), word >> 17), word >> 17
-        for slot, n in lps.items():
-            has = n > 0
-            b = blocks[has]
-            self.off[slot, b], self.len[slot, b] = keep(rows[has], n[has])
-            self.lpno[slot, b] = n[has]
-        if self.order is not None:
-            self._low_is_first(blocks[low == first])
-        for i in np.flatnonzero(~leaf):
-            nn = np.arange(firstkey[i], maxoff[i] + 1)
-            self.pivots[int(blocks[i])] = (nn, *keep(np.full(len(nn), rows[i]), nn))
+            self.lpno[FIRST, blocks] = np.where(leaf, firstkey, firstkey + 1)
+            self.lpno[LAST, blocks] = maxoff
+            self.lpno[LOW, blocks] = low
+        self.parents += blocks[~leaf & (maxoff >= firstkey)].tolist()
 
     # ------------------------------------------------------------------ across pages
-    def finish(self, reread: Callable[[int], bytes | None]) -> None:
-        """Siblings, then parents and children. ``reread(blkno)``: a page's bytes again (to name every
-        child item under a bad separator)."""
-        self._cross_page()
-        self._parent_child(reread)
+    def finish(self, read_blocks: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Siblings, then parents and children. ``read_blocks(sorted block numbers)``: their pages again, a uint8
+        array (n, block size) valid until the next call (``RelationFork.block_reader``)."""
+        self._cross_page(read_blocks)
+        self._parent_child(read_blocks)
+
+    def _pool_items(self, pages: np.ndarray, want: np.ndarray, blocks: np.ndarray, n: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """Line pointers ``n`` (0: none) of the pages of ``blocks`` read again (``pages``: those of the sorted
+        ``want``, which holds every block) into the pool: (offsets, lengths), the length -1 where there is no item,
+        or the page is no longer what the scan kept (its flags or right link moved: a live server's split) or the
+        line pointer cannot be read."""
+        bs = pages.shape[1]
+        flat, words = pages.reshape(-1), pages.view("<u4")   # (whole pages: every field read is 4-byte aligned)
+        row = np.searchsorted(want, blocks)
+        n = n.astype(np.int64)
+        same = (words[row, (bs - 4) // 4] & 0xFFFF) == self.flags[blocks]
+        same &= words[row, (bs - 12) // 4] == self.next[blocks]
+        nlp = ((words[row, 12 // 4] & 0xFFFF).astype(np.int64) - SIZE_OF_PAGE_HEADER) // 4
+        at = SIZE_OF_PAGE_HEADER // 4 + np.clip(n, 1, (bs - SIZE_OF_PAGE_HEADER) // 4) - 1
+        lp = words[row, at].astype(np.int64)
+        off, lf, length = lp & 0x7FFF, (lp >> 15) & 3, lp >> 17
+        ok = same & (n > 0) & (n <= nlp) & ((lf == LP_NORMAL) | (lf == LP_DEAD)) & (length >= 8) \
+            & (off + length <= bs - SIZE_OF_BT_OPAQUE)
+        offs = self.pool.put_many(flat, row * bs + np.where(ok, off, 0), np.where(ok, length, 0))
+        return offs, np.where(ok, length, -1)
+
+    def _read_items(self, read_blocks: Callable, *wanted: tuple[np.ndarray, np.ndarray]
+                    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each (blocks, line pointer numbers) of ``wanted``: ``_pool_items`` of those pages, read once."""
+        want = sorted_unique(np.concatenate([b for b, _ in wanted]))
+        pages = read_blocks(want)
+        return [self._pool_items(pages, want, b, n) for b, n in wanted]
 
     def _relate_many(self, op: str, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> list:
-        """``op`` of pairs of kept items (pool offsets and lengths): by the compiled comparison, and for the
-        pairs it cannot read through ``KeyOrder.item`` (None where Python cannot either)."""
+        """``op`` of pairs of pooled items (offsets and lengths): by the compiled comparison, and for the pairs it
+        cannot read through ``KeyOrder.item`` (None where Python cannot either)."""
         from pgpage.decode.kernels import btree_relate_many
         n = len(a[0])
         o = self.order
@@ -561,11 +546,11 @@ class OrderCheck:
             nxt, seen = int(self.next[nxt]), seen + 1
         return None
 
-    def _cross_page(self) -> None:
+    def _cross_page(self, read_blocks: Callable) -> None:
         if self.order is None:
             return
         fl, nblocks = self.flags, len(self.flags)
-        blocks = np.flatnonzero((fl >= 0) & (self.off[LAST] >= 0) & (self.next != P_NONE) & ((fl & BTP_HALF_DEAD) == 0))
+        blocks = np.flatnonzero((fl >= 0) & (self.lpno[LAST] > 0) & (self.next != P_NONE) & ((fl & BTP_HALF_DEAD) == 0))
         right = self.next[blocks].astype(np.int64)
         simple = (right < nblocks)
         simple[simple] &= (fl[right[simple]] >= 0) & ((fl[right[simple]] & BTP_HALF_DEAD) == 0)
@@ -574,26 +559,47 @@ class OrderCheck:
             right[i] = -1 if r is None else r
         keep = right >= 0
         blocks, right = blocks[keep], right[keep]
-        keep = (self.off[FIRST, right] >= 0) & (((fl[right] ^ fl[blocks]) & BTP_LEAF) == 0)
+        keep = (self.lpno[FIRST, right] > 0) & (((fl[right] ^ fl[blocks]) & BTP_LEAF) == 0)
         blocks, right = blocks[keep], right[keep]
-        ok = self._relate_many("greater", (self.off[FIRST, right], self.len[FIRST, right]),
-                               (self.off[LAST, blocks], self.len[LAST, blocks]))
-        for blkno, good in zip(blocks.tolist(), ok):
-            if good is False:
-                last = int(self.lpno[LAST, blkno])
-                self.find("btree.order.cross_page", f"cross page item order invariant violated for index"
-                          f" \"{self.rel}\": last item on page tid=({blkno},{last})", blkno, last)
+        step = max(1, READ_BYTES // self.block_size // 2)
+        for lo in range(0, len(blocks), step):
+            b, r = blocks[lo:lo + step], right[lo:lo + step]
+            self.pool.fill = 0
+            last, first = self._read_items(read_blocks, (b, self.lpno[LAST, b]), (r, self.lpno[FIRST, r]))
+            sel = np.flatnonzero((last[1] >= 0) & (first[1] >= 0))
+            ok = self._relate_many("greater", (first[0][sel], first[1][sel]), (last[0][sel], last[1][sel]))
+            for blkno, good in zip(b[sel].tolist(), ok):
+                if good is False:
+                    n = int(self.lpno[LAST, blkno])
+                    self.find("btree.order.cross_page", f"cross page item order invariant violated for index"
+                              f" \"{self.rel}\": last item on page tid=({blkno},{n})", blkno, n)
 
-    def _parent_child(self, reread: Callable[[int], bytes | None]) -> None:
+    def _parent_child(self, read_blocks: Callable) -> None:
+        parents = sorted_unique(np.array(self.parents, dtype=np.int64))
+        parents = parents[(self.flags[parents] & BTP_HALF_DEAD) == 0]
+        # as many parents at a time as have at most READ_BYTES of children (one parent at least)
+        step = max(1, READ_BYTES // self.block_size // max_index_tuples_per_page(self.block_size))
+        for lo in range(0, len(parents), step):
+            batch = parents[lo:lo + step]
+            self.pool.fill = 0
+            self._parents(read_blocks, batch, read_blocks(batch))
+
+    def _parents(self, read_blocks: Callable, batch: np.ndarray, pages: np.ndarray) -> None:
+        """The rules between the internal pages ``batch`` (``pages``: read again) and their children."""
         o, fl, nblocks = self.order, self.flags, len(self.flags)
-        parents = [p for p in sorted(self.pivots) if not fl[p] & BTP_HALF_DEAD and len(self.pivots[p][0])]
-        if not parents:
-            return
+        nlp = ((pages[:, 12].astype(np.int64) | pages[:, 13].astype(np.int64) << 8) - SIZE_OF_PAGE_HEADER) // 4
+        firstkey = np.where(self.next[batch] == P_NONE, 1, 2)
+        counts = np.maximum(nlp - firstkey + 1, 0)
         # every pivot of every parent: its parent, position k, line pointer number, bytes; the child it points to
-        counts = [len(self.pivots[p][0]) for p in parents]
-        parent = np.repeat(np.array(parents, dtype=np.int64), counts)
-        k = np.concatenate([np.arange(c) for c in counts])
-        n, off, length = (np.concatenate([self.pivots[p][j] for p in parents]) for j in range(3))
+        parent = np.repeat(batch, counts)
+        k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        n = np.repeat(firstkey, counts) + k
+        (off, length), (hikey_off, hikey_len) = (self._pool_items(pages, batch, parent, n),
+                                                 self._pool_items(pages, batch, batch, self.lpno[HIKEY, batch]))
+        read = length >= 0
+        if not read.any():
+            return
+        parent, k, n, off, length = parent[read], k[read], n[read], off[read], length[read]
         head = self.pool.buf[off[:, None] + np.arange(4)].astype(np.int64)
         child = head[:, 1] << 24 | head[:, 0] << 16 | head[:, 3] << 8 | head[:, 2]
         valid = child < nblocks
@@ -601,17 +607,24 @@ class OrderCheck:
         valid &= (cf >= 0) & ((cf & BTP_HALF_DEAD) == 0)
         c = np.where(valid, child, 0)
         # the child's high key: a copy of the next separator, or of the parent's high key
-        last = np.append(k[1:] == 0, True)
-        upper_off = np.where(last, self.off[HIKEY, parent], np.append(off[1:], -1))
-        upper_len = np.where(last, self.len[HIKEY, parent], np.append(length[1:], 0))
-        rule = valid & (self.next[c] != P_NONE) & ((cf & BTP_INCOMPLETE_SPLIT) == 0) & (self.off[HIKEY, c] >= 0)
-        for i in np.flatnonzero(rule & (upper_off < 0)):
+        last = np.append(parent[1:] != parent[:-1], True)
+        at = np.searchsorted(batch, parent)
+        upper_off = np.where(last, hikey_off[at], np.append(off[1:], -1))
+        upper_len = np.where(last, hikey_len[at], np.append(length[1:], -1))
+        rule = valid & (self.next[c] != P_NONE) & ((cf & BTP_INCOMPLETE_SPLIT) == 0) & (self.lpno[HIKEY, c] > 0)
+        for i in np.flatnonzero(rule & (upper_len < 0)):
             self.find("btree.order.child_high_key", "child high key is greater than rightmost pivot key on target"
                       f" level in index \"{self.rel}\": target block={parent[i]} child block={child[i]}",
                       int(child[i]), P_HIKEY)
-        rule &= upper_off >= 0
-        sel = np.flatnonzero(rule)
-        same = self._relate_many("identical", (self.off[HIKEY, c[sel]], self.len[HIKEY, c[sel]]),
+        rule &= upper_len >= 0
+        # the children's high keys and smallest items (a minus infinity pivot bounds nothing)
+        low_rule = valid & (k > 0) & (self.lpno[LOW, c] > 0) if o is not None else None
+        wanted = [(c[rule], self.lpno[HIKEY, c[rule]])]
+        if o is not None:
+            wanted.append((c[low_rule], self.lpno[LOW, c[low_rule]]))
+        hikey, *low = self._read_items(read_blocks, *wanted)
+        sel = np.flatnonzero(rule)[hikey[1] >= 0]
+        same = self._relate_many("identical", (hikey[0][hikey[1] >= 0], hikey[1][hikey[1] >= 0]),
                                  (upper_off[sel], upper_len[sel]))
         for i, good in zip(sel.tolist(), same):
             if not good:
@@ -619,16 +632,16 @@ class OrderCheck:
                           f" \"{self.rel}\": target block={parent[i]} child block={child[i]}", int(child[i]), P_HIKEY)
         if o is None:
             return
-        sel = np.flatnonzero(valid & (k > 0) & (self.off[LOW, c] >= 0))     # minus infinity bounds nothing
-        ok = self._relate_many("less", (off[sel], length[sel]), (self.off[LOW, c[sel]], self.len[LOW, c[sel]]))
+        low_off, low_len = low[0]
+        sel = np.flatnonzero(low_rule)[low_len >= 0]
+        ok = self._relate_many("less", (off[sel], length[sel]), (low_off[low_len >= 0], low_len[low_len >= 0]))
         for i, good in zip(sel.tolist(), ok):
             if good is not False:
                 continue
             blkno, ch = int(parent[i]), int(child[i])
             try:     # the separator is not below the child's smallest item: name every child item it is not below
                 sep = o.item(self.pool.get(int(off[i]), int(length[i])))
-                page = reread(ch)
-                items = self._items(page) if page is not None else []
+                items = self._items(read_blocks(np.array([ch]))[0].tobytes())
                 firstkey = 1 if self.next[ch] == P_NONE else 2
                 data = [(m, r) for m, r in items if m >= firstkey][0 if fl[ch] & BTP_LEAF else 1:]
                 bad = [m for m, r in data if not o.less(sep, o.item(r))]

@@ -18,6 +18,11 @@ SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
 LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
 BTREE_MAGIC = 0x053162
 
+
+def max_index_tuples_per_page(block_size: int) -> int:
+    """MaxIndexTuplesPerPage: (BLCKSZ - header) / (MAXALIGN(sizeof(IndexTupleData) + 1) + sizeof(ItemIdData))."""
+    return (block_size - SIZE_OF_PAGE_HEADER) // (16 + 4)
+
 # what a block is, for this analysis
 NEW, META, LEAF, INTERNAL, HALF_DEAD, DELETED, BAD = range(7)
 KIND_NAMES = {NEW: "new", META: "meta", LEAF: "leaf", INTERNAL: "internal", HALF_DEAD: "half_dead",

@@ -131,7 +131,7 @@ class BtreeScan:
         self.safexid: dict[int, int | str] = {}
         self.metapage: dict | None = None
         self.meta_raw: bytes | None = None
-        self._downlinks: list[np.ndarray] = []            # rows (parent, item, child)
+        self._downlinks: list[np.ndarray] = []            # rows (parent, item, child), uint32
         self.posting_hist = np.zeros(BT_OFFSET_MASK + 1, dtype=np.int64)
         self.levels: dict[int, _LevelAcc] = {}
         # leaf-level totals
@@ -349,7 +349,8 @@ class BtreeScan:
         self.posting_hist += out.posting_hist
         self.pivot_natts_hist += out.natts_hist
         self.pivot_size_hist += out.size_hist
-        self._downlinks.append(out.downlinks[:total("downlinks")].copy())
+        # (block numbers and line pointer numbers, all below 2**32: 12 bytes a downlink, kept to the end)
+        self._downlinks.append(out.downlinks[:total("downlinks")].astype(np.uint32))
         self._events(out.events())
         # heap TIDs: where they land in the table
         if self.heap is not None:

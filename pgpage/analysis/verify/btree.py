@@ -23,8 +23,9 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from pgpage.analysis.btree.heapcheck import HeapTidCheck
+from pgpage.analysis.btree.heapcheck import HeapTidCheck, merged_ranges
 from pgpage.analysis.btree.order import KeyOrder, OrderCheck, not_checked
+from pgpage.analysis.btree.pages import max_index_tuples_per_page
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
 from pgpage.analysis.verify.context import VerifyContext
@@ -49,11 +50,6 @@ BT_PIVOT_HEAP_TID_ATTR = 0x1000
 BT_IS_POSTING = 0x2000
 SIZEOF_INDEX_TUPLE = 8
 MAX_VERSION_OF_MAJOR = {10: 2, 11: 3}   # btree version a fresh index of that major has (4 from 12 on)
-
-
-def max_index_tuples_per_page(block_size: int) -> int:
-    """MaxIndexTuplesPerPage: (BLCKSZ - header) / (MAXALIGN(sizeof(IndexTupleData) + 1) + sizeof(ItemIdData))."""
-    return (block_size - SIZE_OF_PAGE_HEADER) // (16 + 4)
 
 
 def bt_max_item_size(block_size: int, heapkeyspace: bool) -> int:
@@ -211,7 +207,7 @@ class BtreeVerifier:
 
         def find(code, message, block, item):
             self._order_findings.append(ctx.finding(code, message, block, item))
-        self.order = OrderCheck(ctx.relation, order, self.heapkeyspace, find, self.nblocks)
+        self.order = OrderCheck(ctx.relation, order, self.heapkeyspace, find, self.nblocks, ctx.block_size)
 
     def _add_order_pages(self, chunk: np.ndarray, blocks: np.ndarray, sane: np.ndarray) -> None:
         """The pages to the order checks: those the compiled check finds in order (every item, the high key)
@@ -378,21 +374,33 @@ class BtreeVerifier:
                f" points to {'heap' if is_leaf[j] else 'index'} block {tid_blk[j]})",
                actual=lambda j: int(tupnatts[j]))
 
-    def finish(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]]) -> list[Finding]:
-        """The scan's cross-page rules (levels, links, downlinks, the root, the table); ``chunks(lo, hi)``
-        reads index pages again (as ``RelationFork.iter_chunks``) when the table is too big for one
-        window of the heap check."""
+    def finish(self, chunks: Callable[..., Iterable[tuple[int, np.ndarray]]],
+               read_blocks: Callable[[np.ndarray], np.ndarray] | None = None) -> list[Finding]:
+        """The scan's cross-page rules (levels, links, downlinks, the root, the table, the key order across
+        pages); they read index pages again: ``chunks(lo, hi)`` ranges (as ``RelationFork.iter_chunks``) when
+        the table is too big for one window of the heap check, ``read_blocks(sorted block numbers)`` the pages
+        the order rules compare (as ``RelationFork.block_reader()``; by default through ``chunks``)."""
         self.scan.check_heap_windows(chunks)
         self.scan.report()
         if self.order is not None:
-            def reread(blkno: int):
-                for first, chunk in chunks(blkno, blkno + 1):
-                    return chunk[blkno - first].tobytes()
-                return None
-            self.order.finish(reread)
+            self.order.finish(read_blocks or _blocks_through(chunks, self.ctx.block_size))
         out = self._order_drain() + self._drain()
         out.sort(key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
         return out
+
+
+def _blocks_through(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], block_size: int
+                    ) -> Callable[[np.ndarray], np.ndarray]:
+    """``read_blocks`` over a ``chunks(lo, hi)`` reader: each run of consecutive blocks read as one range (a
+    block that cannot be read comes back all zeros)."""
+    def read(blocks: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(blocks), block_size), dtype=np.uint8)
+        for lo, hi in merged_ranges([(b, b + 1) for b in blocks.tolist()]):
+            for first, chunk in chunks(lo, hi):
+                rows = np.flatnonzero((blocks >= max(lo, first)) & (blocks < min(hi, first + len(chunk))))
+                out[rows] = chunk[blocks[rows] - first]
+        return out
+    return read
 
 
 def shape_from_index_row(row: dict | None) -> IndexShape:
