@@ -156,3 +156,50 @@ def test_high_key_rule_on_integer_leaves(major, tmp_path, monkeypatch):
     compiled, python, _ = both_ways(copy, monkeypatch)
     assert changed > 0 and compiled == python
     assert any(f["code"] == "btree.order.high_key" for fs in compiled.values() for f in fs)
+
+
+def test_a_page_changed_since_the_scan_is_not_judged(monkeypatch):
+    """The rules across pages read their pages again (OrderCheck.finish). The leftmost leaf of a real index, read
+    again as the bytes of a leaf further right on its level (keys above its right sibling's) with the leftmost's
+    flags and right link: the cross page rule fires on it. The same bytes with their own right link, as after a
+    split by a live server between the scan and the second read: skipped, no order finding."""
+    from pgpage.storage.relfile import RelationFork
+    cluster = open_data_directory(data_dir(17))
+    db, rel = next((d, r) for d, r in btree_indexes(cluster) if r.qualified_name == "public.idx_multilevel")
+    pages = np.concatenate([chunk for _, chunk in rel.forks["main"].iter_chunks()])
+    special = lambda b: struct.unpack_from("<IIIH", pages[b], BLCKSZ - 16)   # noqa: E731  prev, next, level, flags
+    nlp = lambda b: (struct.unpack_from("<H", pages[b], 12)[0] - 24) // 4    # noqa: E731
+    leftmost = next(b for b in range(1, len(pages)) if special(b)[3] & BTP_LEAF and special(b)[0] == 0)
+    chain = [leftmost]
+    while special(chain[-1])[1]:
+        chain.append(special(chain[-1])[1])
+    # a leaf two or more right of the leftmost (its keys above the leftmost's right sibling's), not rightmost (so
+    # it has a high key where the leftmost has one) and with as many line pointers (the leftmost's last is read)
+    other = next(b for b in chain[2:-1] if nlp(b) >= nlp(leftmost))
+    path = str(rel.forks["main"].segment_path(0))
+
+    def order_findings(page: np.ndarray) -> list[tuple[str, int]]:
+        real = RelationFork.block_reader
+
+        def block_reader(fork):
+            read = real(fork)
+            if str(fork.segment_path(0)) != path:
+                return read
+
+            def substituted(blocks):
+                out = read(blocks)
+                out[blocks == leftmost] = page
+                return out
+            return substituted
+        with monkeypatch.context() as m:
+            m.setattr(RelationFork, "block_reader", block_reader)
+            v = Verification(cluster)
+            return [(r["code"], r["block"]) for r in v.relation_records(v.subject_of(rel))
+                    if r["type"] == "finding" and r["code"].startswith("btree.order.")]
+
+    assert order_findings(pages[leftmost]) == []
+    moved = pages[other].copy()
+    moved[BLCKSZ - 12:BLCKSZ - 8] = pages[leftmost][BLCKSZ - 12:BLCKSZ - 8]     # btpo_next
+    moved[BLCKSZ - 4:BLCKSZ - 2] = pages[leftmost][BLCKSZ - 4:BLCKSZ - 2]       # btpo_flags
+    assert ("btree.order.cross_page", leftmost) in order_findings(moved)
+    assert order_findings(pages[other]) == []
