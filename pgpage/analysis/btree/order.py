@@ -34,8 +34,8 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK,
                                          INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_NONE,
                                          SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
-                                         max_index_tuples_per_page)
-from pgpage.decode.vector import sorted_unique
+                                         bt_opaque, max_index_tuples_per_page)
+from pgpage.decode.vector import decode_headers, sorted_unique
 from pgpage.findings import INFO, Finding
 
 C_COLLATIONS = {950: "C", 951: "POSIX"}
@@ -460,11 +460,9 @@ class OrderCheck:
         checked): what ``add_page`` keeps of them, in arrays."""
         if not len(rows):
             return
-        bs = chunk.shape[1]
-        at = lambda off, dt: np.ascontiguousarray(chunk[rows, off:off + np.dtype(dt).itemsize]).view(dt).reshape(-1)  # noqa: E731
-        flags = at(bs - 4, "<u2").astype(np.int64)
-        nxt = at(bs - 12, "<u4").astype(np.int64)
-        maxoff = (at(12, "<u2").astype(np.int64) - SIZE_OF_PAGE_HEADER) // 4
+        op = bt_opaque(chunk)[rows]
+        flags, nxt = op["btpo_flags"].astype(np.int64), op["btpo_next"].astype(np.int64)
+        maxoff = decode_headers(chunk).nlp[rows]
         leaf, rightmost = (flags & BTP_LEAF) != 0, nxt == P_NONE
         firstkey = np.where(rightmost, 1, 2)
         self.flags[blocks], self.next[blocks] = flags, nxt
@@ -489,12 +487,12 @@ class OrderCheck:
         or the page is no longer what the scan kept (its flags or right link moved: a live server's split) or the
         line pointer cannot be read."""
         bs = pages.shape[1]
-        flat, words = pages.reshape(-1), pages.view("<u4")   # (whole pages: every field read is 4-byte aligned)
+        flat, words = pages.reshape(-1), pages.view("<u4")   # (whole pages: line pointers are 4-byte aligned)
         row = np.searchsorted(want, blocks)
         n = n.astype(np.int64)
-        same = (words[row, (bs - 4) // 4] & 0xFFFF) == self.flags[blocks]
-        same &= words[row, (bs - 12) // 4] == self.next[blocks]
-        nlp = ((words[row, 12 // 4] & 0xFFFF).astype(np.int64) - SIZE_OF_PAGE_HEADER) // 4
+        op = bt_opaque(pages)[row]
+        same = (op["btpo_flags"] == self.flags[blocks]) & (op["btpo_next"] == self.next[blocks])
+        nlp = decode_headers(pages).nlp[row]
         at = SIZE_OF_PAGE_HEADER // 4 + np.clip(n, 1, (bs - SIZE_OF_PAGE_HEADER) // 4) - 1
         lp = words[row, at].astype(np.int64)
         off, lf, length = lp & 0x7FFF, (lp >> 15) & 3, lp >> 17
@@ -587,7 +585,7 @@ class OrderCheck:
     def _parents(self, read_blocks: Callable, batch: np.ndarray, pages: np.ndarray) -> None:
         """The rules between the internal pages ``batch`` (``pages``: read again) and their children."""
         o, fl, nblocks = self.order, self.flags, len(self.flags)
-        nlp = ((pages[:, 12].astype(np.int64) | pages[:, 13].astype(np.int64) << 8) - SIZE_OF_PAGE_HEADER) // 4
+        nlp = decode_headers(pages).nlp
         firstkey = np.where(self.next[batch] == P_NONE, 1, 2)
         counts = np.maximum(nlp - firstkey + 1, 0)
         # every pivot of every parent: its parent, position k, line pointer number, bytes; the child it points to

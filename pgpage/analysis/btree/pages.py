@@ -3,6 +3,8 @@
 internal, half-dead, deleted, new, or not a readable B-tree page at all)."""
 from __future__ import annotations
 
+import numpy as np
+
 from pgpage.decode.ksy.layouts import LAYOUTS
 
 # nbtree.h
@@ -17,6 +19,16 @@ SIZE_OF_ITEM_POINTER = 6
 SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
 LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
 BTREE_MAGIC = 0x053162
+_OPAQUE_NAMES = ("btpo_prev", "btpo_next", "btpo_level", "btpo_flags")
+_OPAQUE = np.dtype({  # BTPageOpaqueData as a numpy record, from the layout (little-endian u2/u4 fields)
+    "names": _OPAQUE_NAMES, "itemsize": SIZE_OF_BT_OPAQUE,
+    "formats": ["<" + LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][1] for f in _OPAQUE_NAMES],
+    "offsets": [LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][0] for f in _OPAQUE_NAMES]})
+
+
+def bt_opaque(pages: np.ndarray) -> np.ndarray:
+    """Each page's special area as BTPageOpaqueData: records of btpo_prev, btpo_next, btpo_level, btpo_flags."""
+    return np.ascontiguousarray(pages[:, pages.shape[1] - SIZE_OF_BT_OPAQUE:]).view(_OPAQUE).reshape(-1)
 
 
 def max_index_tuples_per_page(block_size: int) -> int:

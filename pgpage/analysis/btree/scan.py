@@ -24,11 +24,10 @@ from pgpage.analysis.btree.pages import (BAD, BT_OFFSET_MASK, BTP_DELETED, BTP_H
                                          BTP_HAS_GARBAGE, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, BTP_SPLIT_END,
                                          DELETED, HALF_DEAD, IN_TREE, INTERNAL, KIND_NAMES, LEAF, LP_UNUSED, META, NEW,
                                          P_NONE, SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_ID, SIZE_OF_ITEM_POINTER,
-                                         SIZE_OF_PAGE_HEADER)
+                                         SIZE_OF_PAGE_HEADER, bt_opaque)
 from pgpage.analysis.btree.sink import FINDINGS_PER_CODE, LIST_LIMIT, FindingSink
 from pgpage.analysis.btree.structure import structure_checks
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
-from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.page import bad_special_size
 from pgpage.decode.pagebase import PageContext, format_tid
 from pgpage.decode.vector import decode_headers, sorted_unique
@@ -41,11 +40,6 @@ SUB_CHUNK = 256         # pages analysed together: a few MB of item buffers; fin
 _BT_IN_TREE, _BT_LEAF_ITEMS, _BT_RIGHTMOST, _BT_INTERNAL = 1, 2, 4, 8
 
 _SAFEXID_OFFSET = SIZE_OF_PAGE_HEADER  # BTDeletedPageData sits at MAXALIGN(SizeOfPageHeaderData)
-_OPAQUE_NAMES = ("btpo_prev", "btpo_next", "btpo_level", "btpo_flags")
-_OPAQUE = np.dtype({  # BTPageOpaqueData as a numpy record, from the layout (little-endian u2/u4 fields)
-    "names": _OPAQUE_NAMES, "itemsize": SIZE_OF_BT_OPAQUE,
-    "formats": ["<" + LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][1] for f in _OPAQUE_NAMES],
-    "offsets": [LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][0] for f in _OPAQUE_NAMES]})
 _IS_TREE = np.isin(np.arange(len(KIND_NAMES)), IN_TREE)  # by kind
 # the level figures summed from each page (_items): from its header, and from the item pass's page columns
 _LEVEL_PAGE_FIELDS = ("pages", "used_bytes", "capacity", "leaf_pages", "leaf_used", "max_avail", "free")
@@ -203,7 +197,7 @@ class BtreeScan:
             self._metapage(chunk[0].tobytes())
         hdr = decode_headers(chunk)
         self._checksums(chunk, first, hdr)
-        op = np.ascontiguousarray(chunk[:, bs - SIZE_OF_BT_OPAQUE:]).view(_OPAQUE).reshape(-1)
+        op = bt_opaque(chunk)
         flags, level, prev, nxt = op["btpo_flags"], op["btpo_level"], op["btpo_prev"], op["btpo_next"]
         is_new = hdr.is_new  # an all-zero page among them (pd_upper 0)
         sane = (((hdr.pagesize_version & 0xFF00) == bs) & ((hdr.pagesize_version & 0xFF) == 4)
