@@ -5,9 +5,9 @@ It wires the layers together and never prints; the rules themselves never touch 
 turns what the user named (a data directory, a database, a relation, a relation file) into the
 records to write; with ``--jobs`` relations (and big heaps' ranges of blocks) go to worker processes
 and the records still come out in the same order. Memory: one chunk of pages at a time and one visibility
-map page, flat; but a B-tree's structure and cross-page order rules keep per-block arrays, about 64 bytes a
-block (0.8% of an index of 8 kB blocks) whatever the keys' width: the items they compare are read again
-(analysis.btree.scan, .order).
+map page, flat; but a B-tree's structure and cross-page order rules keep per-block arrays, up to about 100
+bytes a block (1.2% of an index of 8 kB blocks), and at most 64 MB of the items they compare, whatever the
+keys' width: the others are read again (analysis.btree.scan, .order).
 
 Records are plain dicts, ready for ``json.dumps``::
 

@@ -104,6 +104,24 @@ def mutate(page: bytearray, rng: random.Random) -> bool:
     return True
 
 
+def mutated_copy(major: int, copy, rng: random.Random):
+    """A copy of a major's cluster with two pages of every B-tree index changed by ``mutate``, their checksums
+    recomputed (the order rules are past them)."""
+    shutil.copytree(data_dir(major), copy)
+    for _, rel in btree_indexes(open_data_directory(copy)):
+        f = rel.forks["main"].segment_path(0)
+        data = bytearray(f.read_bytes())
+        nblocks = len(data) // BLCKSZ
+        for blkno in rng.sample(range(1, nblocks), min(2, nblocks - 1)) if nblocks > 1 else []:
+            page = data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ]
+            if mutate(page, rng):
+                page[8:10] = b"\0\0"
+                page[8:10] = struct.pack("<H", checksum_page(bytes(page), blkno))
+                data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ] = page
+        f.write_bytes(bytes(data))
+    return copy
+
+
 @pytest.mark.parametrize("major", [10, 11, 13, 17, 18])
 def test_same_findings_on_mutated_indexes(major, tmp_path, monkeypatch):
     """Copies of a major's cluster with a few pages of every B-tree index changed, 6 rounds: the same findings
@@ -111,19 +129,7 @@ def test_same_findings_on_mutated_indexes(major, tmp_path, monkeypatch):
     rng = random.Random(major)
     order_found = 0
     for round_ in range(6):
-        copy = tmp_path / f"r{round_}"
-        shutil.copytree(data_dir(major), copy)
-        for _, rel in btree_indexes(open_data_directory(copy)):
-            f = rel.forks["main"].segment_path(0)
-            data = bytearray(f.read_bytes())
-            nblocks = len(data) // BLCKSZ
-            for blkno in rng.sample(range(1, nblocks), min(2, nblocks - 1)) if nblocks > 1 else []:
-                page = data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ]
-                if mutate(page, rng):   # the checksum recomputed: the order rules are past it
-                    page[8:10] = b"\0\0"
-                    page[8:10] = struct.pack("<H", checksum_page(bytes(page), blkno))
-                    data[blkno * BLCKSZ:(blkno + 1) * BLCKSZ] = page
-            f.write_bytes(bytes(data))
+        copy = mutated_copy(major, tmp_path / f"r{round_}", rng)
         compiled, python, _ = both_ways(copy, monkeypatch)
         assert compiled == python
         order_found += sum(f["code"].startswith("btree.order.") for fs in compiled.values() for f in fs)
@@ -158,8 +164,27 @@ def test_high_key_rule_on_integer_leaves(major, tmp_path, monkeypatch):
     assert any(f["code"] == "btree.order.high_key" for fs in compiled.values() for f in fs)
 
 
+@pytest.mark.parametrize("major", [10, 13, 17, 18])
+def test_same_findings_with_items_read_again(major, tmp_path, monkeypatch):
+    """The items the rules across pages compare, kept from the scan or, when the pool has no room
+    (``POOL_BYTES``: a big index), read again from the pages by ``finish``: the same findings either way, on
+    mutated copies of a major's cluster (order findings among them)."""
+    rng = random.Random(major)
+    order_found = 0
+    for round_ in range(4):
+        copy = mutated_copy(major, tmp_path / f"r{round_}", rng)
+        kept = btree_records(copy)
+        with monkeypatch.context() as m:
+            m.setattr(order, "POOL_BYTES", 0)
+            read_again = btree_records(copy)
+        assert kept == read_again
+        order_found += sum(f["code"].startswith("btree.order.") for fs in kept.values() for f in fs)
+    assert order_found > 0
+
+
 def test_a_page_changed_since_the_scan_is_not_judged(monkeypatch):
-    """The rules across pages read their pages again (OrderCheck.finish). The leftmost leaf of a real index, read
+    """The rules across pages read the pages whose items the pool had no room for again (OrderCheck.finish;
+    here no item is kept: ``POOL_BYTES`` 0). The leftmost leaf of a real index, read
     again as the bytes of a leaf further right on its level (keys above its right sibling's) with the leftmost's
     flags and right link: the cross page rule fires on it. The same bytes with their own right link, as after a
     split by a live server between the scan and the second read: skipped, no order finding."""
@@ -193,6 +218,7 @@ def test_a_page_changed_since_the_scan_is_not_judged(monkeypatch):
             return substituted
         with monkeypatch.context() as m:
             m.setattr(RelationFork, "block_reader", block_reader)
+            m.setattr(order, "POOL_BYTES", 0)
             v = Verification(cluster)
             return [(r["code"], r["block"]) for r in v.relation_records(v.subject_of(rel))
                     if r["type"] == "finding" and r["code"].startswith("btree.order.")]

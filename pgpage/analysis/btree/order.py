@@ -347,13 +347,17 @@ def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str 
 # order: high keys alone)
 HIKEY, FIRST, LAST, LOW = range(4)
 READ_BYTES = 16 << 20   # pages read again at a time by ``finish``: 16 MB (2048 pages of 8 kB)
+POOL_BYTES = 64 << 20   # the items' bytes kept from the scan, at most: the others are read again by ``finish``
+NOT_KEPT = 0xFFFFFFFF   # (OrderCheck.off: an item whose bytes are not in the pool)
 
 
 class _Pool:
-    """Item bytes, appended end to end in one growing buffer (``finish``'s items of a batch of pages)."""
+    """Item bytes, appended end to end in one growing buffer (a page's kept items cost no Python object)."""
 
-    def __init__(self):
-        self.buf = np.empty(1 << 16, dtype=np.uint8)
+    def __init__(self, capacity: int):
+        # (np.empty's pages are not resident until written: a big buffer costs only what is put in it, and
+        # growing by copies, which holds both buffers at once, is left to a pool that outgrows it)
+        self.buf = np.empty(capacity, dtype=np.uint8)
         self.fill = 0
 
     def put_many(self, flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -378,9 +382,11 @@ class OrderCheck:
     """amcheck's key order rules over a whole index of ``nblocks`` blocks; ``order`` None checks only what needs
     no order (child high keys against their parents' separators). Each page's own items are checked as it comes
     (``add_page``, or ``add_verified`` for pages the compiled check found in order); of each page only its links
-    and the line pointer numbers of the items the rules across pages compare are kept (16 bytes a block with an
-    order, 10 without, whatever the keys' width), and the internal pages' block numbers; ``finish`` reads those
-    pages again, a batch at a time, and runs those rules on their items."""
+    and the items the rules across pages compare are kept: their line pointer numbers (and the internal pages'
+    block numbers), 40 bytes a block with an order, 16 without, and, while the pool has room (``POOL_BYTES``),
+    their bytes and the internal pages' pivots. ``finish`` runs those rules, a batch at a time, reading again
+    only the pages whose items the pool had no room for (at random, for an index in random order: memory stays
+    bounded however big the index, and an index whose items fit is not read again)."""
 
     def __init__(self, relation: str | None, order: KeyOrder | None, heapkeyspace: bool, find: Callable,
                  nblocks: int, block_size: int):
@@ -393,8 +399,35 @@ class OrderCheck:
         self.flags = np.full(nblocks, -1, dtype=np.int32)         # -1: no page kept
         self.next = np.zeros(nblocks, dtype=np.uint32)
         self.lpno = np.zeros((slots, nblocks), dtype=np.int16)    # HIKEY, FIRST, LAST, LOW: line pointer, 0 none
+        self.off = np.full((slots, nblocks), NOT_KEPT, dtype=np.uint32)   # their bytes in the pool
+        self.len = np.zeros((slots, nblocks), dtype=np.uint16)
         self.parents: list[int] = []   # internal pages with a downlink
-        self.pool = _Pool()
+        # those whose pivots the pool had room for: (line pointer numbers, pool offsets, lengths) from P_FIRSTDATAKEY on
+        self.pivots: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.pool = _Pool(POOL_BYTES + 2 * READ_BYTES)   # the items kept, and those of a batch read again
+        self.kept = 0    # the pool's bytes kept by the scan (finish's batches go after them)
+
+    def _keep(self, slot: int, blocks, flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> None:
+        """Items ``flat[starts[i]:starts[i] + lengths[i]]`` of ``blocks`` into the pool, if it has room for all."""
+        if self.pool.fill + int(lengths.sum()) <= POOL_BYTES:
+            self.off[slot, blocks], self.len[slot, blocks] = self.pool.put_many(flat, starts, lengths), lengths
+
+    def _keep_pivots(self, blkno: int, nn: np.ndarray, flat: np.ndarray, starts: np.ndarray,
+                     lengths: np.ndarray) -> None:
+        """An internal page's items ``nn`` (``flat[starts[i]:starts[i] + lengths[i]]``), if the pool has room."""
+        if self.pool.fill + int(lengths.sum()) <= POOL_BYTES:
+            self.pivots[blkno] = (nn.astype(np.int16), self.pool.put_many(flat, starts, lengths).astype(np.uint32),
+                                  lengths.astype(np.uint16))
+
+    def _keep_raw(self, slot: int, blkno: int, raw: bytes) -> None:
+        self._keep(slot, np.array([blkno]), np.frombuffer(raw, dtype=np.uint8), np.zeros(1, dtype=np.int64),
+                   np.array([len(raw)]))
+
+    def _low_is_first(self, blocks) -> None:
+        """The smallest item of these pages (a block or an array of them) is their first data item: LOW shares
+        FIRST's line pointer and bytes."""
+        self.lpno[LOW, blocks], self.off[LOW, blocks], self.len[LOW, blocks] = (
+            self.lpno[FIRST, blocks], self.off[FIRST, blocks], self.len[FIRST, blocks])
 
     def _items(self, page: bytes) -> list[tuple[int, bytes]]:
         lower = int.from_bytes(page[12:14], "little")
@@ -420,14 +453,20 @@ class OrderCheck:
         hikey = items[0][1] if not rightmost and items else None
         if hikey is not None:
             self.lpno[HIKEY, blkno] = P_HIKEY
+            self._keep_raw(HIKEY, blkno, hikey)
         data = [(n, raw) for n, raw in items if n >= firstkey]
         if not leaf:
             if data:
                 self.parents.append(blkno)
+                lengths = np.array([len(raw) for _, raw in data])
+                self._keep_pivots(blkno, np.array([n for n, _ in data]), np.frombuffer(b"".join(r for _, r in data),
+                                  dtype=np.uint8), np.cumsum(lengths) - lengths, lengths)
             data = data[1:]           # minus infinity
         if not data or self.order is None:   # without an order, only high keys and pivots are compared
             return
         self.lpno[FIRST, blkno], self.lpno[LAST, blkno] = data[0][0], data[-1][0]
+        self._keep_raw(FIRST, blkno, data[0][1])
+        self._keep_raw(LAST, blkno, data[-1][1])
         if flags & BTP_HALF_DEAD:
             return      # amcheck skips ignorable pages as targets
         o = self.order
@@ -452,7 +491,11 @@ class OrderCheck:
                           f" tid=({blkno},{m}) (points to {kind} tid={_fmt(nx.tid)})", blkno, n)
             if low is None or o.compare(it, parsed[low][1]) < 0:
                 low = k
-        self.lpno[LOW, blkno] = data[low][0]
+        if low == 0:
+            self._low_is_first(blkno)
+        else:
+            self.lpno[LOW, blkno] = data[low][0]
+            self._keep_raw(LOW, blkno, data[low][1])
 
     def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray) -> None:
         """Pages ``chunk[rows]`` (blocks ``blocks``) whose items the compiled check found in order and within
@@ -466,17 +509,31 @@ class OrderCheck:
         leaf, rightmost = (flags & BTP_LEAF) != 0, nxt == P_NONE
         firstkey = np.where(rightmost, 1, 2)
         self.flags[blocks], self.next[blocks] = flags, nxt
-        self.lpno[HIKEY, blocks] = np.where(rightmost, 0, P_HIKEY)
+        first = np.where(leaf, firstkey, firstkey + 1)
+        lps = {HIKEY: np.where(rightmost, 0, P_HIKEY)}
         if self.order is not None:   # without an order, only high keys and pivots are compared
-            self.lpno[FIRST, blocks] = np.where(leaf, firstkey, firstkey + 1)
-            self.lpno[LAST, blocks] = maxoff
-            self.lpno[LOW, blocks] = low
-        self.parents += blocks[~leaf & (maxoff >= firstkey)].tolist()
+            lps.update({FIRST: first, LAST: maxoff, LOW: np.where(low == first, 0, low)})   # LOW 0: FIRST's
+        bs = chunk.shape[1]
+        flat, words = chunk.reshape(-1), chunk.view("<u4")   # (line pointers are 4-byte aligned)
+        for slot, n in lps.items():
+            has = n > 0
+            b, r, n = blocks[has], rows[has], n[has]
+            self.lpno[slot, b] = n
+            lp = words[r, SIZE_OF_PAGE_HEADER // 4 + n - 1].astype(np.int64)
+            self._keep(slot, b, flat, r * bs + (lp & 0x7FFF), lp >> 17)
+        if self.order is not None:
+            self._low_is_first(blocks[low == first])
+        for i in np.flatnonzero(~leaf & (maxoff >= firstkey)):
+            self.parents.append(int(blocks[i]))
+            nn = np.arange(firstkey[i], maxoff[i] + 1)
+            lp = words[rows[i], SIZE_OF_PAGE_HEADER // 4 + nn - 1].astype(np.int64)
+            self._keep_pivots(int(blocks[i]), nn, flat, rows[i] * bs + (lp & 0x7FFF), lp >> 17)
 
     # ------------------------------------------------------------------ across pages
     def finish(self, read_blocks: Callable[[np.ndarray], np.ndarray]) -> None:
         """Siblings, then parents and children. ``read_blocks(sorted block numbers)``: their pages again, a uint8
         array (n, block size) valid until the next call (``RelationFork.block_reader``)."""
+        self.kept = self.pool.fill
         self._cross_page(read_blocks)
         self._parent_child(read_blocks)
 
@@ -501,12 +558,18 @@ class OrderCheck:
         offs = self.pool.put_many(flat, row * bs + np.where(ok, off, 0), np.where(ok, length, 0))
         return offs, np.where(ok, length, -1)
 
-    def _read_items(self, read_blocks: Callable, *wanted: tuple[np.ndarray, np.ndarray]
-                    ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """For each (blocks, line pointer numbers) of ``wanted``: ``_pool_items`` of those pages, read once."""
-        want = sorted_unique(np.concatenate([b for b, _ in wanted]))
-        pages = read_blocks(want)
-        return [self._pool_items(pages, want, b, n) for b, n in wanted]
+    def _kept_or_read(self, read_blocks: Callable, *wanted: tuple[np.ndarray, int]
+                      ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each (blocks, slot) of ``wanted``, every block having that item: the items' (pool offsets,
+        lengths), kept by the scan or read again (``_pool_items``: the pages of those not kept, read once)."""
+        out = [(self.off[s, b].astype(np.int64), self.len[s, b].astype(np.int64)) for b, s in wanted]
+        missing = [self.off[s, b] == NOT_KEPT for b, s in wanted]
+        want = sorted_unique(np.concatenate([b[m] for (b, _), m in zip(wanted, missing)]))
+        if len(want):
+            pages = read_blocks(want)
+            for (b, s), m, (off, length) in zip(wanted, missing, out):
+                off[m], length[m] = self._pool_items(pages, want, b[m], self.lpno[s, b[m]])
+        return out
 
     def _relate_many(self, op: str, a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> list:
         """``op`` of pairs of pooled items (offsets and lengths): by the compiled comparison, and for the pairs it
@@ -562,8 +625,8 @@ class OrderCheck:
         step = max(1, READ_BYTES // self.block_size // 2)
         for lo in range(0, len(blocks), step):
             b, r = blocks[lo:lo + step], right[lo:lo + step]
-            self.pool.fill = 0
-            last, first = self._read_items(read_blocks, (b, self.lpno[LAST, b]), (r, self.lpno[FIRST, r]))
+            self.pool.fill = self.kept
+            last, first = self._kept_or_read(read_blocks, (b, LAST), (r, FIRST))
             sel = np.flatnonzero((last[1] >= 0) & (first[1] >= 0))
             ok = self._relate_many("greater", (first[0][sel], first[1][sel]), (last[0][sel], last[1][sel]))
             for blkno, good in zip(b[sel].tolist(), ok):
@@ -579,21 +642,35 @@ class OrderCheck:
         step = max(1, READ_BYTES // self.block_size // max_index_tuples_per_page(self.block_size))
         for lo in range(0, len(parents), step):
             batch = parents[lo:lo + step]
-            self.pool.fill = 0
-            self._parents(read_blocks, batch, read_blocks(batch))
+            self.pool.fill = self.kept
+            self._parents(read_blocks, batch)
 
-    def _parents(self, read_blocks: Callable, batch: np.ndarray, pages: np.ndarray) -> None:
-        """The rules between the internal pages ``batch`` (``pages``: read again) and their children."""
+    def _pivots(self, read_blocks: Callable, batch: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Every pivot of the internal pages ``batch`` from P_FIRSTDATAKEY on, ordered by page and line pointer:
+        (page, line pointer number, pool offset, length (-1: unreadable)), kept by the scan or read again."""
+        parts = [(np.full(len(self.pivots[p][0]), p), *self.pivots[p]) for p in batch.tolist() if p in self.pivots]
+        unkept = np.array([p for p in batch.tolist() if p not in self.pivots], dtype=np.int64)
+        if len(unkept):
+            pages = read_blocks(unkept)
+            firstkey = np.where(self.next[unkept] == P_NONE, 1, 2)
+            counts = np.maximum(decode_headers(pages).nlp - firstkey + 1, 0)
+            parent = np.repeat(unkept, counts)
+            k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+            n = np.repeat(firstkey, counts) + k
+            parts.append((parent, n, *self._pool_items(pages, unkept, parent, n)))
+        parent, n, off, length = (np.concatenate([p[j] for p in parts]).astype(np.int64) for j in range(4))
+        at = np.lexsort((n, parent))
+        return parent[at], n[at], off[at], length[at]
+
+    def _parents(self, read_blocks: Callable, batch: np.ndarray) -> None:
+        """The rules between the internal pages ``batch`` and their children."""
         o, fl, nblocks = self.order, self.flags, len(self.flags)
-        nlp = decode_headers(pages).nlp
-        firstkey = np.where(self.next[batch] == P_NONE, 1, 2)
-        counts = np.maximum(nlp - firstkey + 1, 0)
         # every pivot of every parent: its parent, position k, line pointer number, bytes; the child it points to
-        parent = np.repeat(batch, counts)
-        k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-        n = np.repeat(firstkey, counts) + k
-        (off, length), (hikey_off, hikey_len) = (self._pool_items(pages, batch, parent, n),
-                                                 self._pool_items(pages, batch, batch, self.lpno[HIKEY, batch]))
+        parent, n, off, length = self._pivots(read_blocks, batch)
+        k = np.arange(len(parent)) - np.searchsorted(parent, parent)
+        hikey_off, hikey_len = np.zeros(len(batch), dtype=np.int64), np.full(len(batch), -1, dtype=np.int64)
+        has = self.lpno[HIKEY, batch] > 0
+        (hikey_off[has], hikey_len[has]), = self._kept_or_read(read_blocks, (batch[has], HIKEY))
         read = length >= 0
         if not read.any():
             return
@@ -617,10 +694,8 @@ class OrderCheck:
         rule &= upper_len >= 0
         # the children's high keys and smallest items (a minus infinity pivot bounds nothing)
         low_rule = valid & (k > 0) & (self.lpno[LOW, c] > 0) if o is not None else None
-        wanted = [(c[rule], self.lpno[HIKEY, c[rule]])]
-        if o is not None:
-            wanted.append((c[low_rule], self.lpno[LOW, c[low_rule]]))
-        hikey, *low = self._read_items(read_blocks, *wanted)
+        wanted = [(c[rule], HIKEY)] + ([(c[low_rule], LOW)] if o is not None else [])
+        hikey, *low = self._kept_or_read(read_blocks, *wanted)
         sel = np.flatnonzero(rule)[hikey[1] >= 0]
         same = self._relate_many("identical", (hikey[0][hikey[1] >= 0], hikey[1][hikey[1] >= 0]),
                                  (upper_off[sel], upper_len[sel]))
