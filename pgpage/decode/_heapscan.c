@@ -982,8 +982,8 @@ static inline void lp_state_set(uint8_t *st, int64_t o, int v)
     st[o >> 1] = (uint8_t)((st[o >> 1] & ~(0xF << sh)) | (v << sh));
 }
 
-void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64_t *rows, const int64_t *layout,
-                        const int64_t *slots, uint8_t *states, int64_t stride, int32_t *meta)
+static void lp_states_page(const uint8_t *page, int64_t bs, const int64_t *layout, uint8_t *st, int64_t stride,
+                           int32_t *meta_slot)
 {
     const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
     const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
@@ -991,33 +991,70 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
     const int64_t o_im2 = layout[L_t_infomask2];
     const int64_t max_lp = (bs - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
     static const int8_t by_flags[4] = {H_UNUSED, H_NORMAL, H_REDIRECT, H_DEAD};
-    for (int64_t p = 0; p < n; p++) {
-        const uint8_t *page = pages + rows[p] * bs;
-        const int64_t slot = slots[p];
-        uint8_t *st = states + slot * stride;
-        const int64_t lower = u16(page + layout[L_pd_lower]), upper = u16(page + layout[L_pd_upper]),
-                      special = u16(page + layout[L_pd_special]), pv = u16(page + layout[L_pd_pagesize_version]);
-        const int is_new = upper == 0;
-        const int sane = (pv & 0xFF00) == bs && lower >= SIZE_OF_PAGE_HEADER && lower <= upper && upper <= special
-            && special <= bs;
-        memset(st, H_UNUSED * 0x11, (size_t)stride);
-        int64_t nlp = 0;
-        if (sane) {
-            nlp = ((lower < bs ? lower : bs) - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
-            if (nlp > max_lp) nlp = max_lp;
-            if (nlp > 2 * stride - 1) nlp = 2 * stride - 1;
-        }
-        meta[slot] = (int32_t)(nlp | (sane || is_new ? META_SANE : META_BAD));
-        for (int64_t i = 0; i < nlp; i++) {
-            const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
-            const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
-            int8_t v = by_flags[fl & 3];
-            if (fl == LP_NORMAL && ln >= MIN_HEAP_TUPLE_SIZE && off + MIN_HEAP_TUPLE_SIZE <= bs
-                && (u16(page + off + o_im2) & HEAP_ONLY_TUPLE))
-                v = H_HEAP_ONLY;
-            lp_state_set(st, i + 1, v);
-        }
+    const int64_t lower = u16(page + layout[L_pd_lower]), upper = u16(page + layout[L_pd_upper]),
+                  special = u16(page + layout[L_pd_special]), pv = u16(page + layout[L_pd_pagesize_version]);
+    const int is_new = upper == 0;
+    const int sane = (pv & 0xFF00) == bs && lower >= SIZE_OF_PAGE_HEADER && lower <= upper && upper <= special
+        && special <= bs;
+    memset(st, H_UNUSED * 0x11, (size_t)stride);
+    int64_t nlp = 0;
+    if (sane) {
+        nlp = ((lower < bs ? lower : bs) - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
+        if (nlp > max_lp) nlp = max_lp;
+        if (nlp > 2 * stride - 1) nlp = 2 * stride - 1;
     }
+    *meta_slot = (int32_t)(nlp | (sane || is_new ? META_SANE : META_BAD));
+    for (int64_t i = 0; i < nlp; i++) {
+        const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
+        const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
+        int8_t v = by_flags[fl & 3];
+        if (fl == LP_NORMAL && ln >= MIN_HEAP_TUPLE_SIZE && off + MIN_HEAP_TUPLE_SIZE <= bs
+            && (u16(page + off + o_im2) & HEAP_ONLY_TUPLE))
+            v = H_HEAP_ONLY;
+        lp_state_set(st, i + 1, v);
+    }
+}
+
+void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64_t *rows, const int64_t *layout,
+                        const int64_t *slots, uint8_t *states, int64_t stride, int32_t *meta)
+{
+    for (int64_t p = 0; p < n; p++)
+        lp_states_page(pages + rows[p] * bs, bs, layout, states + slots[p] * stride, stride, meta + slots[p]);
+}
+
+/*
+ * The same, read from the file: n consecutive blocks at byte `offset` of `fd` (one segment file), read
+ * buf_blocks at a time into buf and decoded there while it is in the CPU's cache (a copy of the table into a
+ * bigger buffer first, and Python between the two, cost as much as the decoding), block k into slot
+ * first_slot + k when wanted[k] (every block when wanted is NULL). Returns the blocks read (fewer at the file's
+ * end), or -errno.
+ */
+int64_t pgp_heap_lp_states_read(int fd, int64_t offset, int64_t n, int64_t bs, const uint8_t *wanted,
+                                const int64_t *layout, int64_t first_slot, uint8_t *states, int64_t stride,
+                                int32_t *meta, uint8_t *buf, int64_t buf_blocks)
+{
+    int64_t done = 0;
+    while (done < n) {
+        const int64_t want = (n - done < buf_blocks ? n - done : buf_blocks) * bs;
+        int64_t got = 0;
+        while (got < want) {
+            const ssize_t r = pread(fd, buf + got, (size_t)(want - got), (off_t)(offset + done * bs + got));
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                return -errno;
+            }
+            if (r == 0) break;
+            got += r;
+        }
+        const int64_t k = got / bs;
+        for (int64_t i = 0; i < k; i++)
+            if (!wanted || wanted[done + i])
+                lp_states_page(buf + i * bs, bs, layout, states + (first_slot + done + i) * stride, stride,
+                               meta + first_slot + done + i);
+        done += k;
+        if (got < want) break;
+    }
+    return done;
 }
 
 /*
@@ -2267,13 +2304,36 @@ void pgp_verify_btree_sieve(const uint8_t *pages, int64_t npages, int64_t bs, co
         const int is_leaf = (btflags & BTP_LEAF) != 0, halfdead = (btflags & BTP_HALF_DEAD) != 0;
         const int rightmost = u32(page + bs - BT_OPAQUE_SIZE + 4) == 0;
         const int64_t fk = rightmost ? 1 : 2;
-        int bad = 0;
-        const uint32_t mark = next_mark();
-        for (int64_t i = 1; i <= nlp && !bad; i++) {
+        int bad = 0, stamped = 0;
+        /* no two items share bytes: while each item lies wholly below or above all those before it (the union of
+           their bytes lies in [low, high)), none can; once one does not, every item so far is stamped and the
+           stamps decide. Items 2.. first, then 1: nbtree writes a page's items from its end down, in line pointer
+           order, but a sorted build's high key (item 1) is the page's last tuple, the lowest */
+        int64_t low = special, high = special;
+        uint32_t mark = 0;
+        for (int64_t k = 0; k < nlp && !bad; k++) {
+            const int64_t i = k + 2 <= nlp ? k + 2 : 1;
             const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (i - 1));
             const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
             if (!((fl == LP_NORMAL || fl == LP_DEAD) && off >= upper && off + ln <= special && ln >= 8)) continue;
-            if (off % 8 || overlaps_marked(sieve_stamp, mark, off, ln)) { bad = 1; break; }
+            if (off % 8) { bad = 1; break; }
+            if (!stamped) {
+                if (low == high) { low = off; high = off + ln; }
+                else if (off + ln <= low) low = off;
+                else if (off >= high) high = off + ln;
+                else {
+                    mark = next_mark();
+                    for (int64_t kk = 0; kk < k; kk++) {   /* the items so far: all passed, none overlapping */
+                        const int64_t ii = kk + 2 <= nlp ? kk + 2 : 1;
+                        const int64_t ww = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (ii - 1));
+                        const int64_t o = (ww >> lo_s) & lo_m, f = (ww >> fl_s) & fl_m, l = (ww >> ln_s) & ln_m;
+                        if ((f == LP_NORMAL || f == LP_DEAD) && o >= upper && o + l <= special && l >= 8)
+                            overlaps_marked(sieve_stamp, mark, o, l);
+                    }
+                    stamped = 1;
+                }
+            }
+            if (stamped && overlaps_marked(sieve_stamp, mark, off, ln)) { bad = 1; break; }
             if (hk < 0) continue;
             /* _bt_check_natts, as BtreeVerifier._natts */
             const int64_t posid = u16(page + off + o_posid), info = u16(page + off + o_info);

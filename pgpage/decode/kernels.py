@@ -133,6 +133,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_items.argtypes = [P, I64, I64, I64, P, P, I64, I64, P, P, P, P, P, P, I64, P, P, P, P, P, I64, P,
                                      I64, P, I64]
     cdll.pgp_heap_lp_states.argtypes = [P, I64, I64, P, P, P, P, I64, P]
+    cdll.pgp_heap_lp_states_read.restype = I64
+    cdll.pgp_heap_lp_states_read.argtypes = [I, I64, I64, I64, P, P, I64, P, I64, P, P, I64]
     cdll.pgp_tid_verdicts.argtypes = [P, P, P, I64, I64, I64, P, I64, P, P, P, P, P, P, P]
     cdll.pgp_walk_chain.restype = I64
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
@@ -530,6 +532,19 @@ def heap_lp_states(pages: np.ndarray, rows: np.ndarray, slots: np.ndarray, cache
     rows, slots = _i64(rows), _i64(slots)
     lib().pgp_heap_lp_states(_p(pages), len(rows), pages.shape[1], _p(rows), _p(layout_array()), _p(slots),
                              *cache.c_args)
+
+
+def heap_lp_states_read(fd: int, offset: int, wanted: np.ndarray, first_slot: int, cache, buf: np.ndarray) -> int:
+    """``len(wanted)`` consecutive table blocks read from ``fd`` at byte ``offset`` (one segment file) through
+    ``buf`` (uint8, C-contiguous, whole blocks), those ``wanted`` (bool) into HeapTidCheck ``cache``'s rows from
+    ``first_slot`` on: the blocks read (fewer at the file's end). Raises OSError."""
+    bs = cache.block_size
+    wanted = np.ascontiguousarray(wanted, dtype=np.uint8)
+    got = lib().pgp_heap_lp_states_read(fd, offset, len(wanted), bs, _p(wanted), _p(layout_array()), first_slot,
+                                        *cache.c_args, _p(buf), buf.nbytes // bs)
+    if got < 0:
+        raise OSError(-got, os.strerror(-got))
+    return got
 
 
 def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi: int, cache, out: np.ndarray,

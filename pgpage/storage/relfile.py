@@ -14,7 +14,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -341,56 +341,72 @@ class RelationFork:
                     block=first + size // self.block_size, expected=size, actual=now))
         return out
 
-    def block_reader(self) -> Callable[[np.ndarray], np.ndarray]:
-        """read(sorted block numbers) -> uint8 array (n, block_size), valid until the next call. Each
-        run of consecutive blocks is read in order into the array (through ``StagedReader``), each segment
-        file opened once per call. A block that cannot be read comes back all zeros. (How the heap TID
-        checks of `index` and `verify` visit the table.)"""
-        bs = self.block_size
-        buf = page_aligned(0).reshape(0, bs)
-        reader = StagedReader()
-
-        def read(blknos: np.ndarray) -> np.ndarray:
-            nonlocal buf
-            n = len(blknos)
-            if len(buf) < n:
-                buf = page_aligned(n * bs).reshape(n, bs)
-            out = buf[:n]
-            if not n:
-                return out
-            filled = np.zeros(n, dtype=bool)   # the rows read: the others (unreadable, past an end) are zeroed
-            breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
-            run_lo = np.concatenate([[0], breaks])            # rows of out where each run starts
-            run_hi = np.concatenate([breaks, [n]])
-            for seg_first, path, seg_blocks in self.segment_blocks():
-                first_run = int(np.searchsorted(blknos[run_hi - 1], seg_first))
-                if first_run == len(run_lo) or blknos[run_lo[first_run]] >= seg_first + seg_blocks:
-                    continue
-                try:
-                    fd = os.open(path, os.O_RDONLY)
-                except OSError:
-                    continue
-                try:
-                    for lo, hi in zip(run_lo[first_run:].tolist(), run_hi[first_run:].tolist()):
-                        start = int(blknos[lo])
-                        if start >= seg_first + seg_blocks:
-                            break
-                        skip = max(0, seg_first - start)          # a run that began in the segment before
-                        stop = min(int(blknos[hi - 1]) + 1, seg_first + seg_blocks)
-                        got = reader.pread(fd, out[lo + skip:lo + stop - start], (start + skip - seg_first) * bs)
-                        filled[lo + skip:lo + skip + got // bs] = True
-                except OSError:
-                    pass
-                finally:
-                    os.close(fd)
-            out[~filled] = 0
-            return out
-        return read
+    def block_reader(self) -> "BlockReader":
+        """The fork's blocks by number, read-only (how the heap TID checks of `index` and `verify`, the order
+        checks' second reads and `rows` visit a relation out of order)."""
+        return BlockReader(self)
 
     def iter_blocks(self, start: int | None = None, stop: int | None = None) -> Iterator[tuple[int, bytes]]:
         for first, chunk in self.iter_chunks(start, stop, chunk_blocks=64):
             for i in range(chunk.shape[0]):
                 yield first + i, chunk[i].tobytes()
+
+
+class BlockReader:
+    """A fork's blocks by number. ``reader(sorted block numbers)``: their pages, a uint8 array (n, block_size)
+    valid until the next call; each run of consecutive blocks is read in order (through ``StagedReader``), each
+    segment file opened once per call, and a block that cannot be read comes back all zeros. ``runs(...)``: the
+    same runs for a caller that reads them itself (the compiled heap TID check decodes a run as it reads it)."""
+
+    def __init__(self, fork: RelationFork):
+        self.fork = fork
+        self.buf = page_aligned(0).reshape(0, fork.block_size)
+        self.reader = StagedReader()
+
+    def __call__(self, blknos: np.ndarray) -> np.ndarray:
+        n, bs = len(blknos), self.fork.block_size
+        if len(self.buf) < n:
+            self.buf = page_aligned(n * bs).reshape(n, bs)
+        out = self.buf[:n]
+        filled = np.zeros(n, dtype=bool)   # the rows read: the others (unreadable, past an end) are zeroed
+        for fd, offset, row, count in self.runs(blknos):
+            try:
+                got = self.reader.pread(fd, out[row:row + count], offset)
+            except OSError:
+                continue
+            filled[row:row + got // bs] = True
+        out[~filled] = 0
+        return out
+
+    def runs(self, blknos: np.ndarray) -> Iterator[tuple[int, int, int, int]]:
+        """(fd, byte offset in its segment file, first row, rows) of each run of consecutive block numbers of
+        ``blknos`` (sorted) within one segment file, the file open (read-only) while the caller reads the run.
+        Segment files that cannot be opened, and blocks past their ends, are left out."""
+        n = len(blknos)
+        if not n:
+            return
+        bs = self.fork.block_size
+        breaks = np.flatnonzero(np.diff(blknos) != 1) + 1
+        run_lo = np.concatenate([[0], breaks])            # rows where each run starts
+        run_hi = np.concatenate([breaks, [n]])
+        for seg_first, path, seg_blocks in self.fork.segment_blocks():
+            first_run = int(np.searchsorted(blknos[run_hi - 1], seg_first))
+            if first_run == len(run_lo) or blknos[run_lo[first_run]] >= seg_first + seg_blocks:
+                continue
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                for lo, hi in zip(run_lo[first_run:].tolist(), run_hi[first_run:].tolist()):
+                    start = int(blknos[lo])
+                    if start >= seg_first + seg_blocks:
+                        break
+                    skip = max(0, seg_first - start)          # a run that began in the segment before
+                    stop = min(int(blknos[hi - 1]) + 1, seg_first + seg_blocks)
+                    yield fd, (start + skip - seg_first) * bs, lo + skip, stop - start - skip
+            finally:
+                os.close(fd)
 
 
 def directory_listing(directory: Path) -> dict[str, int]:

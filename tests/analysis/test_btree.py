@@ -697,3 +697,29 @@ def test_unique_index_deduplicates_version_churn():
         versions[it["data"]] = versions.get(it["data"], 0) + (len(it["tids"]) if it["tids"] else 1)
     assert len(set(versions.values())) == 1 and min(versions.values()) > 1
     assert sum(versions.values()) == on["deduplication"]["tids"]
+
+
+def test_table_block_gone_since_the_listing_reads_as_a_new_page(tmp_path):
+    """The table's file lost its last block after the fork was listed (a live server's VACUUM truncating it): the
+    block cannot be read, and its line pointers are those of an all-zero (new) page, none: every index TID into it
+    points past its page's last line pointer (how bt_index_check's caller would find the heap then), and the
+    table fork reports the segment that shrank. The rest of the table checks as before."""
+    src, relname = "pg17", "idx_dup"
+    oracle = load_oracle(src, relname)
+    _, db = cluster(src)
+    table = db.relation(relname).table
+    source = table.forks["main"].segment_path(0)
+    shutil.copy(source, tmp_path / source.name)
+    tfork = RelationFork(tmp_path, source.name, "main")
+    last = tfork.end_block - 1
+    tids = [t for _, it in oracle_leaf_items(oracle) for t in (it["tids"] or [it["htid"]])]
+    into_last = sum(int(t.strip("()").split(",")[0]) == last for t in tids)
+    assert last > 0 and 0 < into_last < len(tids)
+    with open(tmp_path / source.name, "r+b") as f:
+        f.truncate(last * BS)
+    heap = HeapTidCheck(tfork.end_block, tfork.block_reader(), BS, table.qualified_name)
+    _, report, findings = run_scan(index_fork(src, relname), major_of(src), info_for(src, relname), heap)
+    assert report["heap_check"]["beyond_page"] == into_last
+    assert report["heap_check"]["normal"] == len(tids) - into_last
+    assert {f.code for f in findings} == {"btree.heap.tid_beyond_page"}
+    assert [f.code for f in tfork.size_changes()] == ["segment.shrank"]

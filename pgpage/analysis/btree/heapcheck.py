@@ -9,7 +9,7 @@ The table's blocks come from a callable the caller hands in; nothing here opens 
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -27,7 +27,9 @@ _STATE_IS_ERROR = np.isin(np.arange(len(HEAP_STATES)), list(HEAP_STATE_IS_ERROR)
 HEAP_CACHE_BLOCKS = 524_288  # table blocks whose line pointers HeapTidCheck keeps (4 GiB of table, 79 MB)
 READ_GAP = 16  # up to this many table blocks between two wanted ones are read, not skipped: a read call costs more
 RANDOM_SHARE = 64  # a chunk wanting more than 1/64 of the window's blocks, all over it, gets the whole window read
-READ_BLOCKS = 256  # table blocks read and decoded at a time (2 MB): decoded while still in the CPU cache
+# table bytes read at a time, and decoded there: the kernel's copy out of the page cache is fast into a buffer
+# that stays in the L2 cache, and the pages are still there when decoded (storage.relfile.STAGE_BYTES)
+READ_BYTES = 128 * 1024
 
 
 def merged_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -64,12 +66,13 @@ def _shared_zeros(shape, dtype):
 class HeapTidCheck:
     """Where the index's heap TIDs land in the table.
 
-    ``read_blocks(sorted block numbers)`` returns their page images as a uint8 array of shape
-    (n, block_size) (a block it cannot read comes back all zeros). Each table block read is
-    decoded once into four bits per line pointer (its verdict: unused, normal, heap-only,
-    redirect, dead) and kept in a cache of at most ``cache_blocks`` blocks (about 150 bytes
-    each, 79 MB in all). The table is cut into *windows* of that many consecutive blocks, and the
-    cache holds one window. A table that fits is one window: checked in the index's one pass,
+    ``read_blocks.runs(sorted block numbers)`` yields (fd, byte offset, first row, rows) for each
+    run of consecutive blocks of one file (``storage.relfile.BlockReader``): the compiled code reads
+    the run and decodes it as it goes; a block it cannot read is decoded as a new (all-zero) page,
+    as the reader's pages give it. Each table block read is decoded once into four bits per line
+    pointer (its verdict: unused, normal, heap-only, redirect, dead) and kept in a cache of at
+    most ``cache_blocks`` blocks (about 150 bytes each, 79 MB in all). The table is cut into
+    *windows* of that many consecutive blocks, and the cache holds one window. A table that fits is one window: checked in the index's one pass,
     each block read once however the index is ordered. With a bigger table, the index's pass
     checks each chunk's TIDs against the window most of them point into (moving only forward,
     as an index in table order does) and notes the chunk's pages with the other windows its
@@ -93,10 +96,11 @@ class HeapTidCheck:
     block is decoded then, even those no TID points into (``passes.index`` keeps an index with fewer
     entries than a quarter of the table's blocks in one process)."""
 
-    def __init__(self, nblocks: int, read_blocks: Callable[[np.ndarray], np.ndarray], block_size: int,
+    def __init__(self, nblocks: int, read_blocks, block_size: int,
                  table: str | None = None, cache_blocks: int = HEAP_CACHE_BLOCKS, shared: bool = False):
         self.nblocks = nblocks
         self.read_blocks = read_blocks
+        self._buf = np.empty(max(1, READ_BYTES // block_size) * block_size, dtype=np.uint8)
         self.block_size = block_size
         self.table = table
         self.maxlp = max_heap_tuples_per_page(block_size)
@@ -138,9 +142,8 @@ class HeapTidCheck:
 
     def fill(self, blocks: tuple[int, int]) -> None:
         """Decode table blocks lo..hi-1, all in the window, into the cache."""
-        for first in range(blocks[0], blocks[1], READ_BLOCKS):
-            part = np.arange(first, min(first + READ_BLOCKS, blocks[1]))
-            self._decode(part, self.read_blocks(part), np.arange(len(part)))
+        part = np.arange(blocks[0], blocks[1])
+        self._read(part, np.ones(len(part), dtype=bool))
 
     def worker(self, index_pass: bool) -> "HeapTidCheck":
         """A worker's check of the filled window: counts of its own, to ``merge`` back, and a private copy of the
@@ -239,16 +242,25 @@ class HeapTidCheck:
         asked = _through_gaps(missing)
         wanted = np.zeros(len(asked), dtype=bool)   # (both sorted, missing among asked: no isin's sort of both)
         wanted[np.searchsorted(asked, missing)] = True
-        for first in range(0, len(asked), READ_BLOCKS):
-            part, rows = asked[first:first + READ_BLOCKS], np.flatnonzero(wanted[first:first + READ_BLOCKS])
-            self._decode(part[rows], self.read_blocks(part), rows)
+        self._read(asked, wanted)
 
-    def _decode(self, blocks: np.ndarray, pages: np.ndarray, rows: np.ndarray) -> None:
-        """Cache ``blocks``, whose images are ``pages[rows]``."""
+    def _read(self, asked: np.ndarray, wanted: np.ndarray) -> None:
+        """Read table blocks ``asked`` (sorted, all in the window) and cache those ``wanted``."""
         from pgpage.decode import kernels
-        slots = blocks - self.window * self.capacity
-        kernels.heap_lp_states(np.ascontiguousarray(pages), rows, slots, self)
-        self.cached[slots] = True
+        lo = self.window * self.capacity
+        read = np.zeros(len(asked), dtype=bool)
+        for fd, offset, row, count in self.read_blocks.runs(asked):
+            try:
+                got = kernels.heap_lp_states_read(fd, offset, wanted[row:row + count], int(asked[row]) - lo, self,
+                                                  self._buf)
+            except OSError:
+                continue
+            read[row:row + got] = True
+        unread = np.flatnonzero(wanted & ~read)   # decoded as the all-zero page they read as elsewhere
+        if len(unread):
+            zero = np.zeros((1, self.block_size), dtype=np.uint8)
+            kernels.heap_lp_states(zero, np.zeros(len(unread), dtype=np.int64), asked[unread] - lo, self)
+        self.cached[asked[wanted] - lo] = True
 
     def part(self) -> dict:
         """The counts, to ``merge`` into the check of the whole index in another process."""
