@@ -581,18 +581,17 @@ class OrderCheck:
             return []
         if op == "identical" or o.cspec is not None:
             spec = o.cspec if o is not None and o.cspec is not None else np.zeros(3, dtype=np.int64)
-            got = btree_relate_many(self.pool.buf, a, b, spec, op, 4 if self.hk else 6).tolist()
+            got = btree_relate_many(self.pool.buf, a, b, spec, op, 4 if self.hk else 6)
         else:
-            got = [C_UNCOMPARABLE] * n
-        out = []
-        for i, r in enumerate(got):
-            if r == C_UNCOMPARABLE:
-                try:
-                    r = getattr(o, op)(o.item(self.pool.get(int(a[0][i]), int(a[1][i]))),
-                                       o.item(self.pool.get(int(b[0][i]), int(b[1][i]))))
-                except Uncomparable:
-                    r = None
-            out.append(None if r is None else bool(r))
+            got = np.full(n, C_UNCOMPARABLE, dtype=np.int64)
+        out = (got != 0).tolist()
+        for i in np.flatnonzero(got == C_UNCOMPARABLE).tolist():
+            try:
+                r = getattr(o, op)(o.item(self.pool.get(int(a[0][i]), int(a[1][i]))),
+                                   o.item(self.pool.get(int(b[0][i]), int(b[1][i]))))
+            except Uncomparable:
+                r = None
+            out[i] = None if r is None else bool(r)
         return out
 
     def _right_of(self, blkno: int) -> int | None:
