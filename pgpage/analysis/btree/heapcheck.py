@@ -72,14 +72,14 @@ class HeapTidCheck:
     as the reader's pages give it. Each table block read is decoded once into four bits per line
     pointer (its verdict: unused, normal, heap-only, redirect, dead) and kept in a cache of at
     most ``cache_blocks`` blocks (about 150 bytes each, 79 MB in all). The table is cut into
-    *windows* of that many consecutive blocks, and the cache holds one window. A table that fits is one window: checked in the index's one pass,
-    each block read once however the index is ordered. With a bigger table, the index's pass
-    checks each chunk's TIDs against the window most of them point into (moving only forward,
-    as an index in table order does) and notes the chunk's pages with the other windows its
-    TIDs point into; ``BtreeScan.check_heap_windows`` then reads those pages again, window by
-    window, and checks the TIDs into each. An index in table order is checked in about one
-    pass; one in random order costs a pass over the index per window, never a table read per
-    index chunk; memory stays bounded either way.
+    *windows* of that many consecutive blocks, and the cache holds one window. A table that fits
+    is one window: checked in the index's one pass, each block read once however the index is
+    ordered. With a bigger table, the index's pass checks each chunk's TIDs against the window
+    most of them point into (moving only forward, as an index in table order does) and notes the
+    chunk's pages with the other windows its TIDs point into; ``BtreeScan.check_heap_windows``
+    then reads those pages again, window by window, and checks the TIDs into each. An index in
+    table order is checked in about one pass; one in random order costs a pass over the index per
+    window, never a table read per index chunk; memory stays bounded either way.
 
     When a chunk's TIDs point into more than 1/``RANDOM_SHARE`` of the window's blocks spread
     over more than half of it (an index in random table order), the rest of the window is read

@@ -32,7 +32,7 @@ import numpy as np
 
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
                                          BTP_HALF_DEAD, BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK,
-                                         INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_NONE,
+                                         INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_HIKEY, P_NONE,
                                          SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
                                          bt_opaque, max_index_tuples_per_page)
 from pgpage.decode.vector import decode_headers, sorted_unique
@@ -42,7 +42,6 @@ C_COLLATIONS = {950: "C", 951: "POSIX"}
 DEFAULT_COLLATION = 100
 INDOPTION_DESC, INDOPTION_NULLS_FIRST = 0x1, 0x2
 FIRST_NORMAL_OBJECT_ID = 16384  # opclasses below are built in: their order is the type's default order
-P_HIKEY = 1
 
 
 class Uncomparable(Exception):

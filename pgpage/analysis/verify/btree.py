@@ -25,7 +25,10 @@ import numpy as np
 
 from pgpage.analysis.btree.heapcheck import HeapTidCheck, merged_ranges
 from pgpage.analysis.btree.order import KeyOrder, OrderCheck, not_checked
-from pgpage.analysis.btree.pages import max_index_tuples_per_page
+from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
+                                         BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_HAS_GARBAGE, BTP_KNOWN_FLAGS, BTP_LEAF,
+                                         BTP_META, BTREE_MAGIC, INDEX_ALT_TID_MASK, INDEX_SIZE_MASK, P_HIKEY, P_NONE,
+                                         SIZE_OF_BT_OPAQUE, bt_opaque, max_index_tuples_per_page)
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
 from pgpage.analysis.verify.context import VerifyContext
@@ -34,27 +37,15 @@ from pgpage.decode.flags import LP_DEAD, LP_NORMAL
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_line_pointers
 from pgpage.findings import ERROR, WARNING, Finding
 
-BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
-BTP_SPLIT_END, BTP_HAS_GARBAGE, BTP_INCOMPLETE_SPLIT, BTP_HAS_FULLXID = 0x20, 0x40, 0x80, 0x100
-BTP_KNOWN_FLAGS = 0x1FF
-BTREE_MAGIC = 0x053162
 BTREE_MIN_VERSION, BTREE_VERSION = 2, 4
 MAX_BT_CYCLE_ID = 0xFF7F
-BT_OPAQUE_SIZE = 16
-P_NONE = 0
-P_HIKEY = 1
-INDEX_SIZE_MASK = 0x1FFF
-INDEX_ALT_TID_MASK = 0x2000
-BT_OFFSET_MASK = 0x0FFF
-BT_PIVOT_HEAP_TID_ATTR = 0x1000
-BT_IS_POSTING = 0x2000
 SIZEOF_INDEX_TUPLE = 8
 MAX_VERSION_OF_MAJOR = {10: 2, 11: 3}   # btree version a fresh index of that major has (4 from 12 on)
 
 
 def bt_max_item_size(block_size: int, heapkeyspace: bool) -> int:
     """BTMaxItemSize (version 4: room kept for a heap TID) or BTMaxItemSizeNoHeapTid."""
-    no_tid = ((block_size - 40 - BT_OPAQUE_SIZE) // 3) & ~7
+    no_tid = ((block_size - 40 - SIZE_OF_BT_OPAQUE) // 3) & ~7
     return no_tid - 8 if heapkeyspace else no_tid
 
 
@@ -136,15 +127,14 @@ class BtreeVerifier:
         n, size = chunk.shape
         h = pc.headers
         blocks = first + np.arange(n)
-        valid = pc.valid & (h.special.astype(np.int64) == size - BT_OPAQUE_SIZE)
+        valid = pc.valid & (h.special.astype(np.int64) == size - SIZE_OF_BT_OPAQUE)
         for i in np.flatnonzero(pc.valid & ~valid):  # _bt_checkpage: the special area is BTPageOpaqueData's size
             out.append(ctx.finding("btree.page.bad_special_size", f"index contains corrupted page at block"
                                    f" {blocks[i]}: its special area is {size - int(h.special[i])} bytes, a B-tree"
-                                   f" page's is {BT_OPAQUE_SIZE}", blocks[i], expected=size - BT_OPAQUE_SIZE,
+                                   f" page's is {SIZE_OF_BT_OPAQUE}", blocks[i], expected=size - SIZE_OF_BT_OPAQUE,
                                    actual=int(h.special[i])))
-        col = lambda off, dt: np.ascontiguousarray(chunk[:, size - BT_OPAQUE_SIZE + off:  # noqa: E731
-                                                         size - BT_OPAQUE_SIZE + off + np.dtype(dt).itemsize]).view(dt).reshape(-1)
-        nxt, flags, cycle = col(4, "<u4"), col(12, "<u2"), col(14, "<u2")  # btpo_next, btpo_flags, btpo_cycleid
+        op = bt_opaque(chunk)
+        nxt, flags, cycle = op["btpo_next"], op["btpo_flags"], op["btpo_cycleid"]
         fl = flags.astype(np.int64)
         if first == 0 and n:
             out += self._metapage(chunk[0], bool(valid[0]), int(fl[0]))
@@ -234,7 +224,8 @@ class BtreeVerifier:
         ctx = self.ctx
         words = page[SIZE_OF_PAGE_HEADER:SIZE_OF_PAGE_HEADER + 8].view("<u4")
         magic, version = int(words[0]), int(words[1])
-        if not valid or not flags & BTP_META or magic != BTREE_MAGIC or not BTREE_MIN_VERSION <= version <= BTREE_VERSION:
+        if (not valid or not flags & BTP_META or magic != BTREE_MAGIC
+                or not BTREE_MIN_VERSION <= version <= BTREE_VERSION):
             return []
         self.heapkeyspace = version >= 4
         out = []
