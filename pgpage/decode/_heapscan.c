@@ -1062,9 +1062,10 @@ int64_t pgp_heap_lp_states_read(int fd, int64_t offset, int64_t n, int64_t bs, c
  * out[i], counted in counts[verdict] (and in counts_dead[verdict] when dead[i]: the index item is LP_DEAD). The
  * first TID that needs a block since it was cached marks it (META_NEEDED), and a block whose page is bad is then
  * listed in bad_blocks (*nbad of them), once per time it was cached; each block is marked in the bitmap `needed`
- * (bit b of the whole table). Each lookup is a cache miss, so the ones a few TIDs ahead
- * are prefetched, and counting is a second loop (in the first, each lookup would wait for the one before it,
- * through the counters).
+ * (bit b of the whole table). TIDs come in runs into one block (an index in table order: a page's whole run is
+ * one lookup of its block's words); in random order each lookup is a cache miss, so the block a few runs ahead
+ * is prefetched. Counting is a second loop, over four sets of counters (in one set, or in the first loop, each
+ * TID would wait for the count before it).
  */
 #define TID_PREFETCH 16
 void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo, int64_t hi,
@@ -1072,7 +1073,7 @@ void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dea
                       int64_t *counts_dead, uint8_t *needed, int64_t *bad_blocks, int64_t *nbad)
 {
     int64_t nb = 0;
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = 0; i < n;) {
         if (i + TID_PREFETCH < n) {
             const int64_t ahead = blk[i + TID_PREFETCH];
             if (ahead >= lo && ahead < hi) {
@@ -1081,25 +1082,43 @@ void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dea
             }
         }
         const int64_t b = blk[i];
-        if (b < lo || b >= hi) continue;
-        const int64_t s = b - lo, o = off[i];
+        int64_t j = i + 1;
+        while (j < n && blk[j] == b) j++;
+        if (b < lo || b >= hi) {
+            for (int64_t k = i; k < j; k++) out[k] = -1;
+            i = j;
+            continue;
+        }
+        const int64_t s = b - lo;
         const int32_t m = meta[s];
         needed[b >> 3] |= (uint8_t)(1u << (b & 7));
         if (!(m & META_NEEDED)) {
             meta[s] = m | META_NEEDED;
             if (m & META_BAD) bad_blocks[nb++] = b;
         }
-        if (!(m & META_SANE)) out[i] = H_BAD_PAGE;
-        else if (o >= 1 && o <= (m & META_NLP)) out[i] = (int8_t)lp_state_get(states + s * stride, o);
-        else out[i] = H_BEYOND_PAGE;
+        if (!(m & META_SANE)) {
+            for (int64_t k = i; k < j; k++) out[k] = H_BAD_PAGE;
+        } else {
+            const uint8_t *st = states + s * stride;
+            const int64_t nlp = m & META_NLP;
+            for (int64_t k = i; k < j; k++) {
+                const int64_t o = off[k];
+                out[k] = (int8_t)(o >= 1 && o <= nlp ? lp_state_get(st, o) : H_BEYOND_PAGE);
+            }
+        }
+        i = j;
     }
-    int64_t c[H_BAD_PAGE + 1] = {0}, cd[H_BAD_PAGE + 1] = {0};
+    int64_t c[4][H_BAD_PAGE + 1] = {{0}}, cd[4][H_BAD_PAGE + 1] = {{0}};
     for (int64_t i = 0; i < n; i++) {
-        if (blk[i] < lo || blk[i] >= hi) continue;
-        c[out[i]]++;
-        cd[out[i]] += dead[i];
+        const int v = out[i];
+        if (v < 0) { out[i] = H_NORMAL; continue; }   /* outside the window: decided in another pass */
+        c[i & 3][v]++;
+        cd[i & 3][v] += dead[i];
     }
-    for (int k = 0; k <= H_BAD_PAGE; k++) { counts[k] += c[k]; counts_dead[k] += cd[k]; }
+    for (int k = 0; k <= H_BAD_PAGE; k++) {
+        counts[k] += c[0][k] + c[1][k] + c[2][k] + c[3][k];
+        counts_dead[k] += cd[0][k] + cd[1][k] + cd[2][k] + cd[3][k];
+    }
     *nbad = nb;
 }
 
