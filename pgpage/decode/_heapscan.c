@@ -1026,8 +1026,7 @@ void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64
  * The same, read from the file: n consecutive blocks at byte `offset` of `fd` (one segment file), read
  * buf_blocks at a time into buf and decoded there while it is in the CPU's cache (a copy of the table into a
  * bigger buffer first, and Python between the two, cost as much as the decoding), block k into slot
- * first_slot + k when wanted[k] (every block when wanted is NULL). Returns the blocks read (fewer at the file's
- * end), or -errno.
+ * first_slot + k when wanted[k]. Returns the blocks read (fewer at the file's end), or -errno.
  */
 int64_t pgp_heap_lp_states_read(int fd, int64_t offset, int64_t n, int64_t bs, const uint8_t *wanted,
                                 const int64_t *layout, int64_t first_slot, uint8_t *states, int64_t stride,
@@ -1048,7 +1047,7 @@ int64_t pgp_heap_lp_states_read(int fd, int64_t offset, int64_t n, int64_t bs, c
         }
         const int64_t k = got / bs;
         for (int64_t i = 0; i < k; i++)
-            if (!wanted || wanted[done + i])
+            if (wanted[done + i])
                 lp_states_page(buf + i * bs, bs, layout, states + (first_slot + done + i) * stride, stride,
                                meta + first_slot + done + i);
         done += k;
