@@ -9,7 +9,7 @@ The table's files come open from the reader the caller hands in; nothing here op
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -17,9 +17,6 @@ from pgpage.analysis.btree.sink import LIST_LIMIT, FindingSink
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.pagebase import format_tid
 from pgpage.decode.vector import count_set_bits, sorted_unique
-
-if TYPE_CHECKING:
-    from pgpage.storage.relfile import BlockReader
 
 # heap line pointer verdicts (HeapTidCheck)
 HEAP_STATES = ("normal", "redirect", "dead", "unused", "heap_only", "beyond_page", "beyond_end", "bad_page")
@@ -99,7 +96,7 @@ class HeapTidCheck:
     block is decoded then, even those no TID points into (``passes.index`` keeps an index with fewer
     entries than a quarter of the table's blocks in one process)."""
 
-    def __init__(self, nblocks: int, read_blocks: BlockReader, block_size: int,
+    def __init__(self, nblocks: int, read_blocks, block_size: int,
                  table: str | None = None, cache_blocks: int = HEAP_CACHE_BLOCKS, shared: bool = False):
         self.nblocks = nblocks
         self.read_blocks = read_blocks
