@@ -496,15 +496,17 @@ class OrderCheck:
             self.lpno[LOW, blkno] = data[low][0]
             self._keep_raw(LOW, blkno, data[low][1])
 
-    def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray) -> None:
+    def add_verified(self, chunk: np.ndarray, rows: np.ndarray, blocks: np.ndarray, low: np.ndarray,
+                     nlp: np.ndarray, opaque: np.ndarray) -> None:
         """Pages ``chunk[rows]`` (blocks ``blocks``) whose items the compiled check found in order and within
         their high key (``low``: the line pointer number of each one's smallest data item; 0 when no order is
-        checked): what ``add_page`` keeps of them, in arrays."""
+        checked): what ``add_page`` keeps of them, in arrays. ``nlp``, ``opaque``: every page of the chunk's
+        line pointer count (``decode_headers``) and special area (``bt_opaque``)."""
         if not len(rows):
             return
-        op = bt_opaque(chunk)[rows]
+        op = opaque[rows]
         flags, nxt = op["btpo_flags"].astype(np.int64), op["btpo_next"].astype(np.int64)
-        maxoff = decode_headers(chunk).nlp[rows]
+        maxoff = nlp[rows]
         leaf, rightmost = (flags & BTP_LEAF) != 0, nxt == P_NONE
         firstkey = np.where(rightmost, 1, 2)
         self.flags[blocks], self.next[blocks] = flags, nxt

@@ -30,7 +30,7 @@ from pgpage.analysis.btree.structure import structure_checks
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
 from pgpage.decode.page import bad_special_size
 from pgpage.decode.pagebase import PageContext, format_tid
-from pgpage.decode.vector import decode_headers, sorted_unique
+from pgpage.decode.vector import PageHeaders, decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.decode.xact import xid_precedes
 from pgpage.findings import WARNING
@@ -178,24 +178,26 @@ class BtreeScan:
             self.heap.merge(part["heap"])
 
     # ------------------------------------------------------------------ per chunk
-    def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+    def add_chunk(self, first: int, chunk: np.ndarray, headers: PageHeaders | None = None) -> None:
         """Analyse consecutive pages (global block numbers from ``first``), ``SUB_CHUNK`` at a time
-        so that the per-item arrays stay small whatever chunk size storage reads with."""
+        so that the per-item arrays stay small whatever chunk size storage reads with (``headers``: the
+        chunk's ``decode_headers``, when the caller has them already)."""
         for lo in range(0, chunk.shape[0], SUB_CHUNK):
-            self._add(first + lo, chunk[lo:lo + SUB_CHUNK])
+            whole = lo == 0 and chunk.shape[0] <= SUB_CHUNK
+            self._add(first + lo, chunk[lo:lo + SUB_CHUNK], headers if whole else None)
 
-    def _add(self, first: int, chunk: np.ndarray) -> None:
+    def _add(self, first: int, chunk: np.ndarray, hdr: PageHeaders | None = None) -> None:
         n = chunk.shape[0]
         if first + n > self.nblocks:  # a file that grew under us: ignore the tail
             n = self.nblocks - first
-            chunk = chunk[:n]
+            chunk, hdr = chunk[:n], None
         if n <= 0:
             return
         blk = np.arange(first, first + n, dtype=np.int64)
         bs = self.bs
         if first == 0:
             self._metapage(chunk[0].tobytes())
-        hdr = decode_headers(chunk)
+        hdr = decode_headers(chunk) if hdr is None else hdr
         self._checksums(chunk, first, hdr)
         op = bt_opaque(chunk)
         flags, level, prev, nxt = op["btpo_flags"], op["btpo_level"], op["btpo_prev"], op["btpo_next"]

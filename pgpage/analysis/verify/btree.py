@@ -177,11 +177,11 @@ class BtreeVerifier:
             self._start_order()
         if self.order is not None:
             sane = item_pages & (h.lower.astype(np.int64) <= h.upper) & (h.upper <= h.special)
-            self._add_order_pages(chunk, blocks, sane)
+            self._add_order_pages(chunk, blocks, sane, h.nlp, op)
         out += self._order_drain()
         # the scan last: the item rules and the order checks read the pages while the checksums' pass left them in
         # the CPU's caches, before the scan's heap TID check reads the table through them
-        self.scan.add_chunk(first, chunk)
+        self.scan.add_chunk(first, chunk, h)
         out += self._drain()
         out.sort(key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
         return out
@@ -201,7 +201,8 @@ class BtreeVerifier:
             self._order_findings.append(ctx.finding(code, message, block, item))
         self.order = OrderCheck(ctx.relation, order, self.heapkeyspace, find, self.nblocks, ctx.block_size)
 
-    def _add_order_pages(self, chunk: np.ndarray, blocks: np.ndarray, sane: np.ndarray) -> None:
+    def _add_order_pages(self, chunk: np.ndarray, blocks: np.ndarray, sane: np.ndarray, nlp: np.ndarray,
+                         opaque: np.ndarray) -> None:
         """The pages to the order checks: those the compiled check finds in order (every item, the high key)
         keep only what the cross-page rules need; the rest go through ``OrderCheck.add_page``."""
         keys = self.order.order
@@ -213,7 +214,7 @@ class BtreeVerifier:
             chunk = np.ascontiguousarray(chunk)
             status, low = btree_order_pages(chunk, sane, spec)
             done = np.flatnonzero(status)
-            self.order.add_verified(chunk, done, blocks[done], low[done])
+            self.order.add_verified(chunk, done, blocks[done], low[done], nlp, opaque)
         for i in np.flatnonzero(sane & (status == 0)):
             self.order.add_page(int(blocks[i]), chunk[i].tobytes())
 

@@ -36,7 +36,9 @@ def check_pages(chunk: np.ndarray, first: int, ctx: VerifyContext) -> PageCheck:
     """
     n, size = chunk.shape
     h = decode_headers(chunk)
-    zero = ~chunk.any(axis=1)
+    zero = np.zeros(n, dtype=bool)   # all-zero pages: only a page with pd_upper 0 can be one (no pass over the rest)
+    maybe = np.flatnonzero(h.upper == 0)
+    zero[maybe] = ~chunk[maybe].any(axis=1)
     out: list[Finding] = []
     blocks = first + np.arange(n)
     if ctx.checksums is not False and n:
