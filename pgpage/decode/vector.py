@@ -140,10 +140,17 @@ def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointer
     words = words.view("<u4").reshape(chunk.shape[0], maxlp)
     mask = np.arange(maxlp) < headers.nlp[:, None]
     page, idx = np.nonzero(mask)
-    w = words[mask].astype(np.int64)
-    t = "pg_page::item_id"
-    (s_off, m_off), (s_fl, m_fl), (s_len, m_len) = _bits(t, "lp_off"), _bits(t, "lp_flags"), _bits(t, "lp_len")
-    return LinePointers(page, idx + 1, (w >> s_off) & m_off, (w >> s_fl) & m_fl, (w >> s_len) & m_len)
+    return LinePointers(page, idx + 1, *line_pointer_fields(words[mask].astype(np.int64)))
+
+
+def line_pointer_fields(word):
+    """ItemIdData's (lp_off, lp_flags, lp_len) of line pointer words (read as little-endian uint32, int64 arrays
+    or a Python int), bit positions from the layout."""
+    (s_off, m_off), (s_fl, m_fl), (s_len, m_len) = _LP_BITS
+    return (word >> s_off) & m_off, (word >> s_fl) & m_fl, (word >> s_len) & m_len
+
+
+_LP_BITS = tuple(_bits("pg_page::item_id", f) for f in ("lp_off", "lp_flags", "lp_len"))
 
 
 def tuple_has_header(items: LinePointers, block_size: int) -> np.ndarray:

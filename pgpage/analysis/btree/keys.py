@@ -7,6 +7,7 @@ from typing import Sequence
 from pgpage.analysis.btree.pages import (BTP_LEAF, INDEX_NULL_MASK, INDEX_SIZE_MASK, P_NONE, SIZE_OF_ITEM_POINTER,
                                          SIZE_OF_PAGE_HEADER)
 from pgpage.decode.pagebase import PageContext
+from pgpage.decode.vector import line_pointer_fields
 
 
 def index_datums(raw: bytes, attrs: Sequence, natts: int, end: int | None = None) -> tuple:
@@ -78,7 +79,7 @@ def page_view(raw: bytes, blkno: int, ctx: PageContext, attrs: Sequence | None) 
             continue
         n = it["itemoffset"]
         lp = int.from_bytes(raw[SIZE_OF_PAGE_HEADER + 4 * (n - 1):SIZE_OF_PAGE_HEADER + 4 * n], "little")
-        off, length = lp & 0x7FFF, lp >> 17
+        off, _, length = line_pointer_fields(lp)
         tup_raw = raw[off:off + length]
         try:
             tup = Nbtree.BtIndexTuple.from_bytes(tup_raw)

@@ -35,7 +35,7 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_HIKEY, P_NONE,
                                          SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
                                          bt_opaque, max_index_tuples_per_page)
-from pgpage.decode.vector import decode_headers, sorted_unique
+from pgpage.decode.vector import decode_headers, line_pointer_fields, sorted_unique
 from pgpage.findings import INFO, Finding
 
 C_COLLATIONS = {950: "C", 951: "POSIX"}
@@ -433,7 +433,7 @@ class OrderCheck:
         out = []
         for n in range(1, max(0, (lower - SIZE_OF_PAGE_HEADER) // 4) + 1):
             lp = int.from_bytes(page[SIZE_OF_PAGE_HEADER + 4 * (n - 1):SIZE_OF_PAGE_HEADER + 4 * n], "little")
-            off, flags, length = lp & 0x7FFF, (lp >> 15) & 3, lp >> 17
+            off, flags, length = line_pointer_fields(lp)
             if flags not in (LP_NORMAL, LP_DEAD) or length < 8 or off + length > len(page) - SIZE_OF_BT_OPAQUE:
                 return []       # the page rules report it; no order on a page that cannot be read
             out.append((n, page[off:off + length]))
@@ -520,15 +520,15 @@ class OrderCheck:
             has = n > 0
             b, r, n = blocks[has], rows[has], n[has]
             self.lpno[slot, b] = n
-            lp = words[r, SIZE_OF_PAGE_HEADER // 4 + n - 1].astype(np.int64)
-            self._keep(slot, b, flat, r * bs + (lp & 0x7FFF), lp >> 17)
+            off, _, length = line_pointer_fields(words[r, SIZE_OF_PAGE_HEADER // 4 + n - 1].astype(np.int64))
+            self._keep(slot, b, flat, r * bs + off, length)
         if self.order is not None:
             self._low_is_first(blocks[low == first])
         for i in np.flatnonzero(~leaf & (maxoff >= firstkey)):
             self.parents.append(int(blocks[i]))
             nn = np.arange(firstkey[i], maxoff[i] + 1)
-            lp = words[rows[i], SIZE_OF_PAGE_HEADER // 4 + nn - 1].astype(np.int64)
-            self._keep_pivots(int(blocks[i]), nn, flat, rows[i] * bs + (lp & 0x7FFF), lp >> 17)
+            off, _, length = line_pointer_fields(words[rows[i], SIZE_OF_PAGE_HEADER // 4 + nn - 1].astype(np.int64))
+            self._keep_pivots(int(blocks[i]), nn, flat, rows[i] * bs + off, length)
 
     # ------------------------------------------------------------------ across pages
     def finish(self, read_blocks: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -552,8 +552,7 @@ class OrderCheck:
         same = (op["btpo_flags"] == self.flags[blocks]) & (op["btpo_next"] == self.next[blocks])
         nlp = decode_headers(pages).nlp[row]
         at = SIZE_OF_PAGE_HEADER // 4 + np.clip(n, 1, (bs - SIZE_OF_PAGE_HEADER) // 4) - 1
-        lp = words[row, at].astype(np.int64)
-        off, lf, length = lp & 0x7FFF, (lp >> 15) & 3, lp >> 17
+        off, lf, length = line_pointer_fields(words[row, at].astype(np.int64))
         ok = same & (n > 0) & (n <= nlp) & ((lf == LP_NORMAL) | (lf == LP_DEAD)) & (length >= 8) \
             & (off + length <= bs - SIZE_OF_BT_OPAQUE)
         offs = self.pool.put_many(flat, row * bs + np.where(ok, off, 0), np.where(ok, length, 0))
