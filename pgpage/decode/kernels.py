@@ -217,6 +217,8 @@ def layout_array() -> np.ndarray:
 
 # ---------------------------------------------------------------------------------- calls
 def _p(a: np.ndarray) -> int:
+    """``a``'s data address. Only the address: an array made in the call's argument list (a conversion, a copy)
+    is freed before the C code runs, so every argument array is bound to a name first."""
     return a.ctypes.data
 
 
@@ -317,8 +319,8 @@ def btree_order_pages(pages: np.ndarray, check: np.ndarray, spec: np.ndarray) ->
     key spec of _btorder.c (order.KeyOrder.cspec)."""
     n, bs = pages.shape
     status, low = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.int64)
-    lib().pgp_btree_order_pages(_p(pages), n, bs, _p(np.ascontiguousarray(check, dtype=np.uint8)), _p(spec),
-                                _p(status), _p(low))
+    check, spec = np.ascontiguousarray(check, dtype=np.uint8), _i64(spec)   # named: alive until the call is done
+    lib().pgp_btree_order_pages(_p(pages), n, bs, _p(check), _p(spec), _p(status), _p(low))
     return status, low
 
 
@@ -329,9 +331,10 @@ def btree_relate_many(pool: np.ndarray, a: tuple, b: tuple, spec: np.ndarray, op
     """``op`` of each pair of index tuples in ``pool`` (a = (offsets, lengths), b likewise): pgp_btree_relate_many's
     results (-100: a tuple the compiled code cannot read). ``start``: where "identical" starts comparing."""
     a_off, a_len, b_off, b_len = (_i64(x) for x in (*a, *b))
+    spec = _i64(spec)
     out = np.empty(len(a_off), dtype=np.int64)
     lib().pgp_btree_relate_many(_p(pool), _p(a_off), _p(a_len), _p(b_off), _p(b_len), len(a_off),
-                                _p(_i64(spec)), BTREE_OPS[op], start, _p(out))
+                                _p(spec), BTREE_OPS[op], start, _p(out))
     return out
 
 

@@ -229,3 +229,29 @@ def test_a_page_changed_since_the_scan_is_not_judged(monkeypatch):
     moved[BLCKSZ - 4:BLCKSZ - 2] = pages[leftmost][BLCKSZ - 4:BLCKSZ - 2]       # btpo_flags
     assert ("btree.order.cross_page", leftmost) in order_findings(moved)
     assert order_findings(pages[other]) == []
+
+
+def test_each_page_of_a_big_chunk_judged_as_if_alone(monkeypatch):
+    """The compiled check over a chunk of 1,100 pages (the real pages of an index repeated; its page mask a bool
+    array, as verify passes it, converted for the C code into a buffer numpy leaves to malloc): every page gets
+    the status and smallest item it gets alone. The converted mask used to be freed before the C code read it,
+    which judged two pages of each such chunk not in order (their mask bytes overwritten by the allocator)."""
+    cluster = open_data_directory(data_dir(17))
+    _, rel = next((d, r) for d, r in btree_indexes(cluster) if r.qualified_name == "public.idx_multilevel")
+    calls = []
+    real = kernels.btree_order_pages
+
+    def recorded(pages, check, spec):
+        calls.append((pages.copy(), check.copy(), spec.copy()))
+        return real(pages, check, spec)
+    with monkeypatch.context() as m:
+        m.setattr(kernels, "btree_order_pages", recorded)
+        v = Verification(cluster)
+        list(v.relation_records(v.subject_of(rel)))
+    pages, check, spec = calls[0]
+    alone = [real(np.ascontiguousarray(pages[i:i + 1]), check[i:i + 1], spec) for i in range(len(pages))]
+    assert sum(int(s[0]) for s, _ in alone) >= 2     # pages the compiled check does find in order
+    rows = np.arange(1100) % len(pages)
+    status, low = real(np.ascontiguousarray(pages[rows]), check[rows].astype(bool), spec)
+    assert status.tolist() == [int(alone[r][0][0]) for r in rows]
+    assert low.tolist() == [int(alone[r][1][0]) for r in rows]
