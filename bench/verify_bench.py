@@ -8,7 +8,9 @@ It builds run_bench.py's table (``--rows`` rows of (int, md5 text, timestamptz),
 files into the page cache, then measures warm, ``--runs`` times each in turns (median):
 
 * ``pg_checksums --check --filenode N`` of the heap and of the index (the server's own binary, cluster stopped);
-* ``pgpage verify DATADIR --db bench --rel bench --jobs 1`` and ``--rel bench_id --jobs 1`` (output to /dev/null).
+* ``pgpage verify DATADIR --db bench --rel bench --jobs 1`` and ``--rel bench_id --jobs 1`` (output to /dev/null);
+* before the server stops, amcheck in it on the same relations (``bt_index_check``, with and without
+  heapallindexed, and ``verify_heapam``), for scale: what a DBA runs today.
 
 and prints MB/s (1 MB = 10^6 bytes of relation files) and the ratios: the targets are verify >= 1000 MB/s on the
 heap and >= 500 MB/s on the B-tree, on one core.
@@ -48,6 +50,29 @@ def cpu_runs(cmds: dict[str, list[str]], runs: int) -> dict[str, dict]:
             for k in cmds}
 
 
+# amcheck in the server on the same relations, one backend (one core), by the server's own clock: a peer for
+# scale, not a like-for-like check (bt_index_check reads no table; pgpage's verify of an index also checks that
+# every heap TID lands on a line pointer that can hold it, which reads the table's pages)
+AMCHECK = {"amcheck bt_index_check": ("bench_id", "SELECT bt_index_check('bench_id')"),
+           "amcheck bt_index_check hai": ("bench_id", "SELECT bt_index_check('bench_id', true)"),
+           "amcheck verify_heapam": ("bench", "SELECT count(*) FROM verify_heapam('bench')")}
+
+
+def amcheck_runs(server: Server, rels: dict, runs: int) -> dict[str, tuple[str, float]]:
+    """The median seconds of each AMCHECK statement, ``runs`` times in turns, the relations' files warm."""
+    server.sql("CREATE EXTENSION IF NOT EXISTS amcheck")
+    for files, _, _ in rels.values():
+        for f in files:
+            with open(f, "rb") as fh:
+                while fh.read(1 << 24):
+                    pass
+    seconds: dict[str, list[float]] = {k: [] for k in AMCHECK}
+    for _ in range(runs):
+        for what, (_, query) in AMCHECK.items():
+            seconds[what].append(server.sql(query, timing=True)[1])
+    return {what: (name, statistics.median(seconds[what])) for what, (name, _) in AMCHECK.items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=12_000_000)
@@ -82,6 +107,7 @@ def main() -> int:
         for name in ("bench", "bench_id"):
             files, size = relation_files(server, name)
             rels[name] = (files, size, server.sql(f"SELECT pg_relation_filenode('{name}')"))
+        amcheck = {} if args.build_only else amcheck_runs(server, rels, args.runs)
         server.stop()   # a clean shutdown: quiet files, and pg_checksums runs only on a stopped cluster
         if args.build_only:
             return 0
@@ -111,6 +137,9 @@ def main() -> int:
                 speed[what, name] = size / MB / r["seconds"], size / MB / r["cpu"]
                 print(f"{what + ' ' + name:28s}{size / MB:8.0f}{r['seconds']:9.2f}{speed[what, name][0]:8.0f}"
                       f"{r['cpu']:9.2f}{speed[what, name][1]:8.0f}{r['best']:9.2f}")
+        for what, (name, seconds) in amcheck.items():
+            size = rels[name][1]
+            print(f"{what:28s}{size / MB:8.0f}{seconds:9.2f}{size / MB / seconds:8.0f}")
         print()
         for name, target, kind in (("bench", 1000, "heap"), ("bench_id", 500, "B-tree")):
             (v, vc), (c, cc) = speed["verify", name], speed["pg_checksums", name]
