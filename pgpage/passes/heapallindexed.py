@@ -21,14 +21,16 @@ the types whose order ``analysis.btree.order`` computes are compared; an express
 type is one info finding. A partial index's predicate is not evaluated: the heap-to-index direction is
 skipped for it (one info finding), the index-to-heap direction still runs.
 
-Memory: the index's entries (TID, key text, where) are held while the table is read once.
+Memory: flat. The table is read in windows of blocks, each with the index's entries (TID, key text,
+where) whose TIDs go into it, at most ``ENTRIES_PER_WINDOW`` of them (``_windows``).
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import numpy as np
 
+from pgpage.analysis.btree.heapcheck import merged_ranges
 from pgpage.analysis.btree.keys import index_datums
 from pgpage.analysis.btree.order import TYPES
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
@@ -36,6 +38,7 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          LP_NORMAL, LP_REDIRECT, P_NONE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER)
 from pgpage.analysis.verify.xids import FIRST_NORMAL_XID
 from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
+from pgpage.decode.vector import line_pointer_fields
 from pgpage.decode.xact import xid_precedes
 from pgpage.findings import ERROR, INFO, Finding
 
@@ -92,50 +95,52 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
                    " deleted by committed transactions are not required in the index")
     rows = TableRows(index.database.cluster, table, RowOptions(all_versions=True,
                                                                columns=[tcols[k]["attname"] for k in indkey]))
-    entries = _index_entries(index.forks["main"], iattrs, rows)
-    matched: set[int] = set()      # entries (by position) whose key a tuple at their TID has
-    reached: set[int] = set()      # TIDs (roots) where a tuple was found
-    for chunk in rows.chunks():
-        bs = rows.fork.block_size
-        pages = chunk.flat.reshape(-1, bs)
-        first = int(chunk.block[0]) - int(chunk.start[0]) // bs if len(chunk.block) else 0
-        roots: dict[int, dict[int, int]] = {}
-        for v in rows.versions(chunk):
-            root = v.item
-            if v.infomask2 & HEAP_ONLY_TUPLE:
-                if v.block not in roots:
-                    roots[v.block] = _hot_roots(pages[v.block - first].tobytes())
-                root = roots[v.block].get(v.item)
-                if root is None:
-                    continue       # a heap-only tuple no chain reaches: the HOT checks report it
-            tid = v.block << 16 | root
-            key = tuple(v.values)
-            here = entries.get(tid, ())
-            if here:
-                reached.add(tid)
-            hit = [i for i, (k, _, _) in here if k == key]
-            matched.update(hit)
-            if hit or partial:
-                continue
-            recent = _recently_dead(v, since, cluster.multi_update_xid) if since is not None else None
-            if v.status == "live" or recent is not None:
-                why = "" if recent is None else (f" (recently dead: deleted by xid {recent}, not older than the"
-                                                 f" last checkpoint's oldest running xid {since})")
-                if root != v.item:     # amcheck names the TID the entry should carry: the chain's root
-                    why += f" (the version at ({v.block},{v.item}) of the HOT chain rooted there)"
-                yield Finding("btree.heapallindexed.missing", f"heap tuple ({v.block},{root}) from table"
-                              f" \"{table.name}\" lacks matching index tuple within index \"{index.name}\"{why}",
-                              ERROR, relation=label, fork="main", actual=f"({v.block},{root})")
-    for tid, here in entries.items():
-        if tid not in reached:
-            continue
-        for i, (key, blk, off) in here:
-            if i not in matched:
-                yield Finding("btree.heapallindexed.key_mismatch", f"index tuple ({blk},{off}) points to heap"
-                              f" tid ({tid >> 16},{tid & 0xFFFF}), whose key is not the index tuple's", ERROR,
-                              relation=label, fork="main", block=blk, item=off, actual=f"({tid >> 16},{tid & 0xFFFF})")
+    ifork = index.forks["main"]
+    table_blocks = rows.fork.end_block if rows.fork is not None and rows.fork.exists else 0
+    mismatched: list[Finding] = []   # said after every missing entry, whatever the windows
+    for (lo, hi), index_ranges in _windows(ifork, table_blocks):
+        entries = _index_entries(ifork, index_ranges, iattrs, rows, lo, hi)
+        rows.options.start, rows.options.stop = lo, hi
+        for chunk in rows.chunks():
+            bs = rows.fork.block_size
+            pages = chunk.flat.reshape(-1, bs)
+            first = int(chunk.block[0]) - int(chunk.start[0]) // bs if len(chunk.block) else 0
+            roots: dict[int, dict[int, int]] = {}
+            found = []    # (version, its root)
+            for v in rows.versions(chunk):
+                root = v.item
+                if v.infomask2 & HEAP_ONLY_TUPLE:
+                    if v.block not in roots:
+                        roots[v.block] = _hot_roots(pages[v.block - first].tobytes())
+                    root = roots[v.block].get(v.item)
+                    if root is None:
+                        continue       # a heap-only tuple no chain reaches: the HOT checks report it
+                found.append((v, root))
+            hit = entries.meet([v.block << 16 | root for v, root in found], [hash(tuple(v.values)) for v, _ in found])
+            for (v, root), matched in zip(found, hit.tolist()):
+                if matched or partial:
+                    continue
+                recent = _recently_dead(v, since, cluster.multi_update_xid) if since is not None else None
+                if v.status == "live" or recent is not None:
+                    why = "" if recent is None else (f" (recently dead: deleted by xid {recent}, not older than the"
+                                                     f" last checkpoint's oldest running xid {since})")
+                    if root != v.item:     # amcheck names the TID the entry should carry: the chain's root
+                        why += f" (the version at ({v.block},{v.item}) of the HOT chain rooted there)"
+                    yield Finding("btree.heapallindexed.missing", f"heap tuple ({v.block},{root}) from table"
+                                  f" \"{table.name}\" lacks matching index tuple within index \"{index.name}\"{why}",
+                                  ERROR, relation=label, fork="main", actual=f"({v.block},{root})")
+        for tid, blk, off in entries.unmatched():
+            mismatched.append(Finding(
+                "btree.heapallindexed.key_mismatch", f"index tuple ({blk},{off}) points to heap tid"
+                f" ({tid >> 16},{tid & 0xFFFF}), whose key is not the index tuple's", ERROR, relation=label,
+                fork="main", block=blk, item=off, actual=f"({tid >> 16},{tid & 0xFFFF})"))
+        del entries     # (before the next window's are made)
+    yield from mismatched
+    # (a posting list whose TIDs span windows has its key decoded in each: what its value said, said once)
+    said = {(f.code, f.message, f.block, f.item): f for f in rows.findings
+            if f.severity == ERROR and f.code.startswith("rows.value")}
     yield from (Finding(f.code, f.message, f.severity, label, "main", f.block, f.item, f.expected, f.actual)
-                for f in rows.findings if f.severity == ERROR and f.code.startswith("rows.value"))
+                for f in said.values())
 
 
 def _recently_dead(v, since: int, multi_update_xid) -> int | None:
@@ -151,51 +156,154 @@ def _recently_dead(v, since: int, multi_update_xid) -> int | None:
     return xid if xid >= FIRST_NORMAL_XID and not xid_precedes(xid, since) else None
 
 
-def _index_entries(fork, iattrs, rows) -> dict[int, list]:
-    """TID -> [(position, key texts, block, item)] of every leaf entry (posting lists expanded)."""
-    out: dict[int, list] = {}
-    n = 0
+ENTRIES_PER_WINDOW = 1 << 21   # index entries held at once (``_Entries``: 100 MB): memory flat whatever the sizes
+GROUP_BLOCKS = 128             # the windows are cut between groups of this many table blocks
+
+
+def _windows(fork, table_blocks: int) -> list[tuple[tuple[int, int], list[tuple[int, int]]]]:
+    """The table's blocks in windows ((lo, hi), the index block ranges holding TIDs into it), each window
+    with at most ENTRIES_PER_WINDOW index entries (unless one group of GROUP_BLOCKS blocks has more): the
+    index is read once to count them, then again for each window, only where its TIDs go there (an index in
+    table order is read about twice in all, one in random order once per window)."""
+    whole = [(fork.first_block, fork.end_block)]
+    if table_blocks <= 0:
+        return []
+    if (fork.end_block - fork.first_block) * fork.block_size <= ENTRIES_PER_WINDOW * SIZE_OF_ITEM_POINTER:
+        return [((0, table_blocks), whole)]    # no room for more entries than that
+    counts = np.zeros((table_blocks + GROUP_BLOCKS - 1) // GROUP_BLOCKS, dtype=np.int64)
+    spans = []   # index chunks (lo, hi) and the lowest and highest group their TIDs go to
     for first, chunk in fork.iter_chunks():
-        for i in range(chunk.shape[0]):
-            blkno = first + i
-            if blkno == 0:
-                continue
-            page = chunk[i].tobytes()
-            flags = int.from_bytes(page[-4:-2], "little")
-            if not flags & BTP_LEAF or flags & (BTP_DELETED | BTP_HALF_DEAD | BTP_META):
-                continue
-            lower, upper = int.from_bytes(page[12:14], "little"), int.from_bytes(page[14:16], "little")
-            if not SIZE_OF_PAGE_HEADER <= lower <= upper <= len(page):
-                continue
-            firstkey = 1 if int.from_bytes(page[-12:-8], "little") == P_NONE else 2
-            for item in range(firstkey, (lower - SIZE_OF_PAGE_HEADER) // 4 + 1):
-                lp = int.from_bytes(page[SIZE_OF_PAGE_HEADER + 4 * (item - 1):SIZE_OF_PAGE_HEADER + 4 * item], "little")
-                off, lpflags, length = lp & 0x7FFF, (lp >> 15) & 3, lp >> 17
-                if lpflags != LP_NORMAL or length < 8 or off + length > len(page):
-                    continue
-                raw = page[off:off + length]
-                info = int.from_bytes(raw[6:8], "little")
-                size = min(info & INDEX_SIZE_MASK, length)
-                bi = int.from_bytes(raw[0:2], "little") << 16 | int.from_bytes(raw[2:4], "little")
-                posid = int.from_bytes(raw[4:6], "little")
-                end, tids = size, [(bi, posid)]
-                if info & INDEX_ALT_TID_MASK:
-                    if not posid & BT_IS_POSTING or posid & BT_PIVOT_HEAP_TID_ATTR:
-                        continue      # a pivot where entries belong: the scan reports it
-                    cnt, start = posid & BT_OFFSET_MASK, bi & 0xFFFF
-                    if start + SIZE_OF_ITEM_POINTER * cnt > size:
-                        continue
-                    end = start
-                    tids = [(int.from_bytes(raw[p:p + 2], "little") << 16 | int.from_bytes(raw[p + 2:p + 4], "little"),
-                             int.from_bytes(raw[p + 4:p + 6], "little"))
-                            for p in range(start, start + SIZE_OF_ITEM_POINTER * cnt, SIZE_OF_ITEM_POINTER)]
-                datums = index_datums(raw, iattrs, len(iattrs), end)
-                key = tuple(None if d.isnull or d.raw is None else rows._text(a, d.raw, blkno, item)
-                            for a, d in zip(iattrs, datums))
-                for b, o in tids:
-                    out.setdefault(b << 16 | o, []).append((n, key, blkno, item))
-                    n += 1
-    return {t: [(e[0], (e[1], e[2], e[3])) for e in v] for t, v in out.items()}
+        blk = _leaf_entries(chunk, first).blk
+        group = blk[blk < table_blocks] // GROUP_BLOCKS
+        if len(group):
+            counts += np.bincount(group, minlength=len(counts))
+            spans.append((first, first + len(chunk), int(group.min()), int(group.max())))
+    cuts, held = [0], 0    # the groups windows start at
+    for g, c in enumerate(counts.tolist()):
+        if held and held + c > ENTRIES_PER_WINDOW:
+            cuts.append(g)
+            held = 0
+        held += c
+    cuts.append(len(counts))
+    return [((g0 * GROUP_BLOCKS, min(g1 * GROUP_BLOCKS, table_blocks)),
+             merged_ranges([(lo, hi) for lo, hi, low, high in spans if high >= g0 and low < g1]))
+            for g0, g1 in zip(cuts, cuts[1:])]
+
+
+class _LeafEntries(NamedTuple):
+    """A chunk's leaf entries in page, item and posting list order: each one's heap TID (``blk``, ``off``) and
+    its item (``of``, a row of the per-item arrays: the page's row in the chunk, line pointer number, the
+    tuple's offset and length in the page, where its key data ends)."""
+    blk: np.ndarray
+    off: np.ndarray
+    of: np.ndarray
+    row: np.ndarray
+    item: np.ndarray
+    at: np.ndarray
+    length: np.ndarray
+    end: np.ndarray
+
+
+def _leaf_entries(chunk: np.ndarray, first: int) -> _LeafEntries:
+    """The entries heapallindexed compares, of a chunk of index pages (global block numbers from ``first``):
+    the items from P_FIRSTDATAKEY on of the leaf pages that are not deleted, half-dead or the metapage, and
+    whose header is sane; LP_NORMAL items (LP_DEAD ones skipped, as amcheck does) of at least
+    IndexTupleData's size within the page; a plain tuple's one heap TID or a posting list's (one that
+    fits its tuple), not a pivot where entries belong (the scan reports it)."""
+    chunk = np.ascontiguousarray(chunk)
+    n, bs = chunk.shape
+    flat = chunk.reshape(-1)
+
+    def u16(pos):
+        return flat[pos].astype(np.int64) | (flat[pos + 1].astype(np.int64) << 8)
+    base = np.arange(n, dtype=np.int64) * bs
+    flags, lower, upper = u16(base + bs - 4), u16(base + 12), u16(base + 14)
+    rightmost = (u16(base + bs - 12) | (u16(base + bs - 10) << 16)) == P_NONE
+    ok = (first + np.arange(n) != 0) & ((flags & BTP_LEAF) != 0) \
+        & ((flags & (BTP_DELETED | BTP_HALF_DEAD | BTP_META)) == 0) \
+        & (SIZE_OF_PAGE_HEADER <= lower) & (lower <= upper) & (upper <= bs)
+    firstkey = np.where(rightmost, 1, 2)
+    count = np.where(ok, np.maximum((lower - SIZE_OF_PAGE_HEADER) // 4 - firstkey + 1, 0), 0)
+    row = np.repeat(np.arange(n), count)
+    item = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count) + firstkey[row]
+    lp_at = row * bs + SIZE_OF_PAGE_HEADER + 4 * (item - 1)
+    off, lp_flags, length = line_pointer_fields(u16(lp_at) | (u16(lp_at + 2) << 16))
+    keep = (lp_flags == LP_NORMAL) & (length >= 8) & (off + length <= bs)
+    row, item, off, length = row[keep], item[keep], off[keep], length[keep]
+    at = row * bs + off
+    info, posid = u16(at + 6), u16(at + 4)
+    size = np.minimum(info & INDEX_SIZE_MASK, length)
+    start = u16(at + 2)                      # a posting list's offset: t_tid's ip_blkid.bi_lo
+    ntids = posid & BT_OFFSET_MASK
+    alt = (info & INDEX_ALT_TID_MASK) != 0
+    posting = alt & ((posid & BT_IS_POSTING) != 0) & ((posid & BT_PIVOT_HEAP_TID_ATTR) == 0) \
+        & (start + SIZE_OF_ITEM_POINTER * ntids <= size)
+    keep = ~alt | posting
+    row, item, off, length, at, size, start, ntids, posting = (
+        x[keep] for x in (row, item, off, length, at, size, start, ntids, posting))
+    ntids = np.where(posting, ntids, 1)
+    of = np.repeat(np.arange(len(row)), ntids)
+    k = np.arange(len(of)) - np.repeat(np.cumsum(ntids) - ntids, ntids)
+    tid_at = at[of] + np.where(posting[of], start[of] + SIZE_OF_ITEM_POINTER * k, 0)
+    return _LeafEntries((u16(tid_at) << 16) | u16(tid_at + 2), u16(tid_at + 4), of, row, item, off, length,
+                        np.where(posting, start, size))
+
+
+class _Entries:
+    """A window's index entries, in index order: heap TID (block << 16 | offset), the hash of the key's texts
+    (as ``rows`` prints them: a tuple's texts compared by their 64-bit hash, a false match 1 in 2**64), and
+    where the entry is (index block, item); about 50 bytes each."""
+
+    def __init__(self, tid: np.ndarray, key: np.ndarray, block: np.ndarray, item: np.ndarray):
+        self.block, self.item = block, item
+        self.order = np.argsort(tid, kind="stable")     # by TID, index order within one
+        self.tid, self.key = tid[self.order], key[self.order]
+        self.reached = np.zeros(len(tid), dtype=bool)   # (in TID order) a version was found at its TID
+        self.matched = np.zeros(len(tid), dtype=bool)   # ... with its key
+
+    def meet(self, tids: list[int], keys: list[int]) -> np.ndarray:
+        """Versions found at ``tids`` (their roots) with ``keys`` (hashes): whether each has an entry of its key."""
+        tids, keys = np.array(tids, dtype=np.int64), np.array(keys, dtype=np.int64)
+        lo, hi = np.searchsorted(self.tid, tids, "left"), np.searchsorted(self.tid, tids, "right")
+        n = hi - lo
+        version = np.repeat(np.arange(len(tids)), n)
+        at = lo[version] + np.arange(len(version)) - np.repeat(np.cumsum(n) - n, n)
+        self.reached[at] = True
+        same = self.key[at] == keys[version]
+        self.matched[at[same]] = True
+        hit = np.zeros(len(tids), dtype=bool)
+        hit[version[same]] = True
+        return hit
+
+    def unmatched(self) -> list[tuple[int, int, int]]:
+        """(TID, index block, item) of the entries whose TID a version was found at, none with their key: by
+        the first entry of their TID in index order, then in index order."""
+        at = np.flatnonzero(self.reached & ~self.matched)
+        first = self.order[np.searchsorted(self.tid, self.tid[at], "left")]
+        at = at[np.lexsort((self.order[at], first))]
+        where = self.order[at]
+        return list(zip(self.tid[at].tolist(), self.block[where].tolist(), self.item[where].tolist()))
+
+
+def _index_entries(fork, ranges: list[tuple[int, int]], iattrs, rows, lo: int, hi: int) -> _Entries:
+    """The leaf entries (``_leaf_entries``) of index blocks ``ranges`` whose TID goes to table blocks lo..hi-1."""
+    parts = []
+    for start, stop in ranges:
+        for first, chunk in fork.iter_chunks(start, stop):
+            e = _leaf_entries(chunk, first)
+            sel = np.flatnonzero((e.blk >= lo) & (e.blk < hi))
+            items = np.unique(e.of[sel])      # a posting list's key decoded once
+            key = np.zeros(len(e.row), dtype=np.int64)
+            for i in items.tolist():
+                blkno, item, at = first + int(e.row[i]), int(e.item[i]), int(e.at[i])
+                raw = chunk[e.row[i], at:at + int(e.length[i])].tobytes()
+                datums = index_datums(raw, iattrs, len(iattrs), int(e.end[i]))
+                key[i] = hash(tuple(None if d.isnull or d.raw is None else rows._text(att, d.raw, blkno, item)
+                                    for att, d in zip(iattrs, datums)))
+            of = e.of[sel]
+            parts.append(((e.blk[sel] << 16) | e.off[sel], key[of], first + e.row[of], e.item[of]))
+    return _Entries(*(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+                      for k in range(4)))
 
 
 def _hot_roots(page: bytes) -> dict[int, int]:

@@ -6,6 +6,7 @@ from typing import Sequence
 
 from pgpage.analysis.btree.pages import (BTP_LEAF, INDEX_NULL_MASK, INDEX_SIZE_MASK, P_NONE, SIZE_OF_ITEM_POINTER,
                                          SIZE_OF_PAGE_HEADER)
+from pgpage.decode.deform import deform_tuple
 from pgpage.decode.pagebase import PageContext
 from pgpage.decode.vector import line_pointer_fields
 
@@ -13,7 +14,6 @@ from pgpage.decode.vector import line_pointer_fields
 def index_datums(raw: bytes, attrs: Sequence, natts: int, end: int | None = None) -> tuple:
     """The first ``natts`` attributes of one index tuple (its exact bytes; ``end``: where its key data
     ends, before a posting list or a pivot's heap TID), deformed as a heap tuple's (``deform.AttrDatum``)."""
-    from pgpage.decode.deform import deform_tuple
     info = int.from_bytes(raw[6:8], "little")
     has_nulls = bool(info & INDEX_NULL_MASK)
     start = 16 if has_nulls else 8
