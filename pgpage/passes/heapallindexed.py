@@ -156,7 +156,7 @@ def _recently_dead(v, since: int, multi_update_xid) -> int | None:
     return xid if xid >= FIRST_NORMAL_XID and not xid_precedes(xid, since) else None
 
 
-ENTRIES_PER_WINDOW = 1 << 21   # index entries held at once (``_Entries``: 100 MB): memory flat whatever the sizes
+ENTRIES_PER_WINDOW = 1 << 20   # index entries held at once (``_Entries``: 50 MB): memory flat whatever the sizes
 GROUP_BLOCKS = 128             # the windows are cut between groups of this many table blocks
 
 
@@ -252,7 +252,7 @@ def _leaf_entries(chunk: np.ndarray, first: int) -> _LeafEntries:
 class _Entries:
     """A window's index entries, in index order: heap TID (block << 16 | offset), the hash of the key's texts
     (as ``rows`` prints them: a tuple's texts compared by their 64-bit hash, a false match 1 in 2**64), and
-    where the entry is (index block, item); about 50 bytes each."""
+    where the entry is (index block, item); about 50 bytes each, as many again while they are gathered."""
 
     def __init__(self, tid: np.ndarray, key: np.ndarray, block: np.ndarray, item: np.ndarray):
         self.block, self.item = block, item
@@ -301,7 +301,8 @@ def _index_entries(fork, ranges: list[tuple[int, int]], iattrs, rows, lo: int, h
                 key[i] = hash(tuple(None if d.isnull or d.raw is None else rows._text(att, d.raw, blkno, item)
                                     for att, d in zip(iattrs, datums)))
             of = e.of[sel]
-            parts.append(((e.blk[sel] << 16) | e.off[sel], key[of], first + e.row[of], e.item[of]))
+            parts.append(((e.blk[sel] << 16) | e.off[sel], key[of], (first + e.row[of]).astype(np.uint32),
+                          e.item[of].astype(np.uint16)))
     return _Entries(*(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
                       for k in range(4)))
 
