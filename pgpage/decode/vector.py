@@ -143,6 +143,12 @@ def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointer
     return LinePointers(page, idx + 1, *line_pointer_fields(words[mask].astype(np.int64)))
 
 
+def run_positions(counts: np.ndarray) -> np.ndarray:
+    """0, 1, .., counts[i] - 1 for each i, one run after the other (the position of each element of
+    ``np.repeat(x, counts)`` within its run)."""
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
 def line_pointer_fields(word):
     """ItemIdData's (lp_off, lp_flags, lp_len) of line pointer words (read as little-endian uint32, int64 arrays
     or a Python int), bit positions from the layout."""

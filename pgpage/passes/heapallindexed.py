@@ -26,6 +26,7 @@ where) whose TIDs go into it, at most ``ENTRIES_PER_WINDOW`` of them (``_windows
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator, NamedTuple
 
 import numpy as np
@@ -35,10 +36,11 @@ from pgpage.analysis.btree.keys import index_datums
 from pgpage.analysis.btree.order import TYPES
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
                                          BTP_HALF_DEAD, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK, INDEX_SIZE_MASK,
-                                         LP_NORMAL, LP_REDIRECT, P_NONE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER)
+                                         LP_NORMAL, LP_REDIRECT, P_NONE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
+                                         bt_opaque)
 from pgpage.analysis.verify.xids import FIRST_NORMAL_XID
 from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
-from pgpage.decode.vector import line_pointer_fields
+from pgpage.decode.vector import decode_headers, decode_line_pointers, run_positions
 from pgpage.decode.xact import xid_precedes
 from pgpage.findings import ERROR, INFO, Finding
 
@@ -216,20 +218,16 @@ def _leaf_entries(chunk: np.ndarray, first: int) -> _LeafEntries:
 
     def u16(pos):
         return flat[pos].astype(np.int64) | (flat[pos + 1].astype(np.int64) << 8)
-    base = np.arange(n, dtype=np.int64) * bs
-    flags, lower, upper = u16(base + bs - 4), u16(base + 12), u16(base + 14)
-    rightmost = (u16(base + bs - 12) | (u16(base + bs - 10) << 16)) == P_NONE
+    h, op = decode_headers(chunk), bt_opaque(chunk)
+    flags = op["btpo_flags"].astype(np.int64)
+    lower, upper = h.lower.astype(np.int64), h.upper.astype(np.int64)
     ok = (first + np.arange(n) != 0) & ((flags & BTP_LEAF) != 0) \
         & ((flags & (BTP_DELETED | BTP_HALF_DEAD | BTP_META)) == 0) \
         & (SIZE_OF_PAGE_HEADER <= lower) & (lower <= upper) & (upper <= bs)
-    firstkey = np.where(rightmost, 1, 2)
-    count = np.where(ok, np.maximum((lower - SIZE_OF_PAGE_HEADER) // 4 - firstkey + 1, 0), 0)
-    row = np.repeat(np.arange(n), count)
-    item = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count) + firstkey[row]
-    lp_at = row * bs + SIZE_OF_PAGE_HEADER + 4 * (item - 1)
-    off, lp_flags, length = line_pointer_fields(u16(lp_at) | (u16(lp_at + 2) << 16))
-    keep = (lp_flags == LP_NORMAL) & (length >= 8) & (off + length <= bs)
-    row, item, off, length = row[keep], item[keep], off[keep], length[keep]
+    firstkey = np.where(op["btpo_next"] == P_NONE, 1, 2)
+    lps = decode_line_pointers(chunk, replace(h, nlp=np.where(ok, h.nlp, 0)))
+    keep = (lps.lp >= firstkey[lps.page]) & (lps.flags == LP_NORMAL) & (lps.len >= 8) & (lps.off + lps.len <= bs)
+    row, item, off, length = lps.page[keep], lps.lp[keep], lps.off[keep], lps.len[keep]
     at = row * bs + off
     info, posid = u16(at + 6), u16(at + 4)
     size = np.minimum(info & INDEX_SIZE_MASK, length)
@@ -243,8 +241,7 @@ def _leaf_entries(chunk: np.ndarray, first: int) -> _LeafEntries:
         x[keep] for x in (row, item, off, length, at, size, start, ntids, posting))
     ntids = np.where(posting, ntids, 1)
     of = np.repeat(np.arange(len(row)), ntids)
-    k = np.arange(len(of)) - np.repeat(np.cumsum(ntids) - ntids, ntids)
-    tid_at = at[of] + np.where(posting[of], start[of] + SIZE_OF_ITEM_POINTER * k, 0)
+    tid_at = at[of] + np.where(posting[of], start[of] + SIZE_OF_ITEM_POINTER * run_positions(ntids), 0)
     return _LeafEntries((u16(tid_at) << 16) | u16(tid_at + 2), u16(tid_at + 4), of, row, item, off, length,
                         np.where(posting, start, size))
 
@@ -267,7 +264,7 @@ class _Entries:
         lo, hi = np.searchsorted(self.tid, tids, "left"), np.searchsorted(self.tid, tids, "right")
         n = hi - lo
         version = np.repeat(np.arange(len(tids)), n)
-        at = lo[version] + np.arange(len(version)) - np.repeat(np.cumsum(n) - n, n)
+        at = lo[version] + run_positions(n)
         self.reached[at] = True
         same = self.key[at] == keys[version]
         self.matched[at[same]] = True

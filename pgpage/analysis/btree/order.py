@@ -35,7 +35,7 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_HIKEY, P_NONE,
                                          SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
                                          bt_opaque, max_index_tuples_per_page)
-from pgpage.decode.vector import decode_headers, line_pointer_fields, sorted_unique
+from pgpage.decode.vector import decode_headers, line_pointer_fields, run_positions, sorted_unique
 from pgpage.findings import INFO, Finding
 
 C_COLLATIONS = {950: "C", 951: "POSIX"}
@@ -654,8 +654,7 @@ class OrderCheck:
             firstkey = np.where(self.next[unkept] == P_NONE, 1, 2)
             counts = np.maximum(decode_headers(pages).nlp - firstkey + 1, 0)
             parent = np.repeat(unkept, counts)
-            k = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
-            n = np.repeat(firstkey, counts) + k
+            n = np.repeat(firstkey, counts) + run_positions(counts)
             parts.append((parent, n, *self._pool_items(pages, unkept, parent, n)))
         parent, n, off, length = (np.concatenate([p[j] for p in parts]).astype(np.int64) for j in range(4))
         at = np.lexsort((n, parent))
