@@ -120,7 +120,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8)
-#define CSV_PARAMS(X) X(major) X(single_column) X(system)
+#define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples)
 
 #define C_(n) C_##n,
 #define P_(n) P_##n,
@@ -1175,17 +1175,22 @@ int64_t pgp_walk_chain(const uint32_t *next, const uint8_t *live, const uint32_t
  * left to deform.py. For the others: pos (tuple-relative; -1 for NULL) and len of every attribute.
  */
 /* One tuple's walk (the rules above): pos/len of each of its ncols attributes into P/L; 1 when the tuple is plain
-   (deform.py would find nothing to report and nothing beyond offsets is needed), 0 to leave it to deform.py. */
+   (deform.py would find nothing to report and nothing beyond offsets is needed), 0 to leave it to deform.py. The
+   null bitmap is at bits_at (a heap tuple's t_bits; an index tuple's follows its 8-byte IndexTupleData, and its
+   data may end up to slack = 7 bytes before n: IndexTupleSize is MAXALIGNed). */
+#define HEAP_BITS_AT 23
+#define INDEX_BITS_AT 8
 static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tnatts, int hasnull,
-                             const int64_t *attlen, const int64_t *attalign, int64_t ncols, int64_t *P, int64_t *L)
+                             const int64_t *attlen, const int64_t *attalign, int64_t ncols, int64_t *P, int64_t *L,
+                             int64_t bits_at, int64_t slack)
 {
     int64_t off = h;
-    if (!(h >= 23 && h <= n && tnatts == ncols)) return 0;
+    if (!(h >= bits_at && h <= n && tnatts == ncols)) return 0;
     for (int64_t i = 0; i < ncols; i++) {
         int64_t a = attalign[i], pos, len;
         if (hasnull) {
-            if (23 + (i >> 3) >= h) return 0;
-            if (!(d[23 + (i >> 3)] & (1 << (i & 7)))) {
+            if (bits_at + (i >> 3) >= h) return 0;
+            if (!(d[bits_at + (i >> 3)] & (1 << (i & 7)))) {
                 P[i] = -1;
                 L[i] = 0;
                 continue;
@@ -1222,7 +1227,7 @@ static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tna
         L[i] = len;
         off = pos + len;
     }
-    return off == n;
+    return off <= n && n - off <= slack;
 }
 
 void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const int64_t *tlen, const int64_t *t_hoff,
@@ -1231,7 +1236,7 @@ void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const i
 {
     for (int64_t t = 0; t < ntup; t++)
         ok[t] = (uint8_t)deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign,
-                                    ncols, pos_out + t * ncols, len_out + t * ncols);
+                                    ncols, pos_out + t * ncols, len_out + t * ncols, HEAP_BITS_AT, 0);
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
@@ -2014,6 +2019,8 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                        tz[4], tz[5]};
     const int64_t major = params[CP_major];
     const int single = params[CP_single_column] != 0, system = params[CP_system] != 0;
+    const int index = params[CP_index_tuples] != 0;   /* B-tree leaf tuples (t_hoff 8 or 16) instead of heap tuples */
+    const int64_t bits_at = index ? INDEX_BITS_AT : HEAP_BITS_AT, slack = index ? 7 : 0;
     Out o = {out, out + out_cap, 0};
     int usable = natt <= MAX_TUPLE_ATTS;
     for (int64_t c = 0; c < ncols; c++)
@@ -2021,7 +2028,8 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     for (int64_t t = 0; t < ntup; t++) {
         uint8_t *const line = o.p;
         int good = usable && start[t] >= 0 && tlen[t] >= 0 && start[t] <= base_len - tlen[t]
-            && deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign, natt, P, L);
+            && deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign, natt, P, L,
+                          bits_at, slack);
         if (good && system) {
             const int64_t st = sys[4 * ntup + t];
             if (st < 0 || st >= nstatus || status_off[st + 1] - status_off[st] > 64) good = 0;
@@ -2063,6 +2071,75 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
         ok[t] = (uint8_t)good;
     }
     return ntup;
+}
+
+/* A 64-bit hash of each of n lines one after the other in buf (line t ends at ends[t], the first starts at begin):
+   verify --heapallindexed compares keys by the hash of their CSV lines. MurmurHash64A's mixing, 8 bytes at a time. */
+void pgp_line_hashes(const uint8_t *buf, int64_t begin, const int64_t *ends, int64_t n, uint64_t *out)
+{
+    const uint64_t m = UINT64_C(0xc6a4a7935bd1e995);
+    for (int64_t t = 0; t < n; t++) {
+        const uint8_t *p = buf + (t ? ends[t - 1] : begin), *e = buf + ends[t];
+        uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ ((uint64_t)(e - p) * m);
+        for (; e - p >= 8; p += 8) {
+            uint64_t k;
+            memcpy(&k, p, 8);
+            k *= m;
+            k ^= k >> 47;
+            k *= m;
+            h ^= k;
+            h *= m;
+        }
+        uint64_t k = 0;
+        for (int i = 0; p + i < e; i++) k |= (uint64_t)p[i] << (8 * i);
+        h ^= k;
+        h *= m;
+        h ^= h >> 47;
+        h *= m;
+        h ^= h >> 47;
+        out[t] = h;
+    }
+}
+
+/* verify --heapallindexed: the root of the HOT chain each heap-only tuple is in, page by page: roots[p * stride + o - 1]
+   is the offset of the root (a redirect, or a tuple that is HOT-updated and not heap-only) whose chain reaches the
+   heap-only tuple at offset o of page p, 0 when none does. Each root's chain is followed in turn, in offset order,
+   until a line pointer that is not a heap-only tuple, one a chain reached before, or the end of the chain. */
+static inline int hot_tuple_at(const uint8_t *pg, int64_t bs, int64_t n, int64_t o, int64_t *im2, int64_t *next)
+{
+    if (o < 1 || o > n) return 0;
+    const uint32_t lp = (uint32_t)u32(pg + SIZE_OF_PAGE_HEADER + 4 * (o - 1));
+    const int64_t off = lp & 0x7FFF;
+    if (((lp >> 15) & 3) != LP_NORMAL || off + 24 > bs) return 0;
+    *im2 = u16(pg + off + 18);
+    *next = u16(pg + off + 16);   /* t_ctid's offset */
+    return 1;
+}
+
+void pgp_hot_roots(const uint8_t *pages, int64_t npages, int64_t bs, int64_t stride, int16_t *roots)
+{
+    for (int64_t p = 0; p < npages; p++) {
+        const uint8_t *pg = pages + p * bs;
+        int16_t *root = roots + p * stride;
+        memset(root, 0, (size_t)stride * sizeof *root);
+        const int64_t lower = u16(pg + 12);
+        int64_t n = lower >= SIZE_OF_PAGE_HEADER ? (lower - SIZE_OF_PAGE_HEADER) / 4 : 0;
+        if (n > stride) n = stride;
+        for (int64_t r = 1; r <= n; r++) {
+            const uint32_t lp = (uint32_t)u32(pg + SIZE_OF_PAGE_HEADER + 4 * (r - 1));
+            int64_t im2, next;
+            if (((lp >> 15) & 3) == LP_REDIRECT)
+                next = lp & 0x7FFF;
+            else if (!hot_tuple_at(pg, bs, n, r, &im2, &next) || (im2 & HEAP_ONLY_TUPLE) || !(im2 & HEAP_HOT_UPDATED))
+                continue;
+            for (int64_t step = 0; step < n; step++) {
+                int64_t o = next;
+                if (!hot_tuple_at(pg, bs, n, o, &im2, &next) || !(im2 & HEAP_ONLY_TUPLE) || root[o - 1]) break;
+                root[o - 1] = (int16_t)r;
+                if (!(im2 & HEAP_HOT_UPDATED)) break;
+            }
+        }
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- verify's heap sieve */
@@ -2246,7 +2323,8 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
             /* tuples.py: the attributes of a tuple verify_heapam walks (inserter committed, not more than the
                relation's) lie within it, end where it does and hold no TOAST pointer: else deform.py words it */
             if (ncols > 0 && ncols <= MAX_TUPLE_ATTS && inserted && !xmin_invalid_hint && natts > 0 && natts <= ncols
-                && !deform_one(t, lens[i], hoff, natts, (im & HEAP_HASNULL) != 0, attlen, attalign, natts, P, L))
+                && !deform_one(t, lens[i], hoff, natts, (im & HEAP_HASNULL) != 0, attlen, attalign, natts, P, L,
+                               HEAP_BITS_AT, 0))
                 { bad = 1; break; }
             /* t_ctid */
             const int special_ctid = coff == SPEC_TOKEN_OFFSET || (cblk == INVALID_BLOCK && coff == MOVED_PARTITIONS_OFFSET);

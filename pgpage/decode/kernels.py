@@ -149,6 +149,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
+    cdll.pgp_line_hashes.argtypes = [P, I64, P, I64, P]
+    cdll.pgp_hot_roots.argtypes = [P, I64, I64, I64, P]
     return cdll
 
 
@@ -365,10 +367,13 @@ class CsvPrinter:
     included), the printed ones (``cols``) and how each is printed (``kinds``: names from CSV_KINDS), the
     session's time zone (``zone``: see ``zone_array``), the row statuses' names (``statuses``, for ``system``:
     ctid, xmin, xmax and status first), the server's major (numeric's infinities), whether the line has one field
-    (``\\.`` is then quoted). ``lines`` prints tuples of a chunk into a buffer kept from call to call."""
+    (``\\.`` is then quoted); ``index_tuples``: the tuples are B-tree leaf tuples (their start, key data length,
+    t_hoff 8 or 16, INDEX_NULL_MASK), not heap tuples. ``lines`` prints tuples of a chunk into a buffer kept from
+    call to call."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
-                 system: bool, major: int | None, single_column: bool, buffer_size: int | None = None):
+                 system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
+                 index_tuples: bool = False):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
         self.cols = _i64(cols)
         self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
@@ -382,6 +387,7 @@ class CsvPrinter:
         self.params[TABLES.CSV_PARAMS.index("major")] = major or 0
         self.params[TABLES.CSV_PARAMS.index("single_column")] = int(single_column)
         self.params[TABLES.CSV_PARAMS.index("system")] = int(system)
+        self.params[TABLES.CSV_PARAMS.index("index_tuples")] = int(index_tuples)
         self.out = np.empty(buffer_size or CSV_BUFFER, dtype=np.uint8)
 
     def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None) -> tuple[int, np.ndarray,
@@ -402,6 +408,26 @@ class CsvPrinter:
                                   self.nstatus, _p(self.zone), _p(self.params), _p(self.out), len(self.out),
                                   _p(ends), _p(ok))
         return int(done), ends[:done], ok[:done].astype(bool)
+
+
+def line_hashes(buf: np.ndarray, begin: int, ends: np.ndarray) -> np.ndarray:
+    """A 64-bit hash (int64) of each line of ``buf`` (uint8) one after the other from ``begin``, line i ending at
+    ``ends[i]`` (``CsvPrinter.lines``' ends)."""
+    buf, ends = np.ascontiguousarray(buf, dtype=np.uint8), _i64(ends)
+    out = np.empty(len(ends), dtype=np.int64)
+    lib().pgp_line_hashes(_p(buf), begin, _p(ends), len(ends), _p(out))
+    return out
+
+
+def hot_roots(pages: np.ndarray) -> np.ndarray:
+    """For heap ``pages`` (n, block size): [page, offset - 1] -> the offset of the root of the HOT chain that
+    reaches the heap-only tuple there (int16), 0 where none does (``pgp_hot_roots``)."""
+    pages = np.ascontiguousarray(pages, dtype=np.uint8)
+    n, bs = pages.shape
+    stride = (bs - 24) // 4
+    out = np.empty((n, stride), dtype=np.int16)
+    lib().pgp_hot_roots(_p(pages), n, bs, stride, _p(out))
+    return out
 
 
 def zone_array(ats=(), offs=(), rule_ats=(), rule_offs=(), fixed: int | None = None, default: int = 0,

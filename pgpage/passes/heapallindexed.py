@@ -16,12 +16,15 @@
   An entry whose TID leads nowhere is ``analysis.btree.heapcheck``'s.
 
 Keys are compared as ``rows`` prints values (``TableRows``, its decoder for the heap, with TOAST
-reassembled), the index's own datums printed by the same formatter. Only indexes on plain columns of
+reassembled), the index's own datums printed by the same formatter: by the hash of the CSV line of a key's
+texts, which the compiled printer writes on both sides (``kernels.CsvPrinter``, heap tuples and index
+tuples), Python making the same line for what the printer declines (``_key_hashes``); a HOT chain's root
+is the compiled ``kernels.hot_roots``. Only indexes on plain columns of
 the types whose order ``analysis.btree.order`` computes are compared; an expression index or another
 type is one info finding. A partial index's predicate is not evaluated: the heap-to-index direction is
 skipped for it (one info finding), the index-to-heap direction still runs.
 
-Memory: flat. The table is read in windows of blocks, each with the index's entries (TID, key text,
+Memory: flat. The table is read in windows of blocks, each with the index's entries (TID, key hash,
 where) whose TIDs go into it, at most ``ENTRIES_PER_WINDOW`` of them (``_windows``).
 """
 from __future__ import annotations
@@ -35,12 +38,13 @@ from pgpage.analysis.btree.heapcheck import merged_ranges
 from pgpage.analysis.btree.keys import index_datums
 from pgpage.analysis.btree.order import TYPES
 from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
-                                         BTP_HALF_DEAD, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK, INDEX_SIZE_MASK,
-                                         LP_NORMAL, LP_REDIRECT, P_NONE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
-                                         bt_opaque)
+                                         BTP_HALF_DEAD, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK, INDEX_NULL_MASK,
+                                         INDEX_SIZE_MASK, LP_NORMAL, P_NONE, SIZE_OF_ITEM_POINTER,
+                                         SIZE_OF_PAGE_HEADER, bt_opaque)
+from pgpage.analysis.rowstatus import STATUS_NAMES
 from pgpage.analysis.verify.xids import FIRST_NORMAL_XID
-from pgpage.decode.flags import HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
-from pgpage.decode.vector import decode_headers, decode_line_pointers, run_positions
+from pgpage.decode.flags import HEAP_HASNULL, HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
+from pgpage.decode.vector import decode_headers, decode_line_pointers, run_positions, sorted_unique
 from pgpage.decode.xact import xid_precedes
 from pgpage.findings import ERROR, INFO, Finding
 
@@ -63,6 +67,7 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
     def note(text: str) -> Finding:
         return Finding("btree.heapallindexed.not_checked", f"heapallindexed not checked: {text}", INFO,
                        relation=label, fork="main")
+    from pgpage.decode import kernels
     from pgpage.decode.deform import Attribute
     from pgpage.passes.rows import RowOptions, TableRows
     row, table, db = index.index_row or {}, index.table, index.database
@@ -100,37 +105,37 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
     ifork = index.forks["main"]
     table_blocks = rows.fork.end_block if rows.fork is not None and rows.fork.exists else 0
     mismatched: list[Finding] = []   # said after every missing entry, whatever the windows
+    heap_printer, index_printer = rows._csv_printer(False), rows._csv_printer(False, index_attrs=iattrs)
     for (lo, hi), index_ranges in _windows(ifork, table_blocks):
-        entries = _index_entries(ifork, index_ranges, iattrs, rows, lo, hi)
+        entries = _index_entries(ifork, index_ranges, iattrs, rows, lo, hi, index_printer)
         rows.options.start, rows.options.stop = lo, hi
-        for chunk in rows.chunks():
-            bs = rows.fork.block_size
-            pages = chunk.flat.reshape(-1, bs)
-            first = int(chunk.block[0]) - int(chunk.start[0]) // bs if len(chunk.block) else 0
-            roots: dict[int, dict[int, int]] = {}
-            found = []    # (version, its root)
-            for v in rows.versions(chunk):
-                root = v.item
-                if v.infomask2 & HEAP_ONLY_TUPLE:
-                    if v.block not in roots:
-                        roots[v.block] = _hot_roots(pages[v.block - first].tobytes())
-                    root = roots[v.block].get(v.item)
-                    if root is None:
-                        continue       # a heap-only tuple no chain reaches: the HOT checks report it
-                found.append((v, root))
-            hit = entries.meet([v.block << 16 | root for v, root in found], [hash(tuple(v.values)) for v, _ in found])
-            for (v, root), matched in zip(found, hit.tolist()):
-                if matched or partial:
-                    continue
-                recent = _recently_dead(v, since, cluster.multi_update_xid) if since is not None else None
-                if v.status == "live" or recent is not None:
+        for c in rows.chunks():
+            root = c.item.copy()   # the TID an entry carries: a heap-only tuple's is its chain's root
+            heap_only = np.flatnonzero(c.infomask2 & HEAP_ONLY_TUPLE)
+            if len(heap_only):
+                first = int(c.block[0]) - int(c.start[0]) // rows.fork.block_size
+                roots = kernels.hot_roots(c.flat.reshape(-1, rows.fork.block_size))
+                root[heap_only] = roots[c.block[heap_only] - first, c.item[heap_only] - 1]
+                reached = root > 0    # a heap-only tuple no chain reaches: the HOT checks report it
+                if not reached.all():
+                    c, root = c.take(np.flatnonzero(reached)), root[reached]
+            keys = _key_hashes(heap_printer, c.flat, c.start, c.length, c.t_hoff, c.natts,
+                               (c.infomask & HEAP_HASNULL) != 0, lambda ks: (v.values for v in rows.versions(c, ks)))
+            hit = entries.meet((c.block << 16) | root, keys)
+            if partial:
+                continue
+            for j in np.flatnonzero(~hit).tolist():
+                status, block, item, r = STATUS_NAMES[int(c.status[j])], int(c.block[j]), int(c.item[j]), int(root[j])
+                recent = None if since is None else _recently_dead(status, int(c.infomask[j]), int(c.infomask2[j]),
+                                                                  int(c.xmax[j]), since, cluster.multi_update_xid)
+                if status == "live" or recent is not None:
                     why = "" if recent is None else (f" (recently dead: deleted by xid {recent}, not older than the"
                                                      f" last checkpoint's oldest running xid {since})")
-                    if root != v.item:     # amcheck names the TID the entry should carry: the chain's root
-                        why += f" (the version at ({v.block},{v.item}) of the HOT chain rooted there)"
-                    yield Finding("btree.heapallindexed.missing", f"heap tuple ({v.block},{root}) from table"
+                    if r != item:     # amcheck names the TID the entry should carry: the chain's root
+                        why += f" (the version at ({block},{item}) of the HOT chain rooted there)"
+                    yield Finding("btree.heapallindexed.missing", f"heap tuple ({block},{r}) from table"
                                   f" \"{table.name}\" lacks matching index tuple within index \"{index.name}\"{why}",
-                                  ERROR, relation=label, fork="main", actual=f"({v.block},{root})")
+                                  ERROR, relation=label, fork="main", actual=f"({block},{r})")
         for tid, blk, off in entries.unmatched():
             mismatched.append(Finding(
                 "btree.heapallindexed.key_mismatch", f"index tuple ({blk},{off}) points to heap tid"
@@ -145,17 +150,51 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
                 for f in said.values())
 
 
-def _recently_dead(v, since: int, multi_update_xid) -> int | None:
+def _recently_dead(status: str, infomask: int, infomask2: int, xmax: int, since: int, multi_update_xid) -> int | None:
     """The deleting xid of a version that is RECENTLY_DEAD and indexed (deleted, updated or moved by a committed
     transaction whose xid does not precede ``since``; not HOT-updated), else None."""
-    if v.status not in ("deleted", "updated", "moved") or v.infomask2 & HEAP_HOT_UPDATED:
+    if status not in ("deleted", "updated", "moved") or infomask2 & HEAP_HOT_UPDATED:
         return None
-    xid = v.xmax
-    if v.infomask & HEAP_XMAX_IS_MULTI:
+    xid = xmax
+    if infomask & HEAP_XMAX_IS_MULTI:
         if multi_update_xid is None:
             return None
         xid = int(multi_update_xid(np.array([xid], dtype=np.int64))[0])
     return xid if xid >= FIRST_NORMAL_XID and not xid_precedes(xid, since) else None
+
+
+def _csv_field(value: str | None, single_column: bool) -> str:
+    """A value as the compiled printer writes it in a CSV line (COPY's CopyAttributeOutCSV quoting)."""
+    if value is None:
+        return ""
+    if value == "" or any(ch in value for ch in ',"\n\r') or (single_column and value == "\\."):
+        return '"' + value.replace('"', '""') + '"'
+    return value
+
+
+def _key_hashes(printer, flat: np.ndarray, start, length, t_hoff, natts, hasnull, texts) -> np.ndarray:
+    """Each tuple's key (tuples of ``flat`` at ``start``, ``length`` bytes, with their t_hoff, natts and null flag):
+    the hash (``kernels.line_hashes``) of the CSV line ``printer`` (``TableRows._csv_printer``) writes of its key
+    columns, or, for a tuple it declines (every tuple without a printer), of the same line made here of its texts
+    (``texts(indexes)``: the texts of those tuples' keys, as ``rows`` prints them): equal keys, equal lines."""
+    from pgpage.decode import kernels
+    n = len(start)
+    out = np.zeros(n, dtype=np.int64)
+    declined = np.arange(n)
+    if printer is not None and n:
+        declined, at = [], 0
+        while at < n:
+            done, ends, ok = printer.lines(flat, start[at:], length[at:], t_hoff[at:], natts[at:], hasnull[at:])
+            out[at:at + done] = kernels.line_hashes(printer.out, 0, ends)
+            declined.append(np.flatnonzero(~ok) + at)
+            at += done
+        declined = np.concatenate(declined)
+    if len(declined):
+        lines = [(",".join(_csv_field(v, len(values) == 1) for v in values) + "\n").encode("utf-8")
+                 for values in texts(declined)]
+        buf = np.frombuffer(b"".join(lines), dtype=np.uint8)
+        out[declined] = kernels.line_hashes(buf, 0, np.cumsum([len(x) for x in lines]))
+    return out
 
 
 ENTRIES_PER_WINDOW = 1 << 20   # index entries held at once (``_Entries``: 50 MB): memory flat whatever the sizes
@@ -195,7 +234,7 @@ def _windows(fork, table_blocks: int) -> list[tuple[tuple[int, int], list[tuple[
 class _LeafEntries(NamedTuple):
     """A chunk's leaf entries in page, item and posting list order: each one's heap TID (``blk``, ``off``) and
     its item (``of``, a row of the per-item arrays: the page's row in the chunk, line pointer number, the
-    tuple's offset and length in the page, where its key data ends)."""
+    tuple's offset and length in the page, where its key data ends, whether it has a null bitmap)."""
     blk: np.ndarray
     off: np.ndarray
     of: np.ndarray
@@ -204,6 +243,7 @@ class _LeafEntries(NamedTuple):
     at: np.ndarray
     length: np.ndarray
     end: np.ndarray
+    nulls: np.ndarray
 
 
 def _leaf_entries(chunk: np.ndarray, first: int) -> _LeafEntries:
@@ -237,13 +277,13 @@ def _leaf_entries(chunk: np.ndarray, first: int) -> _LeafEntries:
     posting = alt & ((posid & BT_IS_POSTING) != 0) & ((posid & BT_PIVOT_HEAP_TID_ATTR) == 0) \
         & (start + SIZE_OF_ITEM_POINTER * ntids <= size)
     keep = ~alt | posting
-    row, item, off, length, at, size, start, ntids, posting = (
-        x[keep] for x in (row, item, off, length, at, size, start, ntids, posting))
+    row, item, off, length, at, size, start, ntids, posting, info = (
+        x[keep] for x in (row, item, off, length, at, size, start, ntids, posting, info))
     ntids = np.where(posting, ntids, 1)
     of = np.repeat(np.arange(len(row)), ntids)
     tid_at = at[of] + np.where(posting[of], start[of] + SIZE_OF_ITEM_POINTER * run_positions(ntids), 0)
     return _LeafEntries((u16(tid_at) << 16) | u16(tid_at + 2), u16(tid_at + 4), of, row, item, off, length,
-                        np.where(posting, start, size))
+                        np.where(posting, start, size), (info & INDEX_NULL_MASK) != 0)
 
 
 class _Entries:
@@ -282,59 +322,32 @@ class _Entries:
         return list(zip(self.tid[at].tolist(), self.block[where].tolist(), self.item[where].tolist()))
 
 
-def _index_entries(fork, ranges: list[tuple[int, int]], iattrs, rows, lo: int, hi: int) -> _Entries:
-    """The leaf entries (``_leaf_entries``) of index blocks ``ranges`` whose TID goes to table blocks lo..hi-1."""
+def _index_entries(fork, ranges: list[tuple[int, int]], iattrs, rows, lo: int, hi: int, printer) -> _Entries:
+    """The leaf entries (``_leaf_entries``) of index blocks ``ranges`` whose TID goes to table blocks lo..hi-1, their
+    keys printed by ``printer`` (``_key_hashes``; ``rows`` prints what it declines)."""
     parts = []
     for start, stop in ranges:
         for first, chunk in fork.iter_chunks(start, stop):
             e = _leaf_entries(chunk, first)
             sel = np.flatnonzero((e.blk >= lo) & (e.blk < hi))
-            items = np.unique(e.of[sel])      # a posting list's key decoded once
+            items = sorted_unique(e.of[sel])      # a posting list's key printed once
+            pages = np.ascontiguousarray(chunk)
+
+            def texts(which):
+                for i in items[which].tolist():
+                    at = int(e.at[i])
+                    raw = pages[e.row[i], at:at + int(e.length[i])].tobytes()
+                    datums = index_datums(raw, iattrs, len(iattrs), int(e.end[i]))
+                    yield [None if d.isnull or d.raw is None else rows._text(att, d.raw, first + int(e.row[i]),
+                                                                             int(e.item[i]))
+                           for att, d in zip(iattrs, datums)]
             key = np.zeros(len(e.row), dtype=np.int64)
-            for i in items.tolist():
-                blkno, item, at = first + int(e.row[i]), int(e.item[i]), int(e.at[i])
-                raw = chunk[e.row[i], at:at + int(e.length[i])].tobytes()
-                datums = index_datums(raw, iattrs, len(iattrs), int(e.end[i]))
-                key[i] = hash(tuple(None if d.isnull or d.raw is None else rows._text(att, d.raw, blkno, item)
-                                    for att, d in zip(iattrs, datums)))
+            nulls = e.nulls[items]
+            key[items] = _key_hashes(printer, pages.reshape(-1), e.row[items] * pages.shape[1] + e.at[items],
+                                     e.end[items], np.where(nulls, 16, 8), np.full(len(items), len(iattrs)), nulls,
+                                     texts)
             of = e.of[sel]
             parts.append(((e.blk[sel] << 16) | e.off[sel], key[of], (first + e.row[of]).astype(np.uint32),
                           e.item[of].astype(np.uint16)))
     return _Entries(*(np.concatenate([p[k] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
                       for k in range(4)))
-
-
-def _hot_roots(page: bytes) -> dict[int, int]:
-    """Heap-only tuple offset -> the offset of its HOT chain's root (a redirect or a tuple that is not heap-only)."""
-    lower = int.from_bytes(page[12:14], "little")
-    n = max(0, (lower - SIZE_OF_PAGE_HEADER) // 4)
-    lps = [int.from_bytes(page[SIZE_OF_PAGE_HEADER + 4 * k:SIZE_OF_PAGE_HEADER + 4 * k + 4], "little") for k in range(n)]
-
-    def tuple_at(o):
-        if not 1 <= o <= n or (lps[o - 1] >> 15) & 3 != LP_NORMAL:
-            return None
-        off = lps[o - 1] & 0x7FFF
-        if off + 24 > len(page):
-            return None
-        im2 = int.from_bytes(page[off + 18:off + 20], "little")
-        return im2, int.from_bytes(page[off + 16:off + 18], "little")     # t_infomask2, t_ctid's offset
-
-    out: dict[int, int] = {}
-    for root in range(1, n + 1):
-        lp = lps[root - 1]
-        if (lp >> 15) & 3 == LP_REDIRECT:
-            nxt = lp & 0x7FFF
-        else:
-            t = tuple_at(root)
-            if t is None or t[0] & HEAP_ONLY_TUPLE or not t[0] & HEAP_HOT_UPDATED:
-                continue
-            nxt = t[1]
-        for _ in range(n):
-            t = tuple_at(nxt)
-            if t is None or not t[0] & HEAP_ONLY_TUPLE or nxt in out:
-                break
-            out[nxt] = root
-            if not t[0] & HEAP_HOT_UPDATED:
-                break
-            nxt = t[1]
-    return out

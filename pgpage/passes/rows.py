@@ -483,13 +483,13 @@ class TableRows:
         for chunk in self.chunks():
             yield from self._csv_chunk(printer, chunk, system)
 
-    def csv_kinds(self) -> list[str | None]:
-        """How the compiled printer prints each selected column (kernels.TABLES.CSV_KINDS), None where it
-        cannot."""
+    def csv_kinds(self, attrs: list[Attribute] | None = None) -> list[str | None]:
+        """How the compiled printer prints each selected column (kernels.TABLES.CSV_KINDS), or each of ``attrs``,
+        None where it cannot."""
         import codecs
         utf8 = codecs.lookup(self.formatter.encoding).name == "utf-8"     # text is copied as it is stored
         out = []
-        for _, a in self.columns:
+        for a in attrs if attrs is not None else [a for _, a in self.columns]:
             kind, target = self.formatter._resolve(a.typid)
             k = _CSV_KINDS.get(target) if kind == "builtin" and target not in typeout.OUTPUT else None
             if k is not None and ((k[0] == "timestamptz" and self._csv_zone() is None)
@@ -511,17 +511,25 @@ class TableRows:
                 self._zone_array = None
         return self._zone_array
 
-    def _csv_printer(self, system: bool):
+    def _csv_printer(self, system: bool, index_attrs: list[Attribute] | None = None):
+        """The compiled printer of the selected columns, None when it cannot print them all; with ``index_attrs``
+        (a B-tree's attributes, attnum order), of every attribute of that index's leaf tuples instead."""
         from pgpage.decode import kernels
-        kinds = self.csv_kinds()
+        kinds = self.csv_kinds(index_attrs)
         if not kinds or None in kinds:
             return None
         if system and any(not n or set(n) & set(',"\r\n') for n in STATUS_NAMES):
             return None           # the printer writes the status names unquoted
         zone = self._csv_zone()
-        return kernels.CsvPrinter(self._attlen, self._attalign, [i for i, _ in self.columns], kinds,
+        attlen, attalign, cols = self._attlen, self._attalign, [i for i, _ in self.columns]
+        if index_attrs is not None:
+            attlen = [a.attlen for a in index_attrs]
+            attalign = [ATTALIGN_BYTES.get(a.attalign, 1) for a in index_attrs]
+            cols = list(range(len(index_attrs)))
+        return kernels.CsvPrinter(attlen, attalign, cols, kinds,
                                   zone if zone is not None else kernels.zone_array(fixed=0), list(STATUS_NAMES),
-                                  system, self.formatter.major, single_column=not system and len(kinds) == 1)
+                                  system, self.formatter.major, single_column=not system and len(kinds) == 1,
+                                  index_tuples=index_attrs is not None)
 
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool):
         """One chunk's CSV: the printer's text, and between its runs the versions it declined (Python's)."""

@@ -97,3 +97,33 @@ def test_windows_of_the_table_find_what_one_window_finds(tmp_path, monkeypatch):
     assert {"btree.heapallindexed.missing", "btree.heapallindexed.key_mismatch"} <= codes
     assert sorted(windowed) == sorted(whole)
     assert [f for f in windowed if f[0].endswith("missing")] == [f for f in whole if f[0].endswith("missing")]
+
+
+@pytest.mark.parametrize("major", [MAJORS[0], 15, MAJORS[-1]], ids=lambda m: f"pg{m}")
+def test_printed_keys_hash_as_their_texts(major, monkeypatch):
+    """Keys are compared by the hash of their CSV line: the compiled printer's on both sides, or one made of the
+    texts ``rows`` prints for what the printer declines (TOAST pointers, compressed values). On every B-tree of a
+    fixture cluster, heap side and index side, each key hashes the same either way."""
+    import numpy as np
+
+    import pgpage.passes.heapallindexed as hai
+    real, printed = hai._key_hashes, {"heap": 0, "index": 0}
+
+    def both(printer, flat, start, length, t_hoff, natts, hasnull, texts):
+        declined = []
+
+        def counted(which):
+            declined.append(len(which))
+            return texts(which)
+        fast = real(printer, flat, start, length, t_hoff, natts, hasnull, counted)
+        printed["index" if len(t_hoff) and t_hoff.max() <= 16 else "heap"] += len(start) - sum(declined)
+        assert np.array_equal(fast, real(None, flat, start, length, t_hoff, natts, hasnull, texts))
+        return fast
+    monkeypatch.setattr(hai, "_key_hashes", both)
+    cluster = open_data_directory(data_dir(major))
+    v = Verification(cluster)
+    v.heapallindexed = True
+    for rel in cluster.database("pgpage").relations():
+        if rel.access_method == "btree" and rel.forks.get("main") and rel.table is not None:
+            list(v.relation_records(v.subject_of(rel)))
+    assert min(printed.values()) > 1500     # (thousands of keys the printer wrote on each side)
