@@ -8,7 +8,8 @@ It builds run_bench.py's table (``--rows`` rows of (int, md5 text, timestamptz),
 files into the page cache, then measures warm, ``--runs`` times each in turns (median):
 
 * ``pg_checksums --check --filenode N`` of the heap and of the index (the server's own binary, cluster stopped);
-* ``pgpage verify DATADIR --db bench --rel bench --jobs 1`` and ``--rel bench_id --jobs 1`` (output to /dev/null);
+* ``pgpage verify DATADIR --db bench --rel bench --jobs 1`` and ``--rel bench_id --jobs 1`` (output to /dev/null),
+  and ``--rel bench_id --jobs 1 --heapallindexed``;
 * before the server stops, amcheck in it on the same relations (``bt_index_check``, with and without
   heapallindexed, and ``verify_heapam``), for scale: what a DBA runs today.
 
@@ -56,6 +57,7 @@ def cpu_runs(cmds: dict[str, list[str]], runs: int) -> dict[str, dict]:
 AMCHECK = {"amcheck bt_index_check": ("bench_id", "SELECT bt_index_check('bench_id')"),
            "amcheck bt_index_check hai": ("bench_id", "SELECT bt_index_check('bench_id', true)"),
            "amcheck verify_heapam": ("bench", "SELECT count(*) FROM verify_heapam('bench')")}
+HAI = "verify bench_id --hai"   # pgpage verify --heapallindexed of the index, beside amcheck's
 
 
 def amcheck_runs(server: Server, rels: dict, runs: int) -> dict[str, tuple[str, float]]:
@@ -124,6 +126,7 @@ def main() -> int:
             cmds[f"pg_checksums {name}"] = as_postgres([str(PGBIN / "pg_checksums"), "--check", "-D", str(pgdata),
                                                         "--filenode", filenode])
             cmds[f"verify {name}"] = pgpage + ["verify", str(pgdata), "--db", "bench", "--rel", name, "--jobs", "1"]
+        cmds[HAI] = cmds["verify bench_id"] + ["--heapallindexed"]
         res = cpu_runs(cmds, args.runs)
         m = machine()
         print(f"\n{m.get('cpu', '')}, {m.get('nproc', '')} cores, load average {os.getloadavg()[0]:.1f};"
@@ -137,10 +140,17 @@ def main() -> int:
                 speed[what, name] = size / MB / r["seconds"], size / MB / r["cpu"]
                 print(f"{what + ' ' + name:28s}{size / MB:8.0f}{r['seconds']:9.2f}{speed[what, name][0]:8.0f}"
                       f"{r['cpu']:9.2f}{speed[what, name][1]:8.0f}{r['best']:9.2f}")
+        r = res[HAI]
+        size = rels["bench_id"][1]
+        print(f"{HAI:28s}{size / MB:8.0f}{r['seconds']:9.2f}{size / MB / r['seconds']:8.0f}{r['cpu']:9.2f}"
+              f"{size / MB / r['cpu']:8.0f}{r['best']:9.2f}")
         for what, (name, seconds) in amcheck.items():
             size = rels[name][1]
             print(f"{what:28s}{size / MB:8.0f}{seconds:9.2f}{size / MB / seconds:8.0f}")
         print()
+        if "amcheck bt_index_check hai" in amcheck:
+            print(f"verify --heapallindexed: {amcheck['amcheck bt_index_check hai'][1] / r['seconds']:.2f}x the speed"
+                  " of amcheck's bt_index_check(heapallindexed) (wall)")
         for name, target, kind in (("bench", 1000, "heap"), ("bench_id", 500, "B-tree")):
             (v, vc), (c, cc) = speed["verify", name], speed["pg_checksums", name]
             print(f"{kind:7s} verify {v:5.0f} MB/s wall, {vc:5.0f} MB/s CPU (target {target}:"

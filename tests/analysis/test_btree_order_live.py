@@ -369,6 +369,37 @@ def test_clean_indexes_agree_with_amcheck(clusters, major):
     assert ix.blocks(leaf=False, middle=False, root=True) and ix.blocks(leaf=False, level=1)  # three levels
 
 
+def test_index_keys_with_nulls_compared_by_the_compiled_printer(clusters, monkeypatch):
+    """heapallindexed's index side: leaf tuples with a null bitmap (NULLs in ix_multi's s, ix_n_desc's n and
+    ix_two_types' columns) are printed by the compiled printer (the bitmap after IndexTupleData, the data at 16), and
+    each key hashes as the line made of the texts rows prints for it; amcheck and pgpage find nothing."""
+    import numpy as np
+
+    import pgpage.passes.heapallindexed as hai
+    srv, paths, clean = clusters(15)
+    real, printed_with_nulls = hai._key_hashes, []
+
+    def both(printer, flat, start, length, t_hoff, natts, hasnull, texts):
+        declined = []
+
+        def counted(which):
+            declined.append(np.asarray(which))
+            return texts(which)
+        fast = real(printer, flat, start, length, t_hoff, natts, hasnull, counted)
+        if len(t_hoff) and t_hoff.max() <= 16:     # index tuples
+            printed = np.asarray(hasnull, dtype=bool).copy()
+            for d in declined:
+                printed[d] = False
+            printed_with_nulls.append(int(printed.sum()))
+        assert np.array_equal(fast, real(None, flat, start, length, t_hoff, natts, hasnull, texts))
+        return fast
+    monkeypatch.setattr(hai, "_key_hashes", both)
+    names = ["ix_multi", "ix_n_desc", "ix_two_types"]
+    assert all(clean[n] == [] for n in names)
+    assert pgpage_findings(srv, names) == {n: [] for n in names}
+    assert sum(printed_with_nulls) > 1000
+
+
 @pytest.mark.parametrize("major,index,damage", cases(ORDER_MAJORS, ORDER_CASES)
                          + cases(HEAPALLINDEXED_MAJORS, HEAPALLINDEXED_CASES))
 def test_damaged_index_pgpage_reports_what_amcheck_reports(clusters, major, index, damage):
