@@ -2073,13 +2073,13 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     return ntup;
 }
 
-/* A 64-bit hash of each of n lines one after the other in buf (line t ends at ends[t], the first starts at begin):
+/* A 64-bit hash of each of n lines one after the other in buf (line t ends at ends[t], the first starts at 0):
    verify --heapallindexed compares keys by the hash of their CSV lines. MurmurHash64A's mixing, 8 bytes at a time. */
-void pgp_line_hashes(const uint8_t *buf, int64_t begin, const int64_t *ends, int64_t n, uint64_t *out)
+void pgp_line_hashes(const uint8_t *buf, const int64_t *ends, int64_t n, uint64_t *out)
 {
     const uint64_t m = UINT64_C(0xc6a4a7935bd1e995);
     for (int64_t t = 0; t < n; t++) {
-        const uint8_t *p = buf + (t ? ends[t - 1] : begin), *e = buf + ends[t];
+        const uint8_t *p = buf + (t ? ends[t - 1] : 0), *e = buf + ends[t];
         uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ ((uint64_t)(e - p) * m);
         for (; e - p >= 8; p += 8) {
             uint64_t k;

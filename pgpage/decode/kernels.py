@@ -149,7 +149,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
-    cdll.pgp_line_hashes.argtypes = [P, I64, P, I64, P]
+    cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, I64, P]
     return cdll
 
@@ -410,12 +410,12 @@ class CsvPrinter:
         return int(done), ends[:done], ok[:done].astype(bool)
 
 
-def line_hashes(buf: np.ndarray, begin: int, ends: np.ndarray) -> np.ndarray:
-    """A 64-bit hash (int64) of each line of ``buf`` (uint8) one after the other from ``begin``, line i ending at
+def line_hashes(buf: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """A 64-bit hash (int64) of each line of ``buf`` (uint8) one after the other from its start, line i ending at
     ``ends[i]`` (``CsvPrinter.lines``' ends)."""
     buf, ends = np.ascontiguousarray(buf, dtype=np.uint8), _i64(ends)
     out = np.empty(len(ends), dtype=np.int64)
-    lib().pgp_line_hashes(_p(buf), begin, _p(ends), len(ends), _p(out))
+    lib().pgp_line_hashes(_p(buf), _p(ends), len(ends), _p(out))
     return out
 
 

@@ -185,7 +185,7 @@ def _key_hashes(printer, flat: np.ndarray, start, length, t_hoff, natts, hasnull
         declined, at = [], 0
         while at < n:
             done, ends, ok = printer.lines(flat, start[at:], length[at:], t_hoff[at:], natts[at:], hasnull[at:])
-            out[at:at + done] = kernels.line_hashes(printer.out, 0, ends)
+            out[at:at + done] = kernels.line_hashes(printer.out, ends)
             declined.append(np.flatnonzero(~ok) + at)
             at += done
         declined = np.concatenate(declined)
@@ -193,7 +193,7 @@ def _key_hashes(printer, flat: np.ndarray, start, length, t_hoff, natts, hasnull
         lines = [(",".join(_csv_field(v, len(values) == 1) for v in values) + "\n").encode("utf-8")
                  for values in texts(declined)]
         buf = np.frombuffer(b"".join(lines), dtype=np.uint8)
-        out[declined] = kernels.line_hashes(buf, 0, np.cumsum([len(x) for x in lines]))
+        out[declined] = kernels.line_hashes(buf, np.cumsum([len(x) for x in lines]))
     return out
 
 
