@@ -2105,36 +2105,40 @@ void pgp_line_hashes(const uint8_t *buf, const int64_t *ends, int64_t n, uint64_
    is the offset of the root (a redirect, or a tuple that is HOT-updated and not heap-only) whose chain reaches the
    heap-only tuple at offset o of page p, 0 when none does. Each root's chain is followed in turn, in offset order,
    until a line pointer that is not a heap-only tuple, one a chain reached before, or the end of the chain. */
-static inline int hot_tuple_at(const uint8_t *pg, int64_t bs, int64_t n, int64_t o, int64_t *im2, int64_t *next)
+static inline int hot_tuple_at(const uint8_t *pg, int64_t bs, int64_t n, int64_t o, const int64_t *layout,
+                               int64_t *im2, int64_t *next)
 {
     if (o < 1 || o > n) return 0;
-    const uint32_t lp = (uint32_t)u32(pg + SIZE_OF_PAGE_HEADER + 4 * (o - 1));
-    const int64_t off = lp & 0x7FFF;
-    if (((lp >> 15) & 3) != LP_NORMAL || off + 24 > bs) return 0;
-    *im2 = u16(pg + off + 18);
-    *next = u16(pg + off + 16);   /* t_ctid's offset */
+    const int64_t w = u32(pg + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (o - 1));
+    const int64_t off = (w >> layout[L_lp_off_shift]) & layout[L_lp_off_mask];
+    if (((w >> layout[L_lp_flags_shift]) & layout[L_lp_flags_mask]) != LP_NORMAL || off + 24 > bs) return 0;
+    *im2 = u16(pg + off + layout[L_t_infomask2]);
+    *next = u16(pg + off + layout[L_ip_posid]);   /* t_ctid's offset */
     return 1;
 }
 
-void pgp_hot_roots(const uint8_t *pages, int64_t npages, int64_t bs, int64_t stride, int16_t *roots)
+void pgp_hot_roots(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout, int64_t stride,
+                   int16_t *roots)
 {
     for (int64_t p = 0; p < npages; p++) {
         const uint8_t *pg = pages + p * bs;
         int16_t *root = roots + p * stride;
         memset(root, 0, (size_t)stride * sizeof *root);
-        const int64_t lower = u16(pg + 12);
-        int64_t n = lower >= SIZE_OF_PAGE_HEADER ? (lower - SIZE_OF_PAGE_HEADER) / 4 : 0;
+        const int64_t lower = u16(pg + layout[L_pd_lower]);
+        int64_t n = lower >= SIZE_OF_PAGE_HEADER ? (lower - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID : 0;
         if (n > stride) n = stride;
         for (int64_t r = 1; r <= n; r++) {
-            const uint32_t lp = (uint32_t)u32(pg + SIZE_OF_PAGE_HEADER + 4 * (r - 1));
+            const int64_t w = u32(pg + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (r - 1));
             int64_t im2, next;
-            if (((lp >> 15) & 3) == LP_REDIRECT)
-                next = lp & 0x7FFF;
-            else if (!hot_tuple_at(pg, bs, n, r, &im2, &next) || (im2 & HEAP_ONLY_TUPLE) || !(im2 & HEAP_HOT_UPDATED))
+            if (((w >> layout[L_lp_flags_shift]) & layout[L_lp_flags_mask]) == LP_REDIRECT)
+                next = (w >> layout[L_lp_off_shift]) & layout[L_lp_off_mask];
+            else if (!hot_tuple_at(pg, bs, n, r, layout, &im2, &next) || (im2 & HEAP_ONLY_TUPLE)
+                     || !(im2 & HEAP_HOT_UPDATED))
                 continue;
             for (int64_t step = 0; step < n; step++) {
                 int64_t o = next;
-                if (!hot_tuple_at(pg, bs, n, o, &im2, &next) || !(im2 & HEAP_ONLY_TUPLE) || root[o - 1]) break;
+                if (!hot_tuple_at(pg, bs, n, o, layout, &im2, &next) || !(im2 & HEAP_ONLY_TUPLE) || root[o - 1])
+                    break;
                 root[o - 1] = (int16_t)r;
                 if (!(im2 & HEAP_HOT_UPDATED)) break;
             }

@@ -150,7 +150,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
-    cdll.pgp_hot_roots.argtypes = [P, I64, I64, I64, P]
+    cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     return cdll
 
 
@@ -426,7 +426,7 @@ def hot_roots(pages: np.ndarray) -> np.ndarray:
     n, bs = pages.shape
     stride = (bs - 24) // 4
     out = np.empty((n, stride), dtype=np.int16)
-    lib().pgp_hot_roots(_p(pages), n, bs, stride, _p(out))
+    lib().pgp_hot_roots(_p(pages), n, bs, _p(layout_array()), stride, _p(out))
     return out
 
 
