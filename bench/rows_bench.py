@@ -8,7 +8,9 @@ warm, ``--runs`` times each (median), in turns:
 
 * ``COPY bench TO '/dev/null' (FORMAT csv)`` in the server (its own rows/s on one core, data cached);
 * ``pg_filedump -D int,text,timestamptz`` over the table's segments, to /dev/null, with the server stopped;
-* ``pgpage rows --csv`` with ``--jobs 1`` and ``--jobs 2``, to /dev/null, with the server stopped.
+* ``pgpage rows --csv`` with ``--jobs 1`` and ``--jobs 2``, to /dev/null, with the server stopped;
+* ``pgpage rows --json --jobs 1`` beside the server's JSON of the same rows,
+  ``COPY (SELECT row_to_json(bench) FROM bench) TO '/dev/null'``: a record per row, as pgpage's.
 
 and prints the ratios the rows issue states its targets in: pgpage at least as fast as pg_filedump -D, at least
 half of COPY on one core, faster than COPY with --jobs 2, peak RSS under 300 MB.
@@ -71,6 +73,9 @@ def main() -> int:
         server.sql("COPY bench TO '/dev/null' (FORMAT csv)")                      # warm
         copies = [server.sql("COPY bench TO '/dev/null' (FORMAT csv)", timing=True)[1] for _ in range(args.runs)]
         results["copy"] = {"seconds": statistics.median(copies), "all_seconds": copies}
+        to_json = "COPY (SELECT row_to_json(bench) FROM bench) TO '/dev/null'"
+        copies = [server.sql(to_json, timing=True)[1] for _ in range(args.runs)]
+        results["copy json"] = {"seconds": statistics.median(copies), "all_seconds": copies}
         server.stop()
 
         for f in files:                                                         # into the page cache
@@ -85,9 +90,11 @@ def main() -> int:
         print("pgpage rows --csv ...", file=sys.stderr)
         pgpage = [sys.executable, "-m", "pgpage", "rows", str(pgdata), "--db", "bench", "--rel", "bench", "--csv"]
         cmds = {f"--jobs {j}": [*pgpage, "--jobs", str(j)] for j in (1, 2)}
+        cmds["--json --jobs 1"] = [*pgpage[:-1], "--json", "--jobs", "1"]
         for cmd in cmds.values():
             timed(cmd)                                                          # warm-up
         results["pgpage rows --csv"] = interleaved_runs(cmds, args.runs)
+        results["pgpage rows --json"] = {"--jobs 1": results["pgpage rows --csv"].pop("--json --jobs 1")}
     finally:
         server.stop()
         if args.keep:
@@ -108,6 +115,10 @@ def report(r: dict) -> None:
     lines = [("COPY ... TO '/dev/null' (in server)", r["copy"], None),
              ("pg_filedump -D int,text,timestamptz", r["pg_filedump -D"], None)]
     lines += [(f"pgpage rows --csv {k}", v, v["peak_rss_mb"]) for k, v in r["pgpage rows --csv"].items()]
+    if "copy json" in r:
+        lines += [("COPY (SELECT row_to_json(..)) (in server)", r["copy json"], None),
+                  ("pgpage rows --json --jobs 1", r["pgpage rows --json"]["--jobs 1"],
+                   r["pgpage rows --json"]["--jobs 1"]["peak_rss_mb"])]
     for label, v, rss in lines:
         s = v["seconds"]
         print(f"{label:<40} {s:>8.2f} {n / s:>11.0f} {hb / MB / s:>7.0f} {rss if rss is not None else '':>12}")
@@ -117,6 +128,9 @@ def report(r: dict) -> None:
     print(f"  pgpage rows --csv vs pg_filedump -D: {fd / one:.2f}x (target >= 1)")
     print(f"  pgpage rows --csv vs COPY, one core: {copy / one:.2f}x (target >= 0.5)")
     print(f"  pgpage rows --csv --jobs 2 vs COPY: {copy / two:.2f}x (target > 1)")
+    if "copy json" in r:
+        print(f"  pgpage rows --json vs the server's row_to_json, one core: "
+              f"{r['copy json']['seconds'] / r['pgpage rows --json']['--jobs 1']['seconds']:.2f}x")
     peak = max(v["peak_rss_mb"] for v in r["pgpage rows --csv"].values())
     print(f"  peak RSS: {peak} MB (target < 300)")
 

@@ -38,6 +38,7 @@
 #define PD_HAS_FREE_LINES 0x0001
 #define PD_ALL_VISIBLE 0x0004
 /* access/htup_details.h */
+#define HEAP_HASOID_OLD 0x0008
 #define HEAP_XMAX_KEYSHR_LOCK 0x0010
 #define HEAP_XMAX_EXCL_LOCK 0x0040
 #define HEAP_XMAX_LOCK_ONLY 0x0080
@@ -120,7 +121,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8)
-#define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples)
+#define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
 #define P_(n) P_##n,
@@ -1273,10 +1274,11 @@ void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const i
 #define NUMERIC_SHORT_WEIGHT_SIGN_MASK 0x0040
 #define NUMERIC_SHORT_WEIGHT_MASK 0x003F
 
-/* The output buffer: every writer asks for room first; a line that does not fit sets `full` and is rolled back. */
+/* The output buffer: every writer asks for room first; a line that does not fit sets `full` and is rolled back.
+   `json`: values are written as their bare text (JSON escapes it after), not as CSV fields. */
 typedef struct {
     uint8_t *p, *end;
-    int full;
+    int full, json;
 } Out;
 
 static inline int room(Out *o, int64_t n)
@@ -1387,7 +1389,7 @@ static int put_text(Out *o, const uint8_t *s, int64_t n, int single)
         special |= csv_special[s[i]];
     }
     if ((high & 0x80) && !utf8_valid(s, n)) return 0;
-    if (!special && n != 0 && !(single && n == 2 && s[0] == '\\' && s[1] == '.')) {
+    if (o->json || (!special && n != 0 && !(single && n == 2 && s[0] == '\\' && s[1] == '.'))) {
         if (!room(o, n)) return 1;
         memcpy(o->p, s, (size_t)n);
         o->p += n;
@@ -1888,14 +1890,16 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
         uint8_t *p = o->p;
         const uint8_t c = v[0];
         if (c == 0) {
-            *p++ = '"';
-            *p++ = '"';
+            if (!o->json) {
+                *p++ = '"';
+                *p++ = '"';
+            }
         } else if (c >= 0x80) {
             *p++ = '\\';
             *p++ = (uint8_t)('0' + (c >> 6));
             *p++ = (uint8_t)('0' + ((c >> 3) & 7));
             *p++ = (uint8_t)('0' + (c & 7));
-        } else if (csv_special[c]) {
+        } else if (csv_special[c] && !o->json) {
             *p++ = '"';
             if (c == '"') *p++ = '"';
             *p++ = c;
@@ -1992,6 +1996,85 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     }
 }
 
+/* What was written from `from` on, made the inside of a JSON string as Python's json.dumps(ensure_ascii=False)
+   writes it: the quote, the backslash and the control characters escaped (\b \f \n \r \t, the others \u00xx). */
+static const uint8_t json_short[32] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
+static void json_escape(Out *o, uint8_t *from)
+{
+    int64_t extra = 0;
+    for (const uint8_t *q = from; q < o->p; q++)
+        if (*q < 0x20) extra += json_short[*q] ? 1 : 5;
+        else if (*q == '"' || *q == '\\') extra++;
+    if (!extra || !room(o, extra)) return;
+    uint8_t *src = o->p, *dst = o->p + extra;
+    o->p = dst;
+    while (src > from) {   /* from the end, so that each byte moves before it is overwritten */
+        const uint8_t c = *--src;
+        if (c < 0x20 && json_short[c]) {
+            *--dst = json_short[c];
+            *--dst = '\\';
+        } else if (c < 0x20) {
+            *--dst = (uint8_t)hexdigits[c & 15];
+            *--dst = (uint8_t)hexdigits[c >> 4];
+            for (const char *u = "00u\\"; *u; u++) *--dst = (uint8_t)*u;
+        } else if (c == '"' || c == '\\') {
+            *--dst = c;
+            *--dst = '\\';
+        } else
+            *--dst = c;
+    }
+}
+
+static inline uint8_t *put_bytes(uint8_t *p, const uint8_t *s, int64_t n)
+{
+    memcpy(p, s, (size_t)n);
+    return p + n;
+}
+
+/* `pgpage rows --json`'s record of a tuple up to its values: ctid, xids, status and the xids' verdicts, the
+   successor of an updated version, the HOT flags (RowVersion.record). 0: declined (a WITH OIDS row's oid, or a
+   verdict without a name: Python's). */
+static int put_json_head(Out *o, const int64_t *sys, int64_t ntup, int64_t t, const uint8_t *text, const int64_t *off,
+                         int64_t nstatus, int64_t nxid, int64_t updated)
+{
+    const int64_t st = sys[4 * ntup + t], xs = sys[5 * ntup + t], ys = sys[6 * ntup + t];
+    const int64_t im = sys[9 * ntup + t], im2 = sys[10 * ntup + t];
+    if (st < 0 || st >= nstatus || xs < 0 || xs >= nxid || ys < 0 || ys >= nxid || (im & HEAP_HASOID_OLD)) return 0;
+    const int64_t names[3] = {st, nstatus + xs, nstatus + ys};
+    for (int k = 0; k < 3; k++)
+        if (off[names[k] + 1] - off[names[k]] > 64) return 0;
+    if (!room(o, 512)) return 1;
+    uint8_t *p = put_str(o->p, "{\"ctid\":\"(");
+    p = put_i64(p, sys[t]);
+    *p++ = ',';
+    p = put_i64(p, sys[ntup + t]);
+    p = put_str(p, ")\",\"xmin\":");
+    p = put_i64(p, sys[2 * ntup + t]);
+    p = put_str(p, ",\"xmax\":");
+    p = put_i64(p, sys[3 * ntup + t]);
+    static const char *const keys[3] = {",\"status\":\"", "\",\"xmin_status\":\"", "\",\"xmax_status\":\""};
+    for (int k = 0; k < 3; k++) {
+        p = put_str(p, keys[k]);
+        p = put_bytes(p, text + off[names[k]], off[names[k] + 1] - off[names[k]]);
+    }
+    *p++ = '"';
+    if (st == updated) {
+        p = put_str(p, ",\"successor\":\"(");
+        p = put_i64(p, sys[7 * ntup + t]);
+        *p++ = ',';
+        p = put_i64(p, sys[8 * ntup + t]);
+        p = put_str(p, ")\"");
+    }
+    if (im2 & (HEAP_ONLY_TUPLE | HEAP_HOT_UPDATED)) {
+        p = put_str(p, ",\"hot\":[");
+        if (im2 & HEAP_ONLY_TUPLE) p = put_str(p, im2 & HEAP_HOT_UPDATED ? "\"HEAP_ONLY_TUPLE\"," : "\"HEAP_ONLY_TUPLE\"");
+        if (im2 & HEAP_HOT_UPDATED) p = put_str(p, "\"HEAP_HOT_UPDATED\"");
+        *p++ = ']';
+    }
+    o->p = put_str(p, ",\"values\":{");
+    return 1;
+}
+
 /*
  * CSV lines of tuples of a chunk (base: the chunk's pages, flat, base_len bytes; tuple t is tlen[t] bytes from
  * start[t], with its t_hoff, natts and HEAP_HASNULL), walked as pgp_deform walks them over the relation's natt
@@ -2000,6 +2083,11 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
  * `pgpage rows --all` prints them: sys is 5 rows of ntup (block, item, xmin, xmax, status index), status_text
  * the status names one after the other, status_off[k]..status_off[k + 1] the k-th of nstatus. tz: the session's
  * time zone (Zone above) for timestamptz.
+ *
+ * With params[CP_json], each line is instead the tuple's `pgpage rows --json` record (put_json_head, then the values
+ * by name, as JSON strings or null): sys has 11 rows (block, item, xmin, xmax, status index, xmin's and xmax's
+ * verdict indexes, t_ctid's block and offset, t_infomask, t_infomask2); status_text holds the nstatus status names,
+ * then the params[CP_json_nxid] verdict names, then each printed column's key (`"name":`, as JSON writes it).
  *
  * Lines go one after the other into out (out_cap bytes); ends[t] is where tuple t's line ends, ok[t] 1 when it
  * was printed, 0 when declined (nothing written: ends[t] is where its line would have started). Returns how many
@@ -2021,7 +2109,9 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     const int single = params[CP_single_column] != 0, system = params[CP_system] != 0;
     const int index = params[CP_index_tuples] != 0;   /* B-tree leaf tuples (t_hoff 8 or 16) instead of heap tuples */
     const int64_t bits_at = index ? INDEX_BITS_AT : HEAP_BITS_AT, slack = index ? 7 : 0;
-    Out o = {out, out + out_cap, 0};
+    const int json = params[CP_json] != 0;
+    const int64_t nxid = params[CP_json_nxid], keys_at = nstatus + nxid;
+    Out o = {out, out + out_cap, 0, json};
     int usable = natt <= MAX_TUPLE_ATTS;
     for (int64_t c = 0; c < ncols; c++)
         if (cols[c] < 0 || cols[c] >= natt || kinds[c] < 0 || kinds[c] >= K__COUNT) usable = 0;
@@ -2030,7 +2120,9 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
         int good = usable && start[t] >= 0 && tlen[t] >= 0 && start[t] <= base_len - tlen[t]
             && deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign, natt, P, L,
                           bits_at, slack);
-        if (good && system) {
+        if (good && json)
+            good = put_json_head(&o, sys, ntup, t, status_text, status_off, nstatus, nxid, params[CP_json_updated]);
+        else if (good && system) {
             const int64_t st = sys[4 * ntup + t];
             if (st < 0 || st >= nstatus || status_off[st + 1] - status_off[st] > 64) good = 0;
             else if (room(&o, 4 + 3 * 21 + 64)) {
@@ -2054,11 +2146,28 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
         }
         const uint8_t *d = base + start[t];
         for (int64_t c = 0; good && c < ncols; c++) {
-            if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
             const int64_t i = cols[c];
+            if (json) {
+                const int64_t key = status_off[keys_at + c], key_len = status_off[keys_at + c + 1] - key;
+                if (!room(&o, key_len + 6)) break;
+                if (c > 0) *o.p++ = ',';
+                o.p = put_bytes(o.p, status_text + key, key_len);
+                if (P[i] < 0) {
+                    o.p = put_str(o.p, "null");
+                    continue;
+                }
+                *o.p++ = '"';
+                uint8_t *const value = o.p;
+                good = put_value(&o, kinds[c], d + P[i], L[i], &zone, major, 0);
+                json_escape(&o, value);
+                if (room(&o, 1)) *o.p++ = '"';
+                continue;
+            }
+            if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
             if (P[i] < 0) continue; /* NULL: nothing */
             good = put_value(&o, kinds[c], d + P[i], L[i], &zone, major, single);
         }
+        if (good && json && room(&o, 2)) o.p = put_str(o.p, "}}");
         if (good && room(&o, 1)) *o.p++ = '\n';
         if (o.full) {
             o.p = line;
@@ -2156,7 +2265,6 @@ void pgp_hot_roots(const uint8_t *pages, int64_t npages, int64_t bs, const int64
  */
 #define HEAP_HASNULL 0x0001
 #define HEAP_HASEXTERNAL 0x0004
-#define HEAP_HASOID_OLD 0x0008
 #define HEAP_UPDATED 0x2000
 #define HEAP_NATTS_MASK 0x07FF
 #define PD_VALID_FLAG_BITS 0x0007

@@ -40,6 +40,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -362,6 +363,16 @@ def deform_offsets(chunk: np.ndarray, start, length, t_hoff, natts, hasnull, att
 CSV_BUFFER = 1 << 22     # bytes of CSV text a call of pgp_csv_rows writes at most (a chunk's lines, mostly)
 
 
+@dataclass
+class JsonRecords:
+    """What ``CsvPrinter`` needs to write ``rows --json`` records: the xid verdicts' names by index, the index of
+    the status "updated" (whose record names its successor), and each printed column's key as JSON writes it
+    (``"name":``)."""
+    xid_states: list[str]
+    updated: int
+    keys: list[str]
+
+
 class CsvPrinter:
     """``pgp_csv_rows`` for one table: the relation's attributes (``attlen``, ``attalign``, dropped ones
     included), the printed ones (``cols``) and how each is printed (``kinds``: names from CSV_KINDS), the
@@ -369,38 +380,47 @@ class CsvPrinter:
     ctid, xmin, xmax and status first), the server's major (numeric's infinities), whether the line has one field
     (``\\.`` is then quoted); ``index_tuples``: the tuples are B-tree leaf tuples (their start, key data length,
     t_hoff 8 or 16, INDEX_NULL_MASK), not heap tuples. ``lines`` prints tuples of a chunk into a buffer kept from
-    call to call."""
+    call to call. With ``json`` (a ``JsonRecords``), each line is instead the tuple's ``rows --json`` record."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
-                 index_tuples: bool = False):
+                 index_tuples: bool = False, json: "JsonRecords | None" = None):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
         self.cols = _i64(cols)
         self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
         self.zone = _i64(zone)
-        text = "".join(statuses).encode("ascii")
+        texts = [s.encode("ascii") for s in statuses]
+        if json is not None:
+            texts += [s.encode("ascii") for s in json.xid_states] + [k.encode("utf-8") for k in json.keys]
+        text = b"".join(texts)
         self.status_text = np.frombuffer(text, dtype=np.uint8).copy() if text else np.zeros(1, dtype=np.uint8)
-        self.status_off = _i64(np.cumsum([0] + [len(s) for s in statuses]))
+        self.status_off = _i64(np.cumsum([0] + [len(s) for s in texts]))
         self.nstatus = len(statuses)
         self.system = system
+        self.sys_rows = 11 if json is not None else 5
         self.params = np.zeros(len(TABLES.CSV_PARAMS), dtype=np.int64)
         self.params[TABLES.CSV_PARAMS.index("major")] = major or 0
         self.params[TABLES.CSV_PARAMS.index("single_column")] = int(single_column)
         self.params[TABLES.CSV_PARAMS.index("system")] = int(system)
         self.params[TABLES.CSV_PARAMS.index("index_tuples")] = int(index_tuples)
+        if json is not None:
+            self.params[TABLES.CSV_PARAMS.index("json")] = 1
+            self.params[TABLES.CSV_PARAMS.index("json_nxid")] = len(json.xid_states)
+            self.params[TABLES.CSV_PARAMS.index("json_updated")] = json.updated
         self.out = np.empty(buffer_size or CSV_BUFFER, dtype=np.uint8)
 
     def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None) -> tuple[int, np.ndarray,
                                                                                                 np.ndarray]:
         """CSV lines of the tuples of ``flat`` (uint8, C-contiguous: a chunk's pages) at ``start`` (``length``
         bytes, with their t_hoff, natts, HEAP_HASNULL), and with ``system`` ``sys``: rows block, item, xmin,
-        xmax, status index. Returns (done, ends, ok): the first ``done`` tuples were handled (fewer than all when
+        xmax, status index (with ``json``, then the xids' verdict indexes, t_ctid's block and offset, t_infomask
+        and t_infomask2). Returns (done, ends, ok): the first ``done`` tuples were handled (fewer than all when
         the buffer filled: call again with the rest), each tuple's line ending at ``out[ends[i]]``, or declined
         (ok False: nothing written, Python prints it)."""
         start, length, t_hoff, natts = _i64(start), _i64(length), _i64(t_hoff), _i64(natts)
         hasnull = np.ascontiguousarray(hasnull, dtype=np.uint8)
         n = len(start)
-        sys = _i64(sys) if self.system else np.zeros((5, 1), dtype=np.int64)
+        sys = _i64(sys) if self.system else np.zeros((self.sys_rows, 1), dtype=np.int64)
         ends, ok = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
         done = lib().pgp_csv_rows(_p(flat), flat.size, n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull),
                                   _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),

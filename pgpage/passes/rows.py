@@ -483,6 +483,16 @@ class TableRows:
         for chunk in self.chunks():
             yield from self._csv_chunk(printer, chunk, system)
 
+    def json_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
+        """``rows --json``'s records as ``csv_stream`` gives CSV lines: runs of them the compiled printer wrote
+        (``(text, rows)``) between the versions it declined (``RowVersion.record`` makes their records)."""
+        printer = self._csv_printer(system=True, json=True)
+        if printer is None:
+            yield from self
+            return
+        for chunk in self.chunks():
+            yield from self._csv_chunk(printer, chunk, system=True, json=True)
+
     def csv_kinds(self, attrs: list[Attribute] | None = None) -> list[str | None]:
         """How the compiled printer prints each selected column (kernels.TABLES.CSV_KINDS), or each of ``attrs``,
         None where it cannot."""
@@ -511,15 +521,26 @@ class TableRows:
                 self._zone_array = None
         return self._zone_array
 
-    def _csv_printer(self, system: bool, index_attrs: list[Attribute] | None = None):
+    def _csv_printer(self, system: bool, index_attrs: list[Attribute] | None = None, json: bool = False):
         """The compiled printer of the selected columns, None when it cannot print them all; with ``index_attrs``
-        (a B-tree's attributes, attnum order), of every attribute of that index's leaf tuples instead."""
+        (a B-tree's attributes, attnum order), of every attribute of that index's leaf tuples instead; with
+        ``json``, of ``rows --json``'s records (``RowVersion.record``)."""
+        import json as json_module
+
         from pgpage.decode import kernels
         kinds = self.csv_kinds(index_attrs)
         if not kinds or None in kinds:
             return None
-        if system and any(not n or set(n) & set(',"\r\n') for n in STATUS_NAMES):
-            return None           # the printer writes the status names unquoted
+        verdicts = [XID_STATE_NAMES.get(k) for k in range(len(XID_STATE_NAMES))]   # by the index the C reads
+        names = list(STATUS_NAMES) + (verdicts if json else [])
+        if system and any(not n or not n.isascii() or not n.isprintable() or set(n) & set(',"\\') for n in names):
+            return None           # the printer writes these names as they are, unquoted
+        records = None
+        if json:
+            if len(set(self.column_names)) != len(self.column_names):
+                return None       # a record holds each name once (a dict)
+            records = kernels.JsonRecords(verdicts, STATUS_NAMES.index("updated"),
+                                          [json_module.dumps(n, ensure_ascii=False) + ":" for n in self.column_names])
         zone = self._csv_zone()
         attlen, attalign, cols = self._attlen, self._attalign, [i for i, _ in self.columns]
         if index_attrs is not None:
@@ -529,12 +550,15 @@ class TableRows:
         return kernels.CsvPrinter(attlen, attalign, cols, kinds,
                                   zone if zone is not None else kernels.zone_array(fixed=0), list(STATUS_NAMES),
                                   system, self.formatter.major, single_column=not system and len(kinds) == 1,
-                                  index_tuples=index_attrs is not None)
+                                  index_tuples=index_attrs is not None, json=records)
 
-    def _csv_chunk(self, printer, c: ChunkVersions, system: bool):
-        """One chunk's CSV: the printer's text, and between its runs the versions it declined (Python's)."""
+    def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
+        """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined
+        (Python's)."""
         hasnull = (c.infomask & HEAP_HASNULL) != 0
-        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status]) if system else None
+        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status] + (
+            [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2] if json else [])
+        ) if system else None
         n, first = len(c.start), 0
         while first < n:
             done, ends, ok = printer.lines(c.flat, c.start[first:], c.length[first:], c.t_hoff[first:],

@@ -53,11 +53,24 @@ def write_csv(names: list[str], rows: Iterable, system: bool, out=None, header: 
     """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax and status first. ``rows``: row
     versions, or a ``TableRows``, whose ``csv_stream`` gives runs of lines printed by the compiled printer
     ((text, count): UTF-8 bytes) between the versions it left to Python."""
-    out = out or sys.stdout
     columns = (list(SYSTEM_COLUMNS) if system else []) + names
     single = len(columns) == 1
     stream = rows.csv_stream(system) if hasattr(rows, "csv_stream") else rows
     head = ",".join(csv_field(n, single) for n in columns) + "\n" if header else ""
+    return _write_lines(stream, lambda row: csv_line(row, system, single), out or sys.stdout, head)
+
+
+def write_json_lines(names: list[str], rows: Iterable, out=None) -> int:
+    """One JSON record per row version (``RowVersion.record``), a line each; from a ``TableRows``, runs of
+    records the compiled printer wrote (``json_stream``) between those it left to Python."""
+    stream = rows.json_stream() if hasattr(rows, "json_stream") else rows
+    return _write_lines(stream, lambda row: json.dumps(row.record(names), ensure_ascii=False,
+                                                       separators=(",", ":")) + "\n", out or sys.stdout)
+
+
+def _write_lines(stream: Iterable, line_of, out, head: str = "") -> int:
+    """``head``, then the stream's lines: (UTF-8 bytes, rows) as they are, a row version as ``line_of`` makes its
+    line; how many rows."""
     n = 0
     binary = _utf8_buffer(out)
     if binary is None:
@@ -67,7 +80,7 @@ def write_csv(names: list[str], rows: Iterable, system: bool, out=None, header: 
                 out.write(item[0].decode("utf-8"))
                 n += item[1]
             else:
-                out.write(csv_line(item, system, single))
+                out.write(line_of(item))
                 n += 1
         return n
     out.flush()
@@ -77,19 +90,9 @@ def write_csv(names: list[str], rows: Iterable, system: bool, out=None, header: 
             binary.write(item[0])
             n += item[1]
         else:
-            binary.write(csv_line(item, system, single).encode("utf-8"))
+            binary.write(line_of(item).encode("utf-8"))
             n += 1
     binary.flush()
-    return n
-
-
-def write_json_lines(names: list[str], rows: Iterable, out=None) -> int:
-    """One JSON record per row version (``RowVersion.record``), a line each."""
-    out = out or sys.stdout
-    n = 0
-    for row in rows:
-        out.write(json.dumps(row.record(names), ensure_ascii=False, separators=(",", ":")) + "\n")
-        n += 1
     return n
 
 

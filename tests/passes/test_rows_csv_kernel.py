@@ -11,6 +11,7 @@ where it must also equal the server's own ``COPY ... TO STDOUT (FORMAT csv, HEAD
 from __future__ import annotations
 
 import io
+import json
 import random
 import shutil
 import struct
@@ -28,7 +29,7 @@ from livepg import running_server
 from pgpage.decode import kernels
 from pgpage.decode import datum
 from pgpage.passes.rows import RowOptions, RowVersion, TableRows
-from pgpage.render.rows import write_csv
+from pgpage.render.rows import write_csv, write_json_lines
 from pgpage.storage.datadir import open_data_directory
 
 
@@ -44,26 +45,56 @@ def kernel_csv(cluster, relation, system: bool = False, **options) -> tuple[str,
     """The CSV through TableRows.csv_stream (written to a UTF-8 byte stream, as to stdout), its findings, and how
     many rows the printer printed and declined."""
     table = TableRows(cluster, relation, RowOptions(all_versions=system, **options))
-    printed = declined = 0
+    counts = [0, 0]
 
     class Counting:
         column_names = table.column_names
 
         def csv_stream(self, system):
-            nonlocal printed, declined
-            for item in table.csv_stream(system):
-                if isinstance(item, RowVersion):
-                    declined += 1
-                else:
-                    printed += item[1]
-                yield item
+            return _counted(table.csv_stream(system), counts)
 
     raw = io.BytesIO()
     out = io.TextIOWrapper(raw, encoding="utf-8", newline="")
     count = write_csv(table.column_names, Counting(), system, out)
     out.flush()
-    assert count == printed + declined
-    return raw.getvalue().decode("utf-8"), _findings(table), printed, declined
+    assert count == sum(counts)
+    return raw.getvalue().decode("utf-8"), _findings(table), *counts
+
+
+def _counted(stream, counts: list[int]):
+    """The stream, counting into ``counts`` the rows the printer printed and those it declined."""
+    for item in stream:
+        if isinstance(item, RowVersion):
+            counts[1] += 1
+        else:
+            counts[0] += item[1]
+        yield item
+
+
+def python_json(cluster, relation, system: bool = False, **options) -> tuple[str, list]:
+    """``rows --json`` as the Python path writes every record (``RowVersion.record``), and its findings."""
+    table = TableRows(cluster, relation, RowOptions(all_versions=system, **options))
+    out = io.StringIO()
+    write_json_lines(table.column_names, iter(table), out)
+    return out.getvalue(), _findings(table)
+
+
+def kernel_json(cluster, relation, system: bool = False, **options) -> tuple[str, list, int, int]:
+    """The records through TableRows.json_stream, written as to stdout, its findings, and how many rows the
+    printer wrote and declined."""
+    table = TableRows(cluster, relation, RowOptions(all_versions=system, **options))
+    counts = [0, 0]
+
+    class Counting:
+        def json_stream(self):
+            return _counted(table.json_stream(), counts)
+
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+    count = write_json_lines(table.column_names, Counting(), out)
+    out.flush()
+    assert count == sum(counts)
+    return raw.getvalue().decode("utf-8"), _findings(table), *counts
 
 
 def _findings(table) -> list:
@@ -100,6 +131,24 @@ def test_fixture_tables_print_the_same(major):
                 if columns is not None or None not in kinds:
                     printed_total += printed
     assert printed_total > 1000      # the printer did the work, not the Python path alone
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_fixture_tables_json_the_same(major):
+    """``rows --json`` through the printer: the same records byte for byte as Python's json.dumps of each
+    version's record, live rows and every version (successors, HOT flags, verdicts), on every fixture table."""
+    cluster = open_data_directory(data_dir(major))
+    printed_total = 0
+    for rel in cluster.database("pgpage").relations():
+        if rel.kind != "r" or not rel.qualified_name.startswith("public."):
+            continue
+        for system in (False, True):
+            want, want_findings = python_json(cluster, rel, system)
+            got, got_findings, printed, declined = kernel_json(cluster, rel, system)
+            assert got == want, (rel.qualified_name, system)
+            assert got_findings == want_findings, rel.qualified_name
+            printed_total += printed
+    assert printed_total > 1000
 
 
 def test_small_buffer_splits_and_declines_long_lines(monkeypatch):
@@ -430,3 +479,43 @@ def test_live_cli_equals_copy(live):
                        capture_output=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.decode("utf-8") == server_copy(conn, columns, "America/New_York")
+
+
+JSON_TEXTS = ["".join(map(chr, range(1, 32))), '"quoted" \\ back\\slash', "\u2028\u2029 \x7f del", "🐘 é 日本語",
+              "tab\there", "", "null", "\\u0041 not an escape"]
+
+
+def test_live_json_values_are_the_servers_texts(live):
+    """Every record's values are the server's texts of them (its output functions; JSON strings, NULL as null),
+    for every kind the printer knows, texts with every control character, quotes, backslashes and non-ASCII among
+    them; the printer's records equal Python's byte for byte, and only the compressed or out-of-line rows are
+    Python's."""
+    srv, conn = live
+    conn.execute("CREATE TABLE t_json (id int, t text, c \"char\", ba bytea, n name)")
+    with conn.cursor().copy("COPY t_json (id, t, c, n) FROM STDIN") as cp:
+        for i, text in enumerate(JSON_TEXTS):
+            cp.write_row((i, text, chr(i % 32) if i % 32 else None, text[:20]))
+    conn.execute("INSERT INTO t_json SELECT 100 + g, NULL, chr(g)::\"char\", decode(lpad(to_hex(g), 2, '0'), 'hex')"
+                 " FROM generate_series(1, 127) g")
+    conn.execute("UPDATE t_json SET t = t || '!' WHERE id % 5 = 0")
+    conn.execute("CHECKPOINT")
+    cluster = open_data_directory(srv.data)
+    for name, columns in (("t_kinds", [n for n, _, differs in COLUMNS if not differs and n != "gone"]),
+                          ("t_json", ["id", "t", "c", "ba", "n"])):
+        rel = cluster.database("postgres").relation(name)
+        got, got_findings, printed, declined = kernel_json(cluster, rel, timezone="Asia/Kolkata", columns=columns)
+        want, want_findings = python_json(cluster, rel, timezone="Asia/Kolkata", columns=columns)
+        assert got == want and got_findings == want_findings
+        assert declined == (3 if name == "t_kinds" else 0) and printed > 100
+        conn.execute("SET timezone = 'Asia/Kolkata'")
+        # the output functions' texts (what ::text gives but for bool), NULL kept
+        texts = ", ".join(f"CASE WHEN {c} IS NOT NULL THEN format('%s', {c}) END" for c in columns)
+        server = {r[0]: list(r[1:]) for r in conn.execute(f"SELECT ctid::text, {texts} FROM {name}")}
+        records = [json.loads(line) for line in got.split("\n")[:-1]]   # (splitlines also splits at U+2028)
+        assert len(records) == len(server)
+        for rec in records:
+            assert list(rec["values"]) == columns
+            assert list(rec["values"].values()) == server[rec["ctid"]], rec["ctid"]
+    got_all, _, printed, _ = kernel_json(cluster, rel, True)
+    assert got_all == python_json(cluster, rel, True)[0]
+    assert '"status":"updated"' in got_all and '"successor":"(' in got_all and printed > 100
