@@ -120,7 +120,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define BT_EVENT_WIDTH 8
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
-    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8)
+    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2084,6 +2084,10 @@ static int put_json_head(Out *o, const int64_t *sys, int64_t ntup, int64_t t, co
  * the status names one after the other, status_off[k]..status_off[k + 1] the k-th of nstatus. tz: the session's
  * time zone (Zone above) for timestamptz.
  *
+ * A column of kind K_given is printed from the text Python gives for it (a type the printer does not know): the
+ * ngiven such columns' texts of tuple t are given_len[t * ngiven + g] bytes (UTF-8) at given_start[t * ngiven + g]
+ * of given_text, -1 for NULL, or -2 when Python prints the whole tuple (then declined).
+ *
  * With params[CP_json], each line is instead the tuple's `pgpage rows --json` record (put_json_head, then the values
  * by name, as JSON strings or null): sys has 11 rows (block, item, xmin, xmax, status index, xmin's and xmax's
  * verdict indexes, t_ctid's block and offset, t_infomask, t_infomask2); status_text holds the nstatus status names,
@@ -2098,8 +2102,8 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                      const int64_t *t_hoff, const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen,
                      const int64_t *attalign, int64_t natt, const int64_t *cols, const int64_t *kinds, int64_t ncols,
                      const int64_t *sys, const uint8_t *status_text, const int64_t *status_off, int64_t nstatus,
-                     const int64_t *tz, const int64_t *params, uint8_t *out,
-                     int64_t out_cap, int64_t *ends, uint8_t *ok)
+                     const int64_t *tz, const int64_t *params, const uint8_t *given_text, const int64_t *given_start,
+                     const int64_t *given_len, int64_t ngiven, uint8_t *out, int64_t out_cap, int64_t *ends, uint8_t *ok)
 {
     int64_t P[MAX_TUPLE_ATTS], L[MAX_TUPLE_ATTS];
     const int64_t nats = tz[0], nrule = tz[1];
@@ -2113,11 +2117,19 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     const int64_t nxid = params[CP_json_nxid], keys_at = nstatus + nxid;
     Out o = {out, out + out_cap, 0, json};
     int usable = natt <= MAX_TUPLE_ATTS;
-    for (int64_t c = 0; c < ncols; c++)
+    int64_t nk_given = 0;
+    for (int64_t c = 0; c < ncols; c++) {
         if (cols[c] < 0 || cols[c] >= natt || kinds[c] < 0 || kinds[c] >= K__COUNT) usable = 0;
+        nk_given += kinds[c] == K_given;
+    }
+    if (nk_given != ngiven) usable = 0;
     for (int64_t t = 0; t < ntup; t++) {
         uint8_t *const line = o.p;
-        int good = usable && start[t] >= 0 && tlen[t] >= 0 && start[t] <= base_len - tlen[t]
+        const int64_t *gstart = given_start + t * ngiven, *glen = given_len + t * ngiven;
+        int good = usable;
+        for (int64_t g = 0; good && g < ngiven; g++)
+            if (gstart[g] < -1) good = 0;
+        good = good && start[t] >= 0 && tlen[t] >= 0 && start[t] <= base_len - tlen[t]
             && deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign, natt, P, L,
                           bits_at, slack);
         if (good && json)
@@ -2145,27 +2157,32 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
             }
         }
         const uint8_t *d = base + start[t];
-        for (int64_t c = 0; good && c < ncols; c++) {
+        for (int64_t c = 0, g = 0; good && c < ncols; c++) {
             const int64_t i = cols[c];
+            const int given = kinds[c] == K_given;
+            const int is_null = given ? gstart[g] < 0 : P[i] < 0;
+            const uint8_t *const v = given ? given_text + gstart[g] : d + P[i];
+            const int64_t vlen = given ? glen[g] : L[i];
+            g += given;
             if (json) {
                 const int64_t key = status_off[keys_at + c], key_len = status_off[keys_at + c + 1] - key;
                 if (!room(&o, key_len + 6)) break;
                 if (c > 0) *o.p++ = ',';
                 o.p = put_bytes(o.p, status_text + key, key_len);
-                if (P[i] < 0) {
+                if (is_null) {
                     o.p = put_str(o.p, "null");
                     continue;
                 }
                 *o.p++ = '"';
                 uint8_t *const value = o.p;
-                good = put_value(&o, kinds[c], d + P[i], L[i], &zone, major, 0);
+                good = given ? put_text(&o, v, vlen, 0) : put_value(&o, kinds[c], v, vlen, &zone, major, 0);
                 json_escape(&o, value);
                 if (room(&o, 1)) *o.p++ = '"';
                 continue;
             }
             if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
-            if (P[i] < 0) continue; /* NULL: nothing */
-            good = put_value(&o, kinds[c], d + P[i], L[i], &zone, major, single);
+            if (is_null) continue; /* NULL: nothing */
+            good = given ? put_text(&o, v, vlen, single) : put_value(&o, kinds[c], v, vlen, &zone, major, single);
         }
         if (good && json && room(&o, 2)) o.p = put_str(o.p, "}}");
         if (good && room(&o, 1)) *o.p++ = '\n';

@@ -149,7 +149,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
-    cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, I64, P, P]
+    cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, P, P, I64,
+                                  P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     return cdll
@@ -409,24 +410,29 @@ class CsvPrinter:
             self.params[TABLES.CSV_PARAMS.index("json_updated")] = json.updated
         self.out = np.empty(buffer_size or CSV_BUFFER, dtype=np.uint8)
 
-    def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None) -> tuple[int, np.ndarray,
-                                                                                                np.ndarray]:
+    def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None, given=None
+              ) -> tuple[int, np.ndarray, np.ndarray]:
         """CSV lines of the tuples of ``flat`` (uint8, C-contiguous: a chunk's pages) at ``start`` (``length``
         bytes, with their t_hoff, natts, HEAP_HASNULL), and with ``system`` ``sys``: rows block, item, xmin,
         xmax, status index (with ``json``, then the xids' verdict indexes, t_ctid's block and offset, t_infomask
-        and t_infomask2). Returns (done, ends, ok): the first ``done`` tuples were handled (fewer than all when
-        the buffer filled: call again with the rest), each tuple's line ending at ``out[ends[i]]``, or declined
-        (ok False: nothing written, Python prints it)."""
+        and t_infomask2); ``given``: (UTF-8 text, start, length) of the columns of kind "given", Python's texts
+        (``TableRows._given_texts``). Returns (done, ends, ok): the first ``done`` tuples were handled (fewer than
+        all when the buffer filled: call again with the rest), each tuple's line ending at ``out[ends[i]]``, or
+        declined (ok False: nothing written, Python prints it)."""
         start, length, t_hoff, natts = _i64(start), _i64(length), _i64(t_hoff), _i64(natts)
         hasnull = np.ascontiguousarray(hasnull, dtype=np.uint8)
         n = len(start)
         sys = _i64(sys) if self.system else np.zeros((self.sys_rows, 1), dtype=np.int64)
         ends, ok = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint8)
+        if given is None:
+            given = np.zeros(1, dtype=np.uint8), np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.int64)
+        text, gstart, glen = given
+        ngiven = gstart.shape[1]
         done = lib().pgp_csv_rows(_p(flat), flat.size, n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull),
                                   _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),
                                   _p(self.kinds), len(self.cols), _p(sys), _p(self.status_text), _p(self.status_off),
-                                  self.nstatus, _p(self.zone), _p(self.params), _p(self.out), len(self.out),
-                                  _p(ends), _p(ok))
+                                  self.nstatus, _p(self.zone), _p(self.params), _p(text), _p(gstart), _p(glen),
+                                  ngiven, _p(self.out), len(self.out), _p(ends), _p(ok))
         return int(done), ends[:done], ok[:done].astype(bool)
 
 

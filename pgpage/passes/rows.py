@@ -529,6 +529,8 @@ class TableRows:
 
         from pgpage.decode import kernels
         kinds = self.csv_kinds(index_attrs)
+        if index_attrs is None:   # a row's columns of other types: Python's texts, given to the printer
+            kinds = ["given" if k is None else k for k in kinds]
         if not kinds or None in kinds:
             return None
         verdicts = [XID_STATE_NAMES.get(k) for k in range(len(XID_STATE_NAMES))]   # by the index the C reads
@@ -556,6 +558,7 @@ class TableRows:
         """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined
         (Python's)."""
         hasnull = (c.infomask & HEAP_HASNULL) != 0
+        given = self._given_texts(printer, c, hasnull)
         sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status] + (
             [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2] if json else [])
         ) if system else None
@@ -563,7 +566,8 @@ class TableRows:
         while first < n:
             done, ends, ok = printer.lines(c.flat, c.start[first:], c.length[first:], c.t_hoff[first:],
                                            c.natts[first:], hasnull[first:],
-                                           sys_cols[:, first:] if system else None)
+                                           sys_cols[:, first:] if system else None,
+                                           (given[0], given[1][first:], given[2][first:]) if given else None)
             if done == 0:     # the printer always takes or declines the first line; never loop
                 raise AssertionError("pgp_csv_rows made no progress")
             out = printer.out
@@ -579,6 +583,44 @@ class TableRows:
             if done > prev:
                 yield out[at:int(ends[done - 1])].tobytes(), done - prev
             first += done
+
+    def _given_texts(self, printer, c: ChunkVersions, hasnull: np.ndarray):
+        """The texts of the columns the printer takes from Python (kind "given"), for the versions of a chunk whose
+        attributes the compiled walk finds: (UTF-8 bytes, start, length), start and length of shape (versions,
+        columns), start -1 for NULL and -2 for a version Python prints whole (one of its values could not be read:
+        its findings then come once, when Python prints it); None when there are no such columns."""
+        from pgpage.decode import kernels
+        kinds = printer.kinds.tolist()
+        given = [(i, a) for (i, a), k in zip(self.columns, kinds) if k == kernels.TABLES.CSV_KINDS.index("given")]
+        if not given:
+            return None
+        fast, pos, lens = kernels.deform_offsets(c.flat, c.start, c.length, c.t_hoff, c.natts, hasnull, self._attlen,
+                                                 self._attalign)
+        cols = [i for i, _ in given]
+        pos, lens = pos[:, cols].tolist(), lens[:, cols].tolist()
+        buf = c.flat.tobytes()
+        starts, blocks, items = c.start.tolist(), c.block.tolist(), c.item.tolist()
+        start = np.full((len(starts), len(given)), -2, dtype=np.int64)
+        length = np.zeros_like(start)
+        pieces: list[bytes] = []
+        at = 0
+        for j in np.flatnonzero(fast).tolist():
+            s, p, ln, findings = starts[j], pos[j], lens[j], len(self.findings)
+            texts = [None if p[g] < 0 else self._text(a, buf[s + p[g]:s + p[g] + ln[g]], blocks[j], items[j])
+                     for g, (_, a) in enumerate(given)]
+            if len(self.findings) > findings:
+                del self.findings[findings:]     # Python prints this version: its findings come then
+                continue
+            for g, text in enumerate(texts):
+                if text is None:
+                    start[j, g] = -1
+                    continue
+                b = text.encode("utf-8", "surrogatepass")   # (the printer declines what is not UTF-8)
+                start[j, g], length[j, g] = at, len(b)
+                pieces.append(b)
+                at += len(b)
+        text = np.frombuffer(b"".join(pieces) or b"\0", dtype=np.uint8)
+        return text, start, length
 
     def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int) -> list:
         """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept)."""
