@@ -38,6 +38,7 @@ from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.target import find_data_directory
 
 DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
+MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
 RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
 
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
@@ -602,20 +603,33 @@ class TableRows:
         starts, blocks, items = c.start.tolist(), c.block.tolist(), c.item.tolist()
         start = np.full((len(starts), len(given)), -2, dtype=np.int64)
         length = np.zeros_like(start)
+        # each column's texts by the bytes they were printed from (an enum's few labels, a status array's few
+        # values...: printed once), for short values, while there are not too many
+        memos = self.__dict__.setdefault("_given_memos", {})
+        memo = [memos.setdefault(i, {}) for i in cols]
         pieces: list[bytes] = []
         at = 0
         for j in np.flatnonzero(fast).tolist():
             s, p, ln, findings = starts[j], pos[j], lens[j], len(self.findings)
-            texts = [None if p[g] < 0 else self._text(a, buf[s + p[g]:s + p[g] + ln[g]], blocks[j], items[j])
-                     for g, (_, a) in enumerate(given)]
-            if len(self.findings) > findings:
+            row: list[bytes | None] = []
+            for g, (_, a) in enumerate(given):
+                raw = buf[s + p[g]:s + p[g] + ln[g]] if p[g] >= 0 else None
+                b = memo[g].get(raw) if raw is not None else None
+                if b is None and raw is not None:
+                    text = self._text(a, raw, blocks[j], items[j])
+                    if text is None:
+                        break
+                    b = text.encode("utf-8", "surrogatepass")   # (the printer declines what is not UTF-8)
+                    if len(raw) <= MEMO_BYTES and len(memo[g]) < MEMO_VALUES:
+                        memo[g][raw] = b
+                row.append(b)
+            if len(self.findings) > findings or len(row) < len(given):
                 del self.findings[findings:]     # Python prints this version: its findings come then
                 continue
-            for g, text in enumerate(texts):
-                if text is None:
+            for g, b in enumerate(row):
+                if b is None:
                     start[j, g] = -1
                     continue
-                b = text.encode("utf-8", "surrogatepass")   # (the printer declines what is not UTF-8)
                 start[j, g], length[j, g] = at, len(b)
                 pieces.append(b)
                 at += len(b)
