@@ -120,7 +120,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define BT_EVENT_WIDTH 8
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
-    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(given)
+    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(array) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -1275,10 +1275,11 @@ void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const i
 #define NUMERIC_SHORT_WEIGHT_MASK 0x003F
 
 /* The output buffer: every writer asks for room first; a line that does not fit sets `full` and is rolled back.
-   `json`: values are written as their bare text (JSON escapes it after), not as CSV fields. */
+   `bare`: values are written as their bare text (JSON escapes it after, an array quotes its elements), not as
+   CSV fields. */
 typedef struct {
     uint8_t *p, *end;
-    int full, json;
+    int full, bare;
 } Out;
 
 static inline int room(Out *o, int64_t n)
@@ -1389,7 +1390,7 @@ static int put_text(Out *o, const uint8_t *s, int64_t n, int single)
         special |= csv_special[s[i]];
     }
     if ((high & 0x80) && !utf8_valid(s, n)) return 0;
-    if (o->json || (!special && n != 0 && !(single && n == 2 && s[0] == '\\' && s[1] == '.'))) {
+    if (o->bare || (!special && n != 0 && !(single && n == 2 && s[0] == '\\' && s[1] == '.'))) {
         if (!room(o, n)) return 1;
         memcpy(o->p, s, (size_t)n);
         o->p += n;
@@ -1835,24 +1836,169 @@ static int put_float(Out *o, uint64_t bits, int f4)
 
 static const char hexdigits[] = "0123456789abcdef";
 
+static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major, int single);
+
+/* A varlena's content after its 1- or 4-byte header (s, n); 0 for a TOAST pointer or an inline-compressed one
+   (Python's: decompression) or a header cut short. */
+static int varlena_body(const uint8_t *v, int64_t len, const uint8_t **s, int64_t *n)
+{
+    if (len < 1) return 0;
+    if (v[0] & 0x01) {
+        if (v[0] == 0x01) return 0;
+        *s = v + 1;
+        *n = len - 1;
+        return 1;
+    }
+    if ((v[0] & 0x03) == 0x02 || len < 4) return 0;
+    *s = v + 4;
+    *n = len - 4;
+    return 1;
+}
+
+/* What was written from `from` on, quoted as CopyAttributeOutCSV quotes a field when it must be (a delimiter,
+   quote, CR or LF in it, or empty): in place. */
+static void csv_quote(Out *o, uint8_t *from)
+{
+    int64_t quotes = 0, special = o->p == from;
+    for (const uint8_t *q = from; q < o->p; q++) {
+        special |= csv_special[*q];
+        quotes += *q == '"';
+    }
+    if (!special || !room(o, quotes + 2)) return;
+    uint8_t *src = o->p, *dst = o->p + quotes + 2;
+    o->p = dst;
+    *--dst = '"';
+    while (src > from) {
+        const uint8_t c = *--src;
+        *--dst = c;
+        if (c == '"') *--dst = '"';
+    }
+    *--dst = '"';
+}
+
+/* An element's text written from `from` on, quoted as array_out quotes it when array_in could not read it back
+   bare (empty, NULL in any case, the delimiter, a quote, backslash, brace or white space in it), in place. */
+static void array_quote(Out *o, uint8_t *from, uint8_t delim)
+{
+    const int64_t n = o->p - from;
+    int64_t escapes = 0, special = n == 0;
+    if (n == 4) {
+        static const char null[4] = {'N', 'U', 'L', 'L'};
+        int same = 1;
+        for (int i = 0; i < 4; i++) same &= (from[i] & ~0x20) == null[i];
+        special |= same;
+    }
+    for (const uint8_t *q = from; q < o->p; q++) {
+        const uint8_t c = *q;
+        special |= c == delim || c == '{' || c == '}' || c == '"' || c == '\\' || c == ' ' || (c >= '\t' && c <= '\r');
+        escapes += c == '"' || c == '\\';
+    }
+    if (!special || !room(o, escapes + 2)) return;
+    uint8_t *src = o->p, *dst = o->p + escapes + 2;
+    o->p = dst;
+    *--dst = '"';
+    while (src > from) {
+        const uint8_t c = *--src;
+        *--dst = c;
+        if (c == '"' || c == '\\') *--dst = '\\';
+    }
+    *--dst = '"';
+}
+
+/*
+ * array_out of an array whose elements the printer knows, bare (the caller quotes it as a whole): s, n the
+ * array's content after its varlena header; ex: the elements' kind (K_*), typlen (> 0, or -1 varlena),
+ * alignment in bytes, delimiter and type oid. Offsets are those of the 4-byte-header image PostgreSQL works on
+ * (datum.split_array's layout). 0: declined (anything split_array or an element would report, or find odd).
+ */
+static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, const Zone *zone, int64_t major)
+{
+    const int64_t end = n + 4, ekind = ex[0], elen = ex[1], align = ex[2];
+    const uint8_t delim = (uint8_t)ex[3];
+#define IMG(off) (s + (off) - 4)
+    if (end < 16) return 0;
+    const int64_t ndim = (int32_t)(uint32_t)u32(IMG(4)), dataoffset = (int32_t)(uint32_t)u32(IMG(8));
+    if (u32(IMG(12)) != ex[4]) return 0;   /* elemtype: not the column's element type (Python says so) */
+    if (ndim == 0) {
+        if (room(o, 2)) o->p = put_str(o->p, "{}");
+        return 1;
+    }
+    if (ndim < 0 || ndim > 6 || align < 1 || (elen <= 0 && elen != -1)) return 0;
+    const int64_t hdr = 16 + 8 * ndim;
+    if (hdr > end) return 0;
+    int64_t dims[6], lb[6], nitems = 1, lb_not_1 = 0;
+    for (int64_t d = 0; d < ndim; d++) {
+        dims[d] = (int32_t)(uint32_t)u32(IMG(16 + 4 * d));
+        lb[d] = (int32_t)(uint32_t)u32(IMG(16 + 4 * ndim + 4 * d));
+        if (dims[d] <= 0) return 0;
+        nitems *= dims[d];
+        if (nitems > end * 8) return 0;
+        lb_not_1 |= lb[d] != 1;
+    }
+    const uint8_t *bitmap = NULL;
+    int64_t off = (hdr + 7) & ~(int64_t)7;
+    if (dataoffset) {
+        const int64_t nbytes = (nitems + 7) / 8;
+        if (hdr + nbytes > end || dataoffset < hdr + nbytes || dataoffset > end) return 0;
+        bitmap = IMG(hdr);
+        off = dataoffset;
+    }
+    if (lb_not_1) {
+        for (int64_t d = 0; d < ndim; d++) {
+            if (!room(o, 48)) return 1;
+            *o->p++ = '[';
+            o->p = put_i64(o->p, lb[d]);
+            *o->p++ = ':';
+            o->p = put_i64(o->p, lb[d] + dims[d] - 1);
+            *o->p++ = ']';
+        }
+        if (room(o, 1)) *o->p++ = '=';
+    }
+    int64_t indx[6] = {0};
+    if (!room(o, ndim)) return 1;
+    for (int64_t d = 0; d < ndim; d++) *o->p++ = '{';
+    o->bare = 1;   /* the elements' texts (put_column puts the caller's mode back) */
+    for (int64_t i = 0; i < nitems; i++) {
+        if (bitmap && !(bitmap[i >> 3] & (1 << (i & 7)))) {
+            if (room(o, 4)) o->p = put_str(o->p, "NULL");
+        } else {
+            off = (off + align - 1) & ~(align - 1);
+            int64_t ln = elen;
+            if (elen == -1) {
+                if (off >= end) return 0;
+                const uint8_t h = *IMG(off);
+                if ((h & 0x01) && h != 0x01) ln = h >> 1;
+                else if ((h & 0x03) == 0 && off + 4 <= end) ln = (int64_t)(u32(IMG(off)) >> 2);
+                else return 0;   /* compressed or external: Python's */
+                if (ln < 1) return 0;
+            }
+            if (off + ln > end) return 0;
+            uint8_t *const from = o->p;
+            if (!put_value(o, ekind, IMG(off), ln, zone, major, 0)) return 0;
+            array_quote(o, from, delim);
+            off += ln;
+        }
+        int64_t d = ndim - 1;
+        for (; d >= 0; d--) {
+            if (++indx[d] < dims[d]) break;
+            indx[d] = 0;
+            if (room(o, 1)) *o->p++ = '}';
+        }
+        if (d >= 0 && room(o, 1 + ndim)) {
+            *o->p++ = delim;
+            for (int64_t k = d + 1; k < ndim; k++) *o->p++ = '{';
+        }
+    }
+#undef IMG
+    return 1;
+}
+
 /* One value (the attribute's len bytes at v) of kind k; 0 to decline the tuple. */
 static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major, int single)
 {
-    /* varlenas: the content after a 1- or 4-byte header; inline-compressed ones are Python's (decompression) */
     const uint8_t *s = v;
     int64_t n = len;
-    if (k == K_text || k == K_bytea || k == K_numeric) {
-        if (len < 1) return 0;
-        if (v[0] & 0x01) {
-            if (v[0] == 0x01) return 0;
-            s = v + 1;
-            n = len - 1;
-        } else {
-            if ((v[0] & 0x03) == 0x02 || len < 4) return 0;
-            s = v + 4;
-            n = len - 4;
-        }
-    }
+    if ((k == K_text || k == K_bytea || k == K_numeric) && !varlena_body(v, len, &s, &n)) return 0;
     switch (k) {
     case K_bool:
         if (len != 1 || v[0] > 1) return 0;
@@ -1890,7 +2036,7 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
         uint8_t *p = o->p;
         const uint8_t c = v[0];
         if (c == 0) {
-            if (!o->json) {
+            if (!o->bare) {
                 *p++ = '"';
                 *p++ = '"';
             }
@@ -1899,7 +2045,7 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
             *p++ = (uint8_t)('0' + (c >> 6));
             *p++ = (uint8_t)('0' + ((c >> 3) & 7));
             *p++ = (uint8_t)('0' + (c & 7));
-        } else if (csv_special[c] && !o->json) {
+        } else if (csv_special[c] && !o->bare) {
             *p++ = '"';
             if (c == '"') *p++ = '"';
             *p++ = c;
@@ -2075,6 +2221,21 @@ static int put_json_head(Out *o, const int64_t *sys, int64_t ntup, int64_t t, co
     return 1;
 }
 
+/* A column's value: put_value's, or an array's text (put_array, quoted as a whole as a CSV field unless bare). */
+static int put_column(Out *o, int64_t k, const int64_t *ex, const uint8_t *v, int64_t len, const Zone *zone,
+                      int64_t major, int single)
+{
+    if (k != K_array) return put_value(o, k, v, len, zone, major, single);
+    const uint8_t *s;
+    int64_t n;
+    if (!varlena_body(v, len, &s, &n)) return 0;
+    uint8_t *const from = o->p;
+    const int bare = o->bare, good = put_array(o, s, n, ex, zone, major);
+    o->bare = bare;
+    if (good && !bare) csv_quote(o, from);
+    return good;
+}
+
 /*
  * CSV lines of tuples of a chunk (base: the chunk's pages, flat, base_len bytes; tuple t is tlen[t] bytes from
  * start[t], with its t_hoff, natts and HEAP_HASNULL), walked as pgp_deform walks them over the relation's natt
@@ -2100,7 +2261,8 @@ static int put_json_head(Out *o, const int64_t *sys, int64_t ntup, int64_t t, co
  */
 int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const int64_t *start, const int64_t *tlen,
                      const int64_t *t_hoff, const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen,
-                     const int64_t *attalign, int64_t natt, const int64_t *cols, const int64_t *kinds, int64_t ncols,
+                     const int64_t *attalign, int64_t natt, const int64_t *cols, const int64_t *kinds,
+                     const int64_t *extra, int64_t ncols,
                      const int64_t *sys, const uint8_t *status_text, const int64_t *status_off, int64_t nstatus,
                      const int64_t *tz, const int64_t *params, const uint8_t *given_text, const int64_t *given_start,
                      const int64_t *given_len, int64_t ngiven, uint8_t *out, int64_t out_cap, int64_t *ends, uint8_t *ok)
@@ -2175,14 +2337,16 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                 }
                 *o.p++ = '"';
                 uint8_t *const value = o.p;
-                good = given ? put_text(&o, v, vlen, 0) : put_value(&o, kinds[c], v, vlen, &zone, major, 0);
+                good = given ? put_text(&o, v, vlen, 0) : put_column(&o, kinds[c], extra + 5 * c, v, vlen, &zone, major,
+                                                                    0);
                 json_escape(&o, value);
                 if (room(&o, 1)) *o.p++ = '"';
                 continue;
             }
             if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
             if (is_null) continue; /* NULL: nothing */
-            good = given ? put_text(&o, v, vlen, single) : put_value(&o, kinds[c], v, vlen, &zone, major, single);
+            good = given ? put_text(&o, v, vlen, single)
+                         : put_column(&o, kinds[c], extra + 5 * c, v, vlen, &zone, major, single);
         }
         if (good && json && room(&o, 2)) o.p = put_str(o.p, "}}");
         if (good && room(&o, 1)) *o.p++ = '\n';

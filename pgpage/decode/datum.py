@@ -483,7 +483,7 @@ TYPES[ANYARRAY_OID] = TypeInfo("anyarray", -1, "d", False)
 
 _TEXT_TYPES = {25, 1042, 1043, 114, 194, 705, 2275}
 _OID_TYPES = {24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191}
-_VECTOR_TYPES = {22, 30}
+VECTOR_TYPES = {22, 30}   # int2vector, oidvector: arrays printed as space-separated lists
 _FIXED_FORMATS = {21: "<h", 23: "<i", 20: "<q", 5069: "<Q", 700: "<f", 701: "<d"}
 _FIXED_FORMATS.update({t: "<I" for t in _OID_TYPES})
 
@@ -567,7 +567,7 @@ def decode_payload(typid: int, payload: bytes, *, major: int | None = None,
         if info.elem == 1033:
             return Undecoded(typid, payload.hex(), "aclitem[] not decoded")
         return decode_array(payload, major=major, encoding=encoding, timezone=timezone, _depth=_depth,
-                            expect_elem=info.elem, flat=typid in _VECTOR_TYPES)
+                            expect_elem=info.elem, flat=typid in VECTOR_TYPES)
     return Undecoded(typid, payload.hex(), "type not decoded")
 
 
@@ -1171,7 +1171,7 @@ def to_pg_text(typid: int, value) -> str | None:
         return None
     if isinstance(value, (Unreadable, Undecoded, ToastPointer)):
         return str(value)
-    if typid in _VECTOR_TYPES:
+    if typid in VECTOR_TYPES:
         if isinstance(value, PgArray):
             value = value.elements
         return " ".join(str(v) for v in value)

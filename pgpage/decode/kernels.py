@@ -149,8 +149,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
-    cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, I64, P, P, P, I64, P, P, P, P, P, I64,
-                                  P, I64, P, P]
+    cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, P, I64, P, P, P, I64, P, P, P, P, P,
+                                  I64, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     return cdll
@@ -381,14 +381,19 @@ class CsvPrinter:
     ctid, xmin, xmax and status first), the server's major (numeric's infinities), whether the line has one field
     (``\\.`` is then quoted); ``index_tuples``: the tuples are B-tree leaf tuples (their start, key data length,
     t_hoff 8 or 16, INDEX_NULL_MASK), not heap tuples. ``lines`` prints tuples of a chunk into a buffer kept from
-    call to call. With ``json`` (a ``JsonRecords``), each line is instead the tuple's ``rows --json`` record."""
+    call to call. With ``json`` (a ``JsonRecords``), each line is instead the tuple's ``rows --json`` record.
+    ``arrays``: for each column (its position in ``kinds``) of kind "array", its elements' kind name, typlen,
+    alignment in bytes, delimiter (an int) and type oid."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
-                 index_tuples: bool = False, json: "JsonRecords | None" = None):
+                 index_tuples: bool = False, json: "JsonRecords | None" = None, arrays: dict | None = None):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
         self.cols = _i64(cols)
         self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
+        # per printed column of kind "array": its elements' (kind, typlen, alignment in bytes, delimiter, type oid)
+        self.extra = _i64([[TABLES.CSV_KINDS.index(arrays[c][0]), *arrays[c][1:]] if arrays and c in arrays
+                           else [0] * 5 for c in range(len(kinds))] or [[0] * 5])
         self.zone = _i64(zone)
         texts = [s.encode("ascii") for s in statuses]
         if json is not None:
@@ -430,9 +435,9 @@ class CsvPrinter:
         ngiven = gstart.shape[1]
         done = lib().pgp_csv_rows(_p(flat), flat.size, n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull),
                                   _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),
-                                  _p(self.kinds), len(self.cols), _p(sys), _p(self.status_text), _p(self.status_off),
-                                  self.nstatus, _p(self.zone), _p(self.params), _p(text), _p(gstart), _p(glen),
-                                  ngiven, _p(self.out), len(self.out), _p(ends), _p(ok))
+                                  _p(self.kinds), _p(self.extra), len(self.cols), _p(sys), _p(self.status_text),
+                                  _p(self.status_off), self.nstatus, _p(self.zone), _p(self.params), _p(text),
+                                  _p(gstart), _p(glen), ngiven, _p(self.out), len(self.out), _p(ends), _p(ok))
         return int(done), ends[:done], ok[:done].astype(bool)
 
 

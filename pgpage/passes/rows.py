@@ -497,17 +497,36 @@ class TableRows:
     def csv_kinds(self, attrs: list[Attribute] | None = None) -> list[str | None]:
         """How the compiled printer prints each selected column (kernels.TABLES.CSV_KINDS), or each of ``attrs``,
         None where it cannot."""
+        return [self._csv_kind(a.typid, a.attlen)
+                for a in (attrs if attrs is not None else [a for _, a in self.columns])]
+
+    def _csv_kind(self, typid: int, typlen: int) -> str | None:
+        """How the compiled printer prints a value of this type and length, None if it cannot: an array when it
+        prints its elements (``_array_elements``)."""
         import codecs
-        utf8 = codecs.lookup(self.formatter.encoding).name == "utf-8"     # text is copied as it is stored
-        out = []
-        for a in attrs if attrs is not None else [a for _, a in self.columns]:
-            kind, target = self.formatter._resolve(a.typid)
-            k = _CSV_KINDS.get(target) if kind == "builtin" and target not in typeout.OUTPUT else None
-            if k is not None and ((k[0] == "timestamptz" and self._csv_zone() is None)
-                                  or (k[0] in ("text", "name") and not utf8)):
-                k = None
-            out.append(k[0] if k is not None and k[1] == a.attlen else None)
-        return out
+        kind, target = self.formatter._resolve(typid)
+        t = self.formatter.catalog.get(target)
+        if kind == "array" or (kind == "builtin" and t is not None and t.is_array and target not in datum.VECTOR_TYPES):
+            return "array" if self._array_elements(target) is not None and typlen == -1 else None
+        k = _CSV_KINDS.get(target) if kind == "builtin" and target not in typeout.OUTPUT else None
+        if k is not None and ((k[0] == "timestamptz" and self._csv_zone() is None)
+                              or (k[0] in ("text", "name") and codecs.lookup(self.formatter.encoding).name != "utf-8")):
+            return None      # (text is copied as it is stored)
+        return k[0] if k is not None and k[1] == typlen else None
+
+    def _array_elements(self, array_typid: int) -> tuple | None:
+        """An array type's elements as the printer reads them, (kind, typlen, alignment in bytes, delimiter, type
+        oid), when it prints them (not cstrings), else None."""
+        t = self.formatter.catalog.get(array_typid)
+        storage = self.formatter.catalog.storage(t.typelem) if t is not None else None
+        if storage is None or (storage[0] != -1 and storage[0] <= 0):
+            return None
+        kind = self._csv_kind(t.typelem, storage[0])
+        elem = self.formatter.catalog.get(t.typelem)
+        delim = (elem.typdelim if elem is not None else None) or ","
+        if kind in (None, "array") or len(delim.encode()) != 1:
+            return None
+        return kind, storage[0], ATTALIGN_BYTES.get(storage[1], 1), ord(delim), t.typelem
 
     def _csv_zone(self):
         """The session's time zone for the printer (pgtz.Zone's tables, which it ports), None if they are not
@@ -550,10 +569,13 @@ class TableRows:
             attlen = [a.attlen for a in index_attrs]
             attalign = [ATTALIGN_BYTES.get(a.attalign, 1) for a in index_attrs]
             cols = list(range(len(index_attrs)))
+        targets = [a for _, a in self.columns] if index_attrs is None else index_attrs
+        arrays = {c: self._array_elements(self.formatter._resolve(targets[c].typid)[1])
+                  for c, k in enumerate(kinds) if k == "array"}
         return kernels.CsvPrinter(attlen, attalign, cols, kinds,
                                   zone if zone is not None else kernels.zone_array(fixed=0), list(STATUS_NAMES),
                                   system, self.formatter.major, single_column=not system and len(kinds) == 1,
-                                  index_tuples=index_attrs is not None, json=records)
+                                  index_tuples=index_attrs is not None, json=records, arrays=arrays)
 
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
         """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined

@@ -576,3 +576,48 @@ def test_live_python_given_columns_equal_copy(live):
     got, _, printed, declined = kernel_json(cluster, rel, True)
     assert got == python_json(cluster, rel, True)[0]
     assert printed == 3000 and declined == 0
+
+
+def test_live_arrays_printed_as_array_out(live):
+    """Arrays of the kinds the printer knows (every dimension count, lower bounds, NULL elements, texts array_out
+    must quote: empty, NULL in any case, delimiters, quotes, backslashes, braces, white space, unicode), and a
+    domain's: the printer's CSV is the server's COPY, its records Python's."""
+    srv, conn = live
+    rng = random.Random(5)
+    elements = ["", "NULL", "null", "Null", "a b", "a,b", 'q"q', "b\\s", "{x}", "\t", "é日🐘", "x" * 30, "plain",
+                "nullx", " ", ";"]
+    conn.execute("CREATE DOMAIN posint AS int CHECK (VALUE > 0)")
+    conn.execute("CREATE TABLE t_arrays (id int, i4 int[], i8 int8[], t text[], n numeric[], tz timestamptz[],"
+                 " u uuid[], b bool[], f8 float8[], d date[], ba bytea[], vc varchar(5)[], p posint[], m int[][])")
+    rows = []
+    for i in range(1500):
+        def arr(make, k=None):
+            if rng.random() < 0.1:
+                return None
+            return [None if rng.random() < 0.15 else make() for _ in range(rng.randrange(0, 5) if k is None else k)]
+        rows.append((i, arr(lambda: rng.randrange(-2 ** 31, 2 ** 31)), arr(lambda: rng.randrange(-2 ** 63, 2 ** 63)),
+                     arr(lambda: rng.choice(elements) + random_text(rng, rng.randrange(0, 3))),
+                     arr(lambda: str(rng.randrange(-10 ** 6, 10 ** 6)) + "." + str(rng.randrange(0, 999))),
+                     arr(lambda: datetime(2000, 1, 1, tzinfo=dt_timezone.utc) + timedelta(seconds=rng.randrange(
+                         -10 ** 9, 10 ** 9))),
+                     arr(lambda: __import__("uuid").UUID(int=rng.getrandbits(128))), arr(lambda: rng.random() < 0.5),
+                     arr(lambda: rng.uniform(-1e6, 1e6)), arr(lambda: datetime(2000, 1, 1).date() + timedelta(
+                         days=rng.randrange(-10 ** 5, 10 ** 5))),
+                     arr(lambda: bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 4)))),
+                     arr(lambda: rng.choice(elements)[:5]), arr(lambda: rng.randrange(1, 100)),
+                     [[rng.randrange(9) for _ in range(2)] for _ in range(rng.randrange(1, 3))]))
+    with conn.cursor().copy("COPY t_arrays FROM STDIN") as cp:
+        for r in rows:
+            cp.write_row(r)
+    conn.execute("UPDATE t_arrays SET i4 = '[0:1]={7,8}', m = '[2:3][-1:0]={{1,2},{3,4}}' WHERE id % 9 = 0")
+    conn.execute("CHECKPOINT")
+    cluster = open_data_directory(srv.data)
+    rel = cluster.database("postgres").relation("t_arrays")
+    assert TableRows(cluster, rel).csv_kinds()[1:] == ["array"] * 13
+    conn.execute("SET timezone = 'UTC'")
+    got, got_findings, printed, declined = kernel_csv(cluster, rel, timezone="UTC")
+    assert got == copy_csv(conn, "t_arrays") == python_csv(cluster, rel, timezone="UTC")[0]
+    assert printed == 1500 and declined == 0 and not got_findings
+    got, _, printed, declined = kernel_json(cluster, rel, True, timezone="UTC")
+    assert got == python_json(cluster, rel, True, timezone="UTC")[0]
+    assert printed == 1500 + 1500 // 9 + 1 and declined == 0
