@@ -120,7 +120,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define BT_EVENT_WIDTH 8
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
-    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(array) X(given)
+    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(array) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -1437,6 +1437,22 @@ static inline uint8_t *put_ymd(uint8_t *p, int64_t year, int month, int day)
 }
 
 /* HH:MM:SS[.ffffff without trailing zeros] of 0 <= usecs (datum.format_time) */
+/* .ffffff of 0 < fsec < 10^6 microseconds, trailing zeros dropped (nothing for 0) */
+static inline uint8_t *put_frac(uint8_t *p, int64_t fsec)
+{
+    if (!fsec) return p;
+    char f[6];
+    int64_t v = fsec, n = 6;
+    for (int k = 5; k >= 0; k--) {
+        f[k] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    while (f[n - 1] == '0') n--;
+    *p++ = '.';
+    for (int k = 0; k < n; k++) *p++ = (uint8_t)f[k];
+    return p;
+}
+
 static inline uint8_t *put_hms(uint8_t *p, int64_t usecs)
 {
     const int64_t hour = usecs / USECS_PER_HOUR, rem = usecs % USECS_PER_HOUR;
@@ -1447,16 +1463,47 @@ static inline uint8_t *put_hms(uint8_t *p, int64_t usecs)
     p = put_pad(p, minute, 2);
     *p++ = ':';
     p = put_pad(p, sec, 2);
-    if (fsec) {
-        char f[6];
-        int64_t v = fsec, n = 6;
-        for (int k = 5; k >= 0; k--) {
-            f[k] = (char)('0' + v % 10);
-            v /= 10;
-        }
-        while (f[n - 1] == '0') n--;
-        *p++ = '.';
-        for (int k = 0; k < n; k++) *p++ = (uint8_t)f[k];
+    return put_frac(p, fsec);
+}
+
+/* One field of interval_out's postgres style: " +3 days" (datum.format_interval's add); nothing for 0. */
+static inline uint8_t *put_interval_field(uint8_t *p, int64_t value, const char *unit, int *is_zero, int *is_before)
+{
+    if (!value) return p;
+    if (!*is_zero) *p++ = ' ';
+    if (*is_before && value > 0) *p++ = '+';
+    p = put_i64(p, value);
+    *p++ = ' ';
+    p = put_str(p, unit);
+    if (value != 1) *p++ = 's';
+    *is_before = value < 0;
+    *is_zero = 0;
+    return p;
+}
+
+/* interval_out, IntervalStyle=postgres (datum.format_interval): C division, truncating toward zero */
+static inline uint8_t *put_interval(uint8_t *p, int64_t time, int64_t day, int64_t month, int64_t major)
+{
+    if (major == 0 || major >= 17) {
+        if (time == INT64_MIN && day == INT32_MIN && month == INT32_MIN) return put_str(p, "-infinity");
+        if (time == INT64_MAX && day == INT32_MAX && month == INT32_MAX) return put_str(p, "infinity");
+    }
+    const int64_t hour = time / USECS_PER_HOUR, minute = time % USECS_PER_HOUR / USECS_PER_MINUTE;
+    const int64_t sec = time % USECS_PER_MINUTE / USECS_PER_SEC, fsec = time % USECS_PER_SEC;
+    int is_zero = 1, is_before = 0;
+    p = put_interval_field(p, month / 12, "year", &is_zero, &is_before);
+    p = put_interval_field(p, month % 12, "mon", &is_zero, &is_before);
+    p = put_interval_field(p, day, "day", &is_zero, &is_before);
+    if (is_zero || hour || minute || sec || fsec) {
+        if (!is_zero) *p++ = ' ';
+        if (hour < 0 || minute < 0 || sec < 0 || fsec < 0) *p++ = '-';
+        else if (is_before) *p++ = '+';
+        p = put_pad(p, hour < 0 ? -hour : hour, 2);
+        *p++ = ':';
+        p = put_pad(p, minute < 0 ? -minute : minute, 2);
+        *p++ = ':';
+        p = put_pad(p, sec < 0 ? -sec : sec, 2);
+        p = put_frac(p, fsec < 0 ? -fsec : fsec);
     }
     return p;
 }
@@ -2125,6 +2172,14 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     }
     case K_numeric:
         return put_numeric(o, s, n, major);
+    case K_interval: {
+        if (len != 16) return 0;
+        int64_t time;
+        memcpy(&time, v, 8);
+        if (!room(o, 96)) return 1;
+        o->p = put_interval(o->p, time, (int32_t)(uint32_t)u32(v + 8), (int32_t)(uint32_t)u32(v + 12), major);
+        return 1;
+    }
     case K_float4: {
         if (len != 4) return 0;
         uint32_t b;

@@ -48,7 +48,7 @@ _CSV_KINDS: dict[int, tuple[str, int]] = {
     16: ("bool", 1), 21: ("int2", 2), 23: ("int4", 4), 20: ("int8", 8), 5069: ("uint64", 8), 18: ("char", 1),
     19: ("name", 64), 17: ("bytea", -1), 2950: ("uuid", 16), 1082: ("date", 4), 1083: ("time", 8),
     1114: ("timestamp", 8), 1184: ("timestamptz", 8), 1700: ("numeric", -1), 700: ("float4", 4),
-    701: ("float8", 8),
+    701: ("float8", 8), 1186: ("interval", 16),
     **{t: ("text", -1) for t in (25, 1042, 1043, 114, 194)},     # text, bpchar, varchar, json, pg_node_tree
     **{t: ("uint32", 4) for t in (24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)},
 }

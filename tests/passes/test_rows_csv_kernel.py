@@ -621,3 +621,32 @@ def test_live_arrays_printed_as_array_out(live):
     got, _, printed, declined = kernel_json(cluster, rel, True, timezone="UTC")
     assert got == python_json(cluster, rel, True, timezone="UTC")[0]
     assert printed == 1500 + 1500 // 9 + 1 and declined == 0
+
+
+def test_live_intervals_equal_copy(live):
+    """interval_out (IntervalStyle postgres) by the printer: random months, days and microseconds of every sign
+    and size, each field alone, the extremes, and arrays of them: the CSV is the server's COPY, the records
+    Python's."""
+    srv, conn = live
+    rng = random.Random(3)
+    values = [(0, 0, 0), (1, 0, 0), (-1, 0, 0), (12, 0, 0), (-13, 1, -1), (0, 1, 0), (0, -1, 1), (0, 0, 1),
+              (0, 0, -1), (0, 0, 1_000_000), (0, 0, -3_600_000_001), (2 ** 31 - 1, 2 ** 31 - 1, 2 ** 63 - 1),
+              (-2 ** 31 + 1, -2 ** 31 + 1, -2 ** 63 + 1), (1, -1, 59_999_999), (-1, 1, -500_000)]
+    for _ in range(1500):
+        values.append((rng.choice([0, rng.randrange(-30, 30), rng.randrange(-2 ** 31 + 1, 2 ** 31)]),
+                       rng.choice([0, rng.randrange(-40, 40), rng.randrange(-2 ** 31 + 1, 2 ** 31)]),
+                       rng.choice([0, rng.randrange(-10 ** 11, 10 ** 11), rng.randrange(-2 ** 63 + 1, 2 ** 63),
+                                   rng.randrange(-10 ** 6, 10 ** 6) * 10 ** rng.randrange(0, 7)])))
+    conn.execute("CREATE TABLE t_interval (id int, iv interval, ivs interval[])")
+    floatbits.copy_binary(conn, "t_interval", ["id", "iv", "ivs"], [
+        (struct.pack(">i", i), struct.pack(">qii", us, d, m), None) for i, (m, d, us) in enumerate(values)])
+    conn.execute("UPDATE t_interval SET ivs = ARRAY[iv, NULL, -iv] WHERE id % 3 = 0 AND iv > '-1000000 years'"
+                 " AND iv < '1000000 years'")
+    conn.execute("CHECKPOINT")
+    cluster = open_data_directory(srv.data)
+    rel = cluster.database("postgres").relation("t_interval")
+    assert TableRows(cluster, rel).csv_kinds() == ["int4", "interval", "array"]
+    got, got_findings, printed, declined = kernel_csv(cluster, rel)
+    assert got == copy_csv(conn, "t_interval") == python_csv(cluster, rel)[0]
+    assert printed == len(values) and declined == 0 and not got_findings
+    assert kernel_json(cluster, rel, True)[0] == python_json(cluster, rel, True)[0]
