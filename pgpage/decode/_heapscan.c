@@ -120,7 +120,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define BT_EVENT_WIDTH 8
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
-    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(array) X(given)
+    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(array) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -1280,6 +1280,8 @@ void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const i
 typedef struct {
     uint8_t *p, *end;
     int full, bare;
+    const int64_t *enums;   /* enum labels: {n, oid[n] ascending, off[n + 1]}, label k at labels[off[k]..off[k + 1]) */
+    const uint8_t *labels;
 } Out;
 
 static inline int room(Out *o, int64_t n)
@@ -2172,6 +2174,18 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     }
     case K_numeric:
         return put_numeric(o, s, n, major);
+    case K_enum: {   /* pg_enum's label of the value's oid; an oid it does not have is Python's (a finding) */
+        if (len != 4 || !o->enums) return 0;
+        const int64_t oid = (int64_t)u32(v), count = o->enums[0], *oids = o->enums + 1, *off = o->enums + 1 + count;
+        int64_t lo = 0, hi = count;
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) / 2;
+            if (oids[mid] < oid) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo == count || oids[lo] != oid) return 0;
+        return put_text(o, o->labels + off[lo], off[lo + 1] - off[lo], single);
+    }
     case K_interval: {
         if (len != 16) return 0;
         int64_t time;
@@ -2304,6 +2318,8 @@ static int put_column(Out *o, int64_t k, const int64_t *ex, const uint8_t *v, in
  * ngiven such columns' texts of tuple t are given_len[t * ngiven + g] bytes (UTF-8) at given_start[t * ngiven + g]
  * of given_text, -1 for NULL, or -2 when Python prints the whole tuple (then declined).
  *
+ * K_enum values are printed from enums and labels (Out's).
+ *
  * With params[CP_json], each line is instead the tuple's `pgpage rows --json` record (put_json_head, then the values
  * by name, as JSON strings or null): sys has 11 rows (block, item, xmin, xmax, status index, xmin's and xmax's
  * verdict indexes, t_ctid's block and offset, t_infomask, t_infomask2); status_text holds the nstatus status names,
@@ -2320,7 +2336,8 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                      const int64_t *extra, int64_t ncols,
                      const int64_t *sys, const uint8_t *status_text, const int64_t *status_off, int64_t nstatus,
                      const int64_t *tz, const int64_t *params, const uint8_t *given_text, const int64_t *given_start,
-                     const int64_t *given_len, int64_t ngiven, uint8_t *out, int64_t out_cap, int64_t *ends, uint8_t *ok)
+                     const int64_t *given_len, int64_t ngiven, const int64_t *enums, const uint8_t *labels,
+                     uint8_t *out, int64_t out_cap, int64_t *ends, uint8_t *ok)
 {
     int64_t P[MAX_TUPLE_ATTS], L[MAX_TUPLE_ATTS];
     const int64_t nats = tz[0], nrule = tz[1];
@@ -2332,7 +2349,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     const int64_t bits_at = index ? INDEX_BITS_AT : HEAP_BITS_AT, slack = index ? 7 : 0;
     const int json = params[CP_json] != 0;
     const int64_t nxid = params[CP_json_nxid], keys_at = nstatus + nxid;
-    Out o = {out, out + out_cap, 0, json};
+    Out o = {out, out + out_cap, 0, json, enums, labels};
     int usable = natt <= MAX_TUPLE_ATTS;
     int64_t nk_given = 0;
     for (int64_t c = 0; c < ncols; c++) {

@@ -150,7 +150,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, P, I64, P, P, P, I64, P, P, P, P, P,
-                                  I64, P, I64, P, P]
+                                  I64, P, P, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     return cdll
@@ -383,14 +383,19 @@ class CsvPrinter:
     t_hoff 8 or 16, INDEX_NULL_MASK), not heap tuples. ``lines`` prints tuples of a chunk into a buffer kept from
     call to call. With ``json`` (a ``JsonRecords``), each line is instead the tuple's ``rows --json`` record.
     ``arrays``: for each column (its position in ``kinds``) of kind "array", its elements' kind name, typlen,
-    alignment in bytes, delimiter (an int) and type oid."""
+    alignment in bytes, delimiter (an int) and type oid. ``enum_labels``: pg_enum's labels by oid (kind "enum")."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
-                 index_tuples: bool = False, json: "JsonRecords | None" = None, arrays: dict | None = None):
+                 index_tuples: bool = False, json: "JsonRecords | None" = None, arrays: dict | None = None,
+                 enum_labels: dict[int, str] | None = None):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
         self.cols = _i64(cols)
         self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
+        oids = sorted(enum_labels or {})
+        labels = [enum_labels[k].encode("utf-8", "surrogatepass") for k in oids]
+        self.enums = _i64([len(oids), *oids, *np.cumsum([0] + [len(b) for b in labels])])
+        self.labels = np.frombuffer(b"".join(labels) or b"\0", dtype=np.uint8)
         # per printed column of kind "array": its elements' (kind, typlen, alignment in bytes, delimiter, type oid)
         self.extra = _i64([[TABLES.CSV_KINDS.index(arrays[c][0]), *arrays[c][1:]] if arrays and c in arrays
                            else [0] * 5 for c in range(len(kinds))] or [[0] * 5])
@@ -437,7 +442,8 @@ class CsvPrinter:
                                   _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),
                                   _p(self.kinds), _p(self.extra), len(self.cols), _p(sys), _p(self.status_text),
                                   _p(self.status_off), self.nstatus, _p(self.zone), _p(self.params), _p(text),
-                                  _p(gstart), _p(glen), ngiven, _p(self.out), len(self.out), _p(ends), _p(ok))
+                                  _p(gstart), _p(glen), ngiven, _p(self.enums), _p(self.labels), _p(self.out),
+                                  len(self.out), _p(ends), _p(ok))
         return int(done), ends[:done], ok[:done].astype(bool)
 
 

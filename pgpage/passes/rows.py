@@ -506,6 +506,8 @@ class TableRows:
         import codecs
         kind, target = self.formatter._resolve(typid)
         t = self.formatter.catalog.get(target)
+        if kind == "enum":
+            return "enum" if typlen == 4 else None
         if kind == "array" or (kind == "builtin" and t is not None and t.is_array and target not in datum.VECTOR_TYPES):
             return "array" if self._array_elements(target) is not None and typlen == -1 else None
         k = _CSV_KINDS.get(target) if kind == "builtin" and target not in typeout.OUTPUT else None
@@ -575,7 +577,8 @@ class TableRows:
         return kernels.CsvPrinter(attlen, attalign, cols, kinds,
                                   zone if zone is not None else kernels.zone_array(fixed=0), list(STATUS_NAMES),
                                   system, self.formatter.major, single_column=not system and len(kinds) == 1,
-                                  index_tuples=index_attrs is not None, json=records, arrays=arrays)
+                                  index_tuples=index_attrs is not None, json=records, arrays=arrays,
+                                  enum_labels=self.formatter.catalog.enum_labels)
 
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
         """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined

@@ -557,8 +557,9 @@ def test_live_json_values_are_the_servers_texts(live):
 
 
 def test_live_python_given_columns_equal_copy(live):
-    """A table of types the printer leaves to Python (array, jsonb, enum, interval, inet) beside ones it prints:
-    Python's texts are given to the printer, and the CSV is the server's COPY, the records Python's."""
+    """A table of types the printer leaves to Python (jsonb, inet) beside ones it prints (an array, an enum whose
+    labels need quoting, an interval, text): Python's texts are given to the printer, and the CSV is the server's
+    COPY, the records Python's."""
     srv, conn = live
     conn.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'so, \"happy\"')")
     conn.execute("CREATE TABLE t_given (id int, tags text[], doc jsonb, m mood, dur interval, ip inet, t text)")
@@ -570,6 +571,7 @@ def test_live_python_given_columns_equal_copy(live):
     conn.execute("CHECKPOINT")
     cluster = open_data_directory(srv.data)
     rel = cluster.database("postgres").relation("t_given")
+    assert TableRows(cluster, rel).csv_kinds() == ["int4", "array", None, "enum", "interval", None, "text"]
     got, got_findings, printed, declined = kernel_csv(cluster, rel)
     assert got == copy_csv(conn, "t_given") == python_csv(cluster, rel)[0]
     assert printed == 3000 - 3000 // 13 and declined == 0 and not got_findings
