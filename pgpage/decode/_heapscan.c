@@ -120,7 +120,8 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define BT_EVENT_WIDTH 8
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
-    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(array) X(given)
+    X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(jsonb) \
+    X(array) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2042,12 +2043,203 @@ static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, con
     return 1;
 }
 
+/* What was written from `from` on, made the inside of a JSON string as Python's json.dumps(ensure_ascii=False)
+   writes it: the quote, the backslash and the control characters escaped (\b \f \n \r \t, the others \u00xx). */
+static const uint8_t json_short[32] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
+static void json_escape(Out *o, uint8_t *from)
+{
+    int64_t extra = 0;
+    for (const uint8_t *q = from; q < o->p; q++)
+        if (*q < 0x20) extra += json_short[*q] ? 1 : 5;
+        else if (*q == '"' || *q == '\\') extra++;
+    if (!extra || !room(o, extra)) return;
+    uint8_t *src = o->p, *dst = o->p + extra;
+    o->p = dst;
+    while (src > from) {   /* from the end, so that each byte moves before it is overwritten */
+        const uint8_t c = *--src;
+        if (c < 0x20 && json_short[c]) {
+            *--dst = json_short[c];
+            *--dst = '\\';
+        } else if (c < 0x20) {
+            *--dst = (uint8_t)hexdigits[c & 15];
+            *--dst = (uint8_t)hexdigits[c >> 4];
+            for (const char *u = "00u\\"; *u; u++) *--dst = (uint8_t)*u;
+        } else if (c == '"' || c == '\\') {
+            *--dst = c;
+            *--dst = '\\';
+        } else
+            *--dst = c;
+    }
+}
+
+/*
+ * jsonb_out of a jsonb value (s, n: after its varlena header), bare, as typeout/jsonb.py prints it: its
+ * containers walked with an explicit stack, keys and values in stored order, ", " and ": " between them, strings
+ * through escape_json (json_escape's rules), numerics through numeric_out. 0: declined, for everything jsonb.py
+ * refuses (a header, entry, padding or string no server writes) and for what this port does not follow (nesting
+ * deeper than JSONB_DEPTH, a child found only through more than JSONB_WALK entries without an offset).
+ */
+#define JB_CMASK 0x0FFFFFFFu
+#define JB_FSCALAR 0x10000000u
+#define JB_FOBJECT 0x20000000u
+#define JB_FARRAY 0x40000000u
+#define JENTRY_OFFLENMASK 0x0FFFFFFFu
+#define JENTRY_TYPEMASK 0x70000000u
+#define JENTRY_HAS_OFF 0x80000000u
+#define JENTRY_ISSTRING 0x00000000u
+#define JENTRY_ISNUMERIC 0x10000000u
+#define JENTRY_ISBOOL_FALSE 0x20000000u
+#define JENTRY_ISBOOL_TRUE 0x30000000u
+#define JENTRY_ISNULL 0x40000000u
+#define JENTRY_ISCONTAINER 0x50000000u
+#define JSONB_DEPTH 64
+#define JSONB_WALK 64
+
+typedef struct {
+    int64_t start, data, count, is_object, scalar, next;   /* next: the child to print */
+} JsonbContainer;
+
+/* A container at s[start..end): its header and entries checked as jsonb.py's _Container checks them. */
+static int jsonb_open(const uint8_t *s, int64_t start, int64_t end, JsonbContainer *c)
+{
+    if (end - start < 4) return 0;
+    const uint32_t header = (uint32_t)u32(s + start), kind = header & (JB_FARRAY | JB_FOBJECT);
+    if ((kind != JB_FARRAY && kind != JB_FOBJECT) || (header & ~(JB_CMASK | JB_FSCALAR | kind))) return 0;
+    c->is_object = kind == JB_FOBJECT;
+    c->scalar = (header & JB_FSCALAR) != 0;
+    c->count = header & JB_CMASK;
+    if (c->scalar && (c->is_object || c->count != 1)) return 0;
+    const int64_t nentries = c->is_object ? 2 * c->count : c->count;
+    c->start = start;
+    c->data = start + 4 + 4 * nentries;
+    c->next = 0;
+    if (c->data > end) return 0;
+    int64_t offset = 0;
+    for (int64_t i = 0; i < nentries; i++) {
+        const uint32_t entry = (uint32_t)u32(s + start + 4 + 4 * i), field = entry & JENTRY_OFFLENMASK;
+        const int64_t stop = entry & JENTRY_HAS_OFF ? field : offset + field;
+        if (stop < offset || c->data + stop > end) return 0;
+        offset = stop;
+    }
+    return c->data + offset == end;
+}
+
+/* Child i of a checked container: its type, and where its data lies (getJsonbOffset's walk back to an entry
+   holding its end offset). 0 when the walk would be longer than JSONB_WALK entries. */
+static int jsonb_child(const uint8_t *s, const JsonbContainer *c, int64_t i, uint32_t *type, int64_t *b, int64_t *e)
+{
+    const uint8_t *entries = s + c->start + 4;
+    int64_t offs[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {   /* the end of child i - 1, then of child i */
+        int64_t j = i - 1 + k, sum = 0, steps = 0;
+        for (; j >= 0; j--) {
+            const uint32_t entry = (uint32_t)u32(entries + 4 * j);
+            sum += entry & JENTRY_OFFLENMASK;
+            if (entry & JENTRY_HAS_OFF) break;
+            if (++steps > JSONB_WALK) return 0;
+        }
+        offs[k] = sum;
+    }
+    *type = (uint32_t)u32(entries + 4 * i) & JENTRY_TYPEMASK;
+    *b = c->data + offs[0];
+    *e = c->data + offs[1];
+    return 1;
+}
+
+/* The zero padding before a numeric or a container, to INTALIGN from the root's start (jsonb.py's _aligned). */
+static int jsonb_aligned(const uint8_t *s, int64_t start, int64_t end, int64_t *body)
+{
+    *body = (start + 3) & ~(int64_t)3;
+    if (*body > end) return 0;
+    for (int64_t i = start; i < *body; i++)
+        if (s[i]) return 0;
+    return 1;
+}
+
+static int put_jsonb_scalar(Out *o, const uint8_t *s, uint32_t type, int64_t b, int64_t e, int64_t major)
+{
+    switch (type) {
+    case JENTRY_ISSTRING: {
+        if (memchr(s + b, 0, (size_t)(e - b)) || !utf8_valid(s + b, e - b)) return 0;
+        if (!room(o, e - b + 2)) return 1;
+        *o->p++ = '"';
+        uint8_t *const from = o->p;
+        memcpy(o->p, s + b, (size_t)(e - b));
+        o->p += e - b;
+        json_escape(o, from);
+        if (room(o, 1)) *o->p++ = '"';
+        return 1;
+    }
+    case JENTRY_ISNUMERIC: {
+        int64_t body;
+        if (!jsonb_aligned(s, b, e, &body) || body >= e) return 0;
+        const uint8_t *num;
+        int64_t n;
+        const uint8_t first = s[body];
+        if ((first & 0x03) == 0 && e - body < 4) return 0;
+        const int64_t size = (first & 0x03) == 0 ? (int64_t)(u32(s + body) >> 2) : first >> 1;
+        if (size != e - body || !varlena_body(s + body, e - body, &num, &n)) return 0;
+        return put_numeric(o, num, n, major);
+    }
+    case JENTRY_ISBOOL_FALSE:
+    case JENTRY_ISBOOL_TRUE:
+    case JENTRY_ISNULL:
+        if (e != b || !room(o, 5)) return e != b ? 0 : 1;
+        o->p = put_str(o->p, type == JENTRY_ISNULL ? "null" : type == JENTRY_ISBOOL_TRUE ? "true" : "false");
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int put_jsonb(Out *o, const uint8_t *s, int64_t n, int64_t major)
+{
+    JsonbContainer stack[JSONB_DEPTH];
+    uint32_t type;
+    int64_t b, e, depth = 1;
+    if (!jsonb_open(s, 0, n, &stack[0])) return 0;
+    if (stack[0].scalar) {
+        if (!jsonb_child(s, &stack[0], 0, &type, &b, &e) || type == JENTRY_ISCONTAINER) return 0;
+        return put_jsonb_scalar(o, s, type, b, e, major);
+    }
+    if (!room(o, 1)) return 1;
+    *o->p++ = stack[0].is_object ? '{' : '[';
+    while (depth > 0) {
+        JsonbContainer *c = &stack[depth - 1];
+        if (!room(o, 4)) return 1;
+        if (c->next >= c->count) {
+            *o->p++ = c->is_object ? '}' : ']';
+            depth--;
+            continue;
+        }
+        const int64_t i = c->next++;
+        if (i) o->p = put_str(o->p, ", ");
+        if (c->is_object) {
+            if (!jsonb_child(s, c, i, &type, &b, &e) || type != JENTRY_ISSTRING) return 0;
+            if (!put_jsonb_scalar(o, s, type, b, e, major) || !room(o, 2)) return !o->full ? 0 : 1;
+            o->p = put_str(o->p, ": ");
+        }
+        if (!jsonb_child(s, c, c->is_object ? c->count + i : i, &type, &b, &e)) return 0;
+        if (type != JENTRY_ISCONTAINER) {
+            if (!put_jsonb_scalar(o, s, type, b, e, major)) return 0;
+            continue;
+        }
+        int64_t body;
+        if (depth == JSONB_DEPTH || !jsonb_aligned(s, b, e, &body) || !jsonb_open(s, body, e, &stack[depth])
+            || stack[depth].scalar || !room(o, 1))
+            return !o->full ? 0 : 1;
+        *o->p++ = stack[depth].is_object ? '{' : '[';
+        depth++;
+    }
+    return 1;
+}
+
 /* One value (the attribute's len bytes at v) of kind k; 0 to decline the tuple. */
 static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major, int single)
 {
     const uint8_t *s = v;
     int64_t n = len;
-    if ((k == K_text || k == K_bytea || k == K_numeric) && !varlena_body(v, len, &s, &n)) return 0;
+    if ((k == K_text || k == K_bytea || k == K_numeric || k == K_jsonb) && !varlena_body(v, len, &s, &n)) return 0;
     switch (k) {
     case K_bool:
         if (len != 1 || v[0] > 1) return 0;
@@ -2186,6 +2378,12 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
         if (lo == count || oids[lo] != oid) return 0;
         return put_text(o, o->labels + off[lo], off[lo + 1] - off[lo], single);
     }
+    case K_jsonb: {   /* written bare, then quoted whole as a CSV field unless bare */
+        uint8_t *const from = o->p;
+        if (!put_jsonb(o, s, n, major)) return 0;
+        if (!o->bare) csv_quote(o, from);
+        return 1;
+    }
     case K_interval: {
         if (len != 16) return 0;
         int64_t time;
@@ -2211,34 +2409,6 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     }
 }
 
-/* What was written from `from` on, made the inside of a JSON string as Python's json.dumps(ensure_ascii=False)
-   writes it: the quote, the backslash and the control characters escaped (\b \f \n \r \t, the others \u00xx). */
-static const uint8_t json_short[32] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
-static void json_escape(Out *o, uint8_t *from)
-{
-    int64_t extra = 0;
-    for (const uint8_t *q = from; q < o->p; q++)
-        if (*q < 0x20) extra += json_short[*q] ? 1 : 5;
-        else if (*q == '"' || *q == '\\') extra++;
-    if (!extra || !room(o, extra)) return;
-    uint8_t *src = o->p, *dst = o->p + extra;
-    o->p = dst;
-    while (src > from) {   /* from the end, so that each byte moves before it is overwritten */
-        const uint8_t c = *--src;
-        if (c < 0x20 && json_short[c]) {
-            *--dst = json_short[c];
-            *--dst = '\\';
-        } else if (c < 0x20) {
-            *--dst = (uint8_t)hexdigits[c & 15];
-            *--dst = (uint8_t)hexdigits[c >> 4];
-            for (const char *u = "00u\\"; *u; u++) *--dst = (uint8_t)*u;
-        } else if (c == '"' || c == '\\') {
-            *--dst = c;
-            *--dst = '\\';
-        } else
-            *--dst = c;
-    }
-}
 
 static inline uint8_t *put_bytes(uint8_t *p, const uint8_t *s, int64_t n)
 {

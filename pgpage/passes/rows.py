@@ -41,6 +41,7 @@ DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configu
 MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
 RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
 
+_CSV_PORTED = {3802}   # typeout's output functions the printer has too: jsonb's
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
 # the attlen the column must have: the types datum prints from their bytes alone. A table printing a column of
 # any other type (typeout's families, enums, arrays, ranges, types pgpage does not decode) is printed by Python.
@@ -48,7 +49,7 @@ _CSV_KINDS: dict[int, tuple[str, int]] = {
     16: ("bool", 1), 21: ("int2", 2), 23: ("int4", 4), 20: ("int8", 8), 5069: ("uint64", 8), 18: ("char", 1),
     19: ("name", 64), 17: ("bytea", -1), 2950: ("uuid", 16), 1082: ("date", 4), 1083: ("time", 8),
     1114: ("timestamp", 8), 1184: ("timestamptz", 8), 1700: ("numeric", -1), 700: ("float4", 4),
-    701: ("float8", 8), 1186: ("interval", 16),
+    701: ("float8", 8), 1186: ("interval", 16), 3802: ("jsonb", -1),
     **{t: ("text", -1) for t in (25, 1042, 1043, 114, 194)},     # text, bpchar, varchar, json, pg_node_tree
     **{t: ("uint32", 4) for t in (24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)},
 }
@@ -510,7 +511,8 @@ class TableRows:
             return "enum" if typlen == 4 else None
         if kind == "array" or (kind == "builtin" and t is not None and t.is_array and target not in datum.VECTOR_TYPES):
             return "array" if self._array_elements(target) is not None and typlen == -1 else None
-        k = _CSV_KINDS.get(target) if kind == "builtin" and target not in typeout.OUTPUT else None
+        k = _CSV_KINDS.get(target) if kind == "builtin" and (target not in typeout.OUTPUT or target in _CSV_PORTED) \
+            else None
         if k is not None and ((k[0] == "timestamptz" and self._csv_zone() is None)
                               or (k[0] in ("text", "name") and codecs.lookup(self.formatter.encoding).name != "utf-8")):
             return None      # (text is copied as it is stored)

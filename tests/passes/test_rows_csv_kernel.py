@@ -557,7 +557,7 @@ def test_live_json_values_are_the_servers_texts(live):
 
 
 def test_live_python_given_columns_equal_copy(live):
-    """A table of types the printer leaves to Python (jsonb, inet) beside ones it prints (an array, an enum whose
+    """A table of a type the printer leaves to Python (inet) beside ones it prints (an array, jsonb, an enum whose
     labels need quoting, an interval, text): Python's texts are given to the printer, and the CSV is the server's
     COPY, the records Python's."""
     srv, conn = live
@@ -571,7 +571,7 @@ def test_live_python_given_columns_equal_copy(live):
     conn.execute("CHECKPOINT")
     cluster = open_data_directory(srv.data)
     rel = cluster.database("postgres").relation("t_given")
-    assert TableRows(cluster, rel).csv_kinds() == ["int4", "array", None, "enum", "interval", None, "text"]
+    assert TableRows(cluster, rel).csv_kinds() == ["int4", "array", "jsonb", "enum", "interval", None, "text"]
     got, got_findings, printed, declined = kernel_csv(cluster, rel)
     assert got == copy_csv(conn, "t_given") == python_csv(cluster, rel)[0]
     assert printed == 3000 - 3000 // 13 and declined == 0 and not got_findings
@@ -625,6 +625,20 @@ def test_live_arrays_printed_as_array_out(live):
     assert printed == 1500 + 1500 // 9 + 1 and declined == 0
 
 
+def printed_like_copy(srv, conn, table: str, kinds: list) -> tuple[int, int]:
+    """A live table through the printer, its columns of ``kinds``: the CSV is the server's COPY and Python's, the
+    records (every version) Python's, no finding. (printed, declined)"""
+    conn.execute("CHECKPOINT")
+    cluster = open_data_directory(srv.data)
+    rel = cluster.database("postgres").relation(table)
+    assert TableRows(cluster, rel).csv_kinds() == kinds
+    got, got_findings, printed, declined = kernel_csv(cluster, rel)
+    assert got == copy_csv(conn, table) == python_csv(cluster, rel)[0]
+    assert not got_findings
+    assert kernel_json(cluster, rel, True)[0] == python_json(cluster, rel, True)[0]
+    return printed, declined
+
+
 def test_live_intervals_equal_copy(live):
     """interval_out (IntervalStyle postgres) by the printer: random months, days and microseconds of every sign
     and size, each field alone, the extremes, and arrays of them: the CSV is the server's COPY, the records
@@ -644,11 +658,41 @@ def test_live_intervals_equal_copy(live):
         (struct.pack(">i", i), struct.pack(">qii", us, d, m), None) for i, (m, d, us) in enumerate(values)])
     conn.execute("UPDATE t_interval SET ivs = ARRAY[iv, NULL, -iv] WHERE id % 3 = 0 AND iv > '-1000000 years'"
                  " AND iv < '1000000 years'")
-    conn.execute("CHECKPOINT")
-    cluster = open_data_directory(srv.data)
-    rel = cluster.database("postgres").relation("t_interval")
-    assert TableRows(cluster, rel).csv_kinds() == ["int4", "interval", "array"]
-    got, got_findings, printed, declined = kernel_csv(cluster, rel)
-    assert got == copy_csv(conn, "t_interval") == python_csv(cluster, rel)[0]
-    assert printed == len(values) and declined == 0 and not got_findings
-    assert kernel_json(cluster, rel, True)[0] == python_json(cluster, rel, True)[0]
+    assert printed_like_copy(srv, conn, "t_interval", ["int4", "interval", "array"]) == (len(values), 0)
+
+
+def random_json(rng: random.Random, depth: int = 0):
+    """A random JSON value: objects (some of more than 32 keys: JEntry offsets), arrays, strings with quotes,
+    backslashes, control characters and non-ASCII, numbers of every form, true, false, null."""
+    pick = rng.random()
+    if depth < 4 and pick < 0.25:
+        keys = rng.choice([rng.randrange(0, 5), rng.randrange(0, 5), rng.randrange(30, 70) if depth == 0 else 2])
+        return {random_text(rng, rng.randrange(0, 6)) + chr(rng.choice([0x41, 0x1F, 0x7F, 0x2028])): random_json(
+            rng, depth + 1) for _ in range(keys)}
+    if depth < 4 and pick < 0.45:
+        return [random_json(rng, depth + 1) for _ in range(rng.choice([0, 1, 3, 40 if depth == 0 else 2]))]
+    if pick < 0.65:
+        return random_text(rng, rng.randrange(0, 12)) + rng.choice(["", "\x01", "\\", '"', "\u00e9"])
+    if pick < 0.85:
+        return rng.choice([rng.randrange(-10 ** 20, 10 ** 20), rng.uniform(-1e6, 1e6), 0, -0.0, 1e-7, 123.4500,
+                           float(rng.randrange(10 ** 15)) * 10 ** rng.randrange(-30, 30)])
+    return rng.choice([True, False, None])
+
+
+def test_live_jsonb_equal_copy(live):
+    """jsonb_out by the printer: random documents (nested objects and arrays, objects past 32 keys, strings
+    that need escaping, numbers of every form, top-level scalars), alone and in arrays: the CSV is the server's
+    COPY, the records Python's."""
+    srv, conn = live
+    rng = random.Random(17)
+    # j kept inline and uncompressed (the printer's), js compressed when big (Python's)
+    conn.execute("CREATE TABLE t_jsonb (id int, j jsonb, js jsonb[])")
+    conn.execute("ALTER TABLE t_jsonb ALTER j SET STORAGE PLAIN, ALTER js SET STORAGE MAIN")
+    with conn.cursor().copy("COPY t_jsonb (id, j) FROM STDIN") as cp:
+        for i in range(1200):
+            cp.write_row((i, None if i % 29 == 0 else json.dumps(random_json(rng))))
+    conn.execute("UPDATE t_jsonb SET js = ARRAY[j, NULL, '{}'::jsonb] WHERE id % 4 = 0")
+    printed, declined = printed_like_copy(srv, conn, "t_jsonb", ["int4", "jsonb", "array"])
+    assert declined == int(conn.execute("SELECT count(*) FROM t_jsonb WHERE pg_column_compression(js) IS NOT NULL"
+                                        ).fetchone()[0])
+    assert printed > 900
