@@ -43,8 +43,9 @@ RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 
 
 _CSV_PORTED = {3802}   # typeout's output functions the printer has too: jsonb's
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
-# the attlen the column must have: the types datum prints from their bytes alone. A table printing a column of
-# any other type (typeout's families, enums, arrays, ranges, types pgpage does not decode) is printed by Python.
+# the attlen the column must have: the types datum prints from their bytes alone, and jsonb; enums and arrays of
+# these are the printer's too (_csv_kind). A column of any other type (typeout's other families, ranges, types
+# pgpage does not decode) gets Python's texts, given to the printer (_given_texts).
 _CSV_KINDS: dict[int, tuple[str, int]] = {
     16: ("bool", 1), 21: ("int2", 2), 23: ("int4", 4), 20: ("int8", 8), 5069: ("uint64", 8), 18: ("char", 1),
     19: ("name", 64), 17: ("bytea", -1), 2950: ("uuid", 16), 1082: ("date", 4), 1083: ("time", 8),
