@@ -121,7 +121,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(jsonb) \
-    X(array) X(given)
+    X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2234,12 +2234,71 @@ static int put_jsonb(Out *o, const uint8_t *s, int64_t n, int64_t major)
     return 1;
 }
 
+/* network_out of inet and cidr (typeout/network.py: inet_net_ntop's IPv4 octets, IPv6 words with the first
+   longest run of two or more zero words as "::" and an IPv4 tail for mapped and compatible addresses, "/bits"
+   unless a host's, and always for cidr); s, n after the varlena header. 0: declined, what network.py refuses. */
+static int put_inet(Out *o, const uint8_t *s, int64_t n, int cidr)
+{
+    if (n < 2) return 0;
+    const int family = s[0], bits = s[1], size = family == 2 ? 4 : family == 3 ? 16 : 0;
+    if (!size || n != 2 + size || bits > 8 * size) return 0;
+    if (!room(o, 64)) return 1;
+    const uint8_t *a = s + 2;
+    uint8_t *p = o->p;
+    if (size == 4) {
+        for (int i = 0; i < 4; i++) {
+            if (i) *p++ = '.';
+            p = put_i64(p, a[i]);
+        }
+    } else {
+        int words[8], base = -1, len = 0, run = -1, run_len = 0;
+        for (int i = 0; i < 8; i++) words[i] = (a[2 * i] << 8) | a[2 * i + 1];
+        for (int i = 0; i <= 8; i++) {
+            if (i < 8 && words[i] == 0) {
+                if (run == -1) run = i, run_len = 1;
+                else run_len++;
+            } else if (run != -1) {
+                if (base == -1 || run_len > len) base = run, len = run_len;
+                run = -1;
+            }
+        }
+        if (len < 2) base = -1, len = 0;
+        for (int i = 0; i < 8; i++) {
+            if (base != -1 && i >= base && i < base + len) {
+                if (i == base) *p++ = ':';
+                continue;
+            }
+            if (i) *p++ = ':';
+            if (i == 6 && base == 0 && (len == 6 || (len == 7 && words[7] != 1) || (len == 5 && words[5] == 0xFFFF))) {
+                for (int k = 12; k < 16; k++) {
+                    if (k > 12) *p++ = '.';
+                    p = put_i64(p, a[k]);
+                }
+                break;
+            }
+            char hex[4];
+            int nh = 0;
+            for (int w = words[i]; nh == 0 || w; w >>= 4) hex[nh++] = hexdigits[w & 15];
+            while (nh) *p++ = (uint8_t)hex[--nh];
+        }
+        if (base != -1 && base + len == 8) *p++ = ':';
+    }
+    if (bits != 8 * size || cidr) {
+        *p++ = '/';
+        p = put_i64(p, bits);
+    }
+    o->p = p;
+    return 1;
+}
+
 /* One value (the attribute's len bytes at v) of kind k; 0 to decline the tuple. */
 static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major, int single)
 {
     const uint8_t *s = v;
     int64_t n = len;
-    if ((k == K_text || k == K_bytea || k == K_numeric || k == K_jsonb) && !varlena_body(v, len, &s, &n)) return 0;
+    if ((k == K_text || k == K_bytea || k == K_numeric || k == K_jsonb || k == K_inet || k == K_cidr)
+        && !varlena_body(v, len, &s, &n))
+        return 0;
     switch (k) {
     case K_bool:
         if (len != 1 || v[0] > 1) return 0;
@@ -2382,6 +2441,20 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
         uint8_t *const from = o->p;
         if (!put_jsonb(o, s, n, major)) return 0;
         if (!o->bare) csv_quote(o, from);
+        return 1;
+    }
+    case K_inet:
+    case K_cidr:
+        return put_inet(o, s, n, k == K_cidr);
+    case K_macaddr:
+    case K_macaddr8: {   /* the bytes as two hex digits each, colon-separated */
+        if (len != (k == K_macaddr ? 6 : 8)) return 0;
+        if (!room(o, 3 * len)) return 1;
+        for (int64_t i = 0; i < len; i++) {
+            if (i) *o->p++ = ':';
+            *o->p++ = (uint8_t)hexdigits[v[i] >> 4];
+            *o->p++ = (uint8_t)hexdigits[v[i] & 15];
+        }
         return 1;
     }
     case K_interval: {

@@ -696,3 +696,30 @@ def test_live_jsonb_equal_copy(live):
     assert declined == int(conn.execute("SELECT count(*) FROM t_jsonb WHERE pg_column_compression(js) IS NOT NULL"
                                         ).fetchone()[0])
     assert printed > 900
+
+
+def test_live_network_types_equal_copy(live):
+    """network_out and the MAC types by the printer: random IPv4 and IPv6 addresses and masks (zero runs of every
+    length and place, IPv4-mapped and -compatible forms), as inet and cidr, macaddr, macaddr8, and arrays."""
+    srv, conn = live
+    rng = random.Random(23)
+    v6 = ["::", "::1", "::ffff:1.2.3.4", "::1.2.3.4", "::ffff:0:1.2.3.4", "1::", "1:0:0:2::3", "0:1:0:0:1:0:0:1",
+          "fe80::1:0:0:0", "1:2:3:4:5:6:7:8", "::2:0:0:0:0:0:1"]
+    rows = []
+    for i in range(2000):
+        if i % 2:
+            words = [rng.choice([0, 0, 0, 1, 0xFFFF, rng.randrange(1 << 16)]) for _ in range(8)]
+            addr = rng.choice(v6) if i % 7 == 0 else ":".join("%x" % w for w in words)
+            bits = rng.choice([128, 128, rng.randrange(129)])
+        else:
+            addr = ".".join(str(rng.randrange(256)) for _ in range(4))
+            bits = rng.choice([32, 32, rng.randrange(33)])
+        mac = bytes(rng.getrandbits(8) for _ in range(8))
+        rows.append((i, f"{addr}/{bits}", f"{addr}/{bits}", mac[:6].hex(":"), mac.hex(":")))
+    conn.execute("CREATE TABLE t_network (id int, a inet, c cidr, m macaddr, m8 macaddr8, aa inet[])")
+    with conn.cursor().copy("COPY t_network (id, a, c, m, m8) FROM STDIN") as cp:
+        for r in rows:
+            cp.write_row((r[0], r[1], str(__import__("ipaddress").ip_network(r[2], strict=False)), r[3], r[4]))
+    conn.execute("UPDATE t_network SET aa = ARRAY[a, NULL, c::inet] WHERE id % 5 = 0")
+    kinds = ["int4", "inet", "cidr", "macaddr", "macaddr8", "array"]
+    assert printed_like_copy(srv, conn, "t_network", kinds) == (2000, 0)
