@@ -557,21 +557,22 @@ def test_live_json_values_are_the_servers_texts(live):
 
 
 def test_live_python_given_columns_equal_copy(live):
-    """A table of a type the printer leaves to Python (inet) beside ones it prints (an array, jsonb, an enum whose
-    labels need quoting, an interval, text): Python's texts are given to the printer, and the CSV is the server's
-    COPY, the records Python's."""
+    """A table of a type the printer leaves to Python (a range) beside ones it prints (an array, jsonb, an enum
+    whose labels need quoting, an interval, text): Python's texts are given to the printer, and the CSV is the
+    server's COPY, the records Python's."""
     srv, conn = live
     conn.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'so, \"happy\"')")
-    conn.execute("CREATE TABLE t_given (id int, tags text[], doc jsonb, m mood, dur interval, ip inet, t text)")
+    conn.execute("CREATE TABLE t_given (id int, tags text[], doc jsonb, m mood, dur interval, r int4range, t text)")
     conn.execute("INSERT INTO t_given SELECT g, CASE WHEN g % 7 > 0 THEN ARRAY['a' || g, 'b,c', NULL] END,"
                  " jsonb_build_object('k', g, 's', E'x,\\ny\"'), (enum_range(NULL::mood))[g % 3 + 1],"
-                 " make_interval(days => g, secs => g / 7.0), ('10.0.' || (g % 250) || '.1/16')::inet,"
+                 " make_interval(days => g, secs => g / 7.0), int4range(g, g + g % 10),"
                  " CASE WHEN g % 5 > 0 THEN E'line\\n' || g END FROM generate_series(1, 3000) g")
     conn.execute("DELETE FROM t_given WHERE id % 13 = 0")
     conn.execute("CHECKPOINT")
     cluster = open_data_directory(srv.data)
     rel = cluster.database("postgres").relation("t_given")
     assert TableRows(cluster, rel).csv_kinds() == ["int4", "array", "jsonb", "enum", "interval", None, "text"]
+    assert "given" in [kernels.TABLES.CSV_KINDS[k] for k in TableRows(cluster, rel)._csv_printer(False).kinds]
     got, got_findings, printed, declined = kernel_csv(cluster, rel)
     assert got == copy_csv(conn, "t_given") == python_csv(cluster, rel)[0]
     assert printed == 3000 - 3000 // 13 and declined == 0 and not got_findings
