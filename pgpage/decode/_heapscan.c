@@ -1890,6 +1890,17 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
 
 /* A varlena's content after its 1- or 4-byte header (s, n); 0 for a TOAST pointer or an inline-compressed one
    (Python's: decompression) or a header cut short. */
+/* VARSIZE_ANY of an inline, uncompressed varlena at p (avail bytes there): its size with its 1- or 4-byte header,
+   0 for a TOAST pointer, a compressed one, or a header cut short or claiming less than itself. */
+static int64_t varlena_size(const uint8_t *p, int64_t avail)
+{
+    if (avail < 1 || p[0] == 0x01) return 0;
+    if (p[0] & 0x01) return p[0] >> 1;
+    if ((p[0] & 0x03) != 0 || avail < 4) return 0;
+    const int64_t size = (int64_t)(u32(p) >> 2);
+    return size >= 4 ? size : 0;
+}
+
 static int varlena_body(const uint8_t *v, int64_t len, const uint8_t **s, int64_t *n)
 {
     if (len < 1) return 0;
@@ -2013,16 +2024,8 @@ static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, con
             if (room(o, 4)) o->p = put_str(o->p, "NULL");
         } else {
             off = (off + align - 1) & ~(align - 1);
-            int64_t ln = elen;
-            if (elen == -1) {
-                if (off >= end) return 0;
-                const uint8_t h = *IMG(off);
-                if ((h & 0x01) && h != 0x01) ln = h >> 1;
-                else if ((h & 0x03) == 0 && off + 4 <= end) ln = (int64_t)(u32(IMG(off)) >> 2);
-                else return 0;   /* compressed or external: Python's */
-                if (ln < 1) return 0;
-            }
-            if (off + ln > end) return 0;
+            const int64_t ln = elen == -1 ? varlena_size(IMG(off), end - off) : elen;   /* 0: Python's */
+            if (ln < 1 || off + ln > end) return 0;
             uint8_t *const from = o->p;
             if (!put_value(o, ekind, IMG(off), ln, zone, major, 0)) return 0;
             array_quote(o, from, delim);
@@ -2175,10 +2178,7 @@ static int put_jsonb_scalar(Out *o, const uint8_t *s, uint32_t type, int64_t b, 
         if (!jsonb_aligned(s, b, e, &body) || body >= e) return 0;
         const uint8_t *num;
         int64_t n;
-        const uint8_t first = s[body];
-        if ((first & 0x03) == 0 && e - body < 4) return 0;
-        const int64_t size = (first & 0x03) == 0 ? (int64_t)(u32(s + body) >> 2) : first >> 1;
-        if (size != e - body || !varlena_body(s + body, e - body, &num, &n)) return 0;
+        if (varlena_size(s + body, e - body) != e - body || !varlena_body(s + body, e - body, &num, &n)) return 0;
         return put_numeric(o, num, n, major);
     }
     case JENTRY_ISBOOL_FALSE:
