@@ -121,7 +121,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(jsonb) \
-    X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(given)
+    X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(range) X(multirange) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2046,6 +2046,139 @@ static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, con
     return 1;
 }
 
+/* range flags (include/utils/rangetypes.h) */
+#define RANGE_EMPTY 0x01
+#define RANGE_LB_INC 0x02
+#define RANGE_UB_INC 0x04
+#define RANGE_LB_INF 0x08
+#define RANGE_UB_INF 0x10
+#define RANGE_LB_NULL 0x20
+#define RANGE_UB_NULL 0x40
+#define RANGE_CONTAIN_EMPTY 0x80
+
+/* A range's flags as typeout/ranges.py accepts them (_check_flags): 0 for flags no server writes. */
+static int range_flags_ok(int64_t f, int in_multirange)
+{
+    if (f & (RANGE_LB_NULL | RANGE_UB_NULL)) return 0;
+    if (in_multirange && (f & (RANGE_EMPTY | RANGE_CONTAIN_EMPTY))) return 0;
+    if ((f & RANGE_EMPTY) && (f & ~(RANGE_EMPTY | RANGE_CONTAIN_EMPTY))) return 0;
+    return !((f & RANGE_LB_INF) && (f & RANGE_LB_INC)) && !((f & RANGE_UB_INF) && (f & RANGE_UB_INC));
+}
+
+/* One bound of a range: its bytes at img[*off] (typlen > 0 bytes, or a varlena), printed bare and escaped as
+   range_bound_escape does (quoted when empty or holding " \ ( ) [ ] , or white space; " and \ doubled); *off moves
+   past it. 0: declined (a bound running past end, a cstring, a compressed varlena: Python's). */
+static int put_range_bound(Out *o, const uint8_t *img, int64_t *off, int64_t end, const int64_t *ex, const Zone *zone,
+                           int64_t major)
+{
+    const int64_t ln = ex[1] == -1 ? varlena_size(img + *off, end - *off) : ex[1] > 0 ? ex[1] : 0;
+    if (ln < 1 || *off + ln > end) return 0;
+    uint8_t *const from = o->p;
+    if (!put_value(o, ex[0], img + *off, ln, zone, major, 0)) return 0;
+    *off += ln;
+    const int64_t n = o->p - from;
+    int64_t doubled = 0, special = n == 0;
+    for (const uint8_t *q = from; q < o->p; q++) {
+        const uint8_t c = *q;
+        special |= c == '"' || c == '\\' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == ' '
+                   || (c >= '\t' && c <= '\r');
+        doubled += c == '"' || c == '\\';
+    }
+    if (!special || !room(o, doubled + 2)) return 1;
+    uint8_t *src = o->p, *dst = o->p + doubled + 2;
+    o->p = dst;
+    *--dst = '"';
+    while (src > from) {
+        const uint8_t c = *--src;
+        *--dst = c;
+        if (c == '"' || c == '\\') *--dst = c;
+    }
+    *--dst = '"';
+    return 1;
+}
+
+/* range_deserialize's walk over one range's bounds from img[off] (never past end) and range_deparse's text, bare;
+   *stop: where its bounds end. 0: declined. */
+static int put_range_text(Out *o, const uint8_t *img, int64_t off, int64_t end, int64_t flags, const int64_t *ex,
+                          const Zone *zone, int64_t major, int64_t *stop)
+{
+    const int64_t align = ex[2];
+    if (off > end || align < 1) return 0;
+    const int has_lower = !(flags & (RANGE_EMPTY | RANGE_LB_NULL | RANGE_LB_INF)),
+              has_upper = !(flags & (RANGE_EMPTY | RANGE_UB_NULL | RANGE_UB_INF));
+    if (flags & RANGE_EMPTY) {
+        if (room(o, 5)) o->p = put_str(o->p, "empty");
+    } else if (room(o, 1)) {
+        *o->p++ = flags & RANGE_LB_INC ? '[' : '(';
+    }
+    if (has_lower && !put_range_bound(o, img, &off, end, ex, zone, major)) return 0;
+    if (!(flags & RANGE_EMPTY) && room(o, 1)) *o->p++ = ',';
+    if (has_upper) {
+        /* att_align_pointer: a varlena with a 1-byte header is not aligned */
+        if (!(ex[1] == -1 && off < end && img[off] != 0)) off = (off + align - 1) & ~(align - 1);
+        if (!put_range_bound(o, img, &off, end, ex, zone, major)) return 0;
+    }
+    if (!(flags & RANGE_EMPTY) && room(o, 1)) *o->p++ = flags & RANGE_UB_INC ? ']' : ')';
+    *stop = off;
+    return 1;
+}
+
+/*
+ * range_out and multirange_out (typeout/ranges.py's range_text and multirange_text), bare: s, n the value's content
+ * after its varlena header; ex: the subtype's kind (K_*), typlen (> 0, or -1 varlena), alignment in bytes, and the
+ * range (multirange) type's oid the value must store, 0 for any. Offsets are those of the 4-byte-header image, as
+ * for arrays. 0: declined, wherever Python reports the value.
+ */
+static int put_range(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, const Zone *zone, int64_t major)
+{
+    const uint8_t *const img = s - 4;
+    const int64_t end = n + 4 - 1;   /* the flags byte */
+    if (end < 8 || (ex[4] && u32(img + 4) != (uint64_t)ex[4])) return 0;
+    const int64_t flags = img[end];
+    int64_t stop;
+    const int bare = o->bare;
+    o->bare = 1;
+    const int good = range_flags_ok(flags, 0) && put_range_text(o, img, 8, end, flags, ex, zone, major, &stop);
+    o->bare = bare;
+    return good && stop == end;
+}
+
+static int put_multirange(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, const Zone *zone, int64_t major)
+{
+    const uint8_t *const img = s - 4;
+    const int64_t end = n + 4, align = ex[2];
+    if (end < 12 || align < 1 || (ex[4] && u32(img + 4) != (uint64_t)ex[4])) return 0;
+    const int64_t count = (int64_t)u32(img + 8), flags_at = 12 + 4 * (count > 1 ? count - 1 : 0);
+    if (flags_at + count > end) return 0;
+    const int64_t begin = (flags_at + count + align - 1) & ~(align - 1);
+    int64_t prev_offset = 0, next_offset = 0;
+    if (!room(o, 1)) return 1;
+    *o->p++ = '{';
+    const int bare = o->bare;
+    o->bare = 1;
+    int good = 1;
+    for (int64_t i = 0; i < count && good; i++) {
+        int64_t offset = 0, stop;
+        if (i > 0) {
+            const int64_t item = (int64_t)u32(img + 12 + 4 * (i - 1)), has_offset = (item & 0x80000000) != 0;
+            if (has_offset != (i % 4 == 0)) { good = 0; break; }   /* MULTIRANGE_ITEM_OFFSET_STRIDE */
+            offset = has_offset ? item & 0x7FFFFFFF : prev_offset + (item & 0x7FFFFFFF);
+            if (room(o, 1)) *o->p++ = ',';
+        }
+        const int64_t flags = img[flags_at + i];
+        good = offset == next_offset && range_flags_ok(flags, 1)
+               && put_range_text(o, img, begin + offset, end, flags, ex, zone, major, &stop);
+        if (good) {
+            prev_offset = offset;
+            next_offset = offset + ((stop - begin - offset + align - 1) & ~(align - 1));
+        }
+    }
+    o->bare = bare;
+    if (!good || begin + next_offset != end) return 0;
+    if (room(o, 1)) *o->p++ = '}';
+    return 1;
+}
+
 /* What was written from `from` on, made the inside of a JSON string as Python's json.dumps(ensure_ascii=False)
    writes it: the quote, the backslash and the control characters escaped (\b \f \n \r \t, the others \u00xx). */
 static const uint8_t json_short[32] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
@@ -2533,16 +2666,19 @@ static int put_json_head(Out *o, const int64_t *sys, int64_t ntup, int64_t t, co
     return 1;
 }
 
-/* A column's value: put_value's, or an array's text (put_array, quoted as a whole as a CSV field unless bare). */
+/* A column's value: put_value's, or an array's, range's or multirange's text (quoted as a whole as a CSV field
+   unless bare). */
 static int put_column(Out *o, int64_t k, const int64_t *ex, const uint8_t *v, int64_t len, const Zone *zone,
                       int64_t major, int single)
 {
-    if (k != K_array) return put_value(o, k, v, len, zone, major, single);
+    if (k != K_array && k != K_range && k != K_multirange) return put_value(o, k, v, len, zone, major, single);
     const uint8_t *s;
     int64_t n;
     if (!varlena_body(v, len, &s, &n)) return 0;
     uint8_t *const from = o->p;
-    const int bare = o->bare, good = put_array(o, s, n, ex, zone, major);
+    const int bare = o->bare, good = k == K_array ? put_array(o, s, n, ex, zone, major)
+                                     : k == K_range ? put_range(o, s, n, ex, zone, major)
+                                     : put_multirange(o, s, n, ex, zone, major);
     o->bare = bare;
     if (good && !bare) csv_quote(o, from);
     return good;

@@ -382,12 +382,14 @@ class CsvPrinter:
     (``\\.`` is then quoted); ``index_tuples``: the tuples are B-tree leaf tuples (their start, key data length,
     t_hoff 8 or 16, INDEX_NULL_MASK), not heap tuples. ``lines`` prints tuples of a chunk into a buffer kept from
     call to call. With ``json`` (a ``JsonRecords``), each line is instead the tuple's ``rows --json`` record.
-    ``arrays``: for each column (its position in ``kinds``) of kind "array", its elements' kind name, typlen,
-    alignment in bytes, delimiter (an int) and type oid. ``enum_labels``: pg_enum's labels by oid (kind "enum")."""
+    ``nested``: for each column (its position in ``kinds``) of kind "array", its elements' kind name, typlen,
+    alignment in bytes, delimiter (an int) and type oid; of kind "range" or "multirange", its bounds' kind name,
+    typlen, alignment in bytes, 0 and the type oid each value must store (0: any). ``enum_labels``: pg_enum's
+    labels by oid (kind "enum")."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
-                 index_tuples: bool = False, json: "JsonRecords | None" = None, arrays: dict | None = None,
+                 index_tuples: bool = False, json: "JsonRecords | None" = None, nested: dict | None = None,
                  enum_labels: dict[int, str] | None = None):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
         self.cols = _i64(cols)
@@ -396,8 +398,8 @@ class CsvPrinter:
         labels = [enum_labels[k].encode("utf-8", "surrogatepass") for k in oids]
         self.enums = _i64([len(oids), *oids, *np.cumsum([0] + [len(b) for b in labels])])
         self.labels = np.frombuffer(b"".join(labels) or b"\0", dtype=np.uint8)
-        # per printed column of kind "array": its elements' (kind, typlen, alignment in bytes, delimiter, type oid)
-        self.extra = _i64([[TABLES.CSV_KINDS.index(arrays[c][0]), *arrays[c][1:]] if arrays and c in arrays
+        # per printed column of an array or range kind: its elements' or bounds' (kind, typlen, alignment, ...)
+        self.extra = _i64([[TABLES.CSV_KINDS.index(nested[c][0]), *nested[c][1:]] if nested and c in nested
                            else [0] * 5 for c in range(len(kinds))] or [[0] * 5])
         self.zone = _i64(zone)
         texts = [s.encode("ascii") for s in statuses]

@@ -29,6 +29,7 @@ from pgpage.decode.deform import (ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE,
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
 from pgpage.decode.toast import TOAST_MAX_CHUNK_SIZE_8K, reassemble
+from pgpage.decode.typeout import ranges
 from pgpage.decode.values import ValueFormatter
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, new_not_zeroed, tuple_has_header
 from pgpage.decode.xact import ST_ABORTED, xmax_states, xmin_states
@@ -41,11 +42,13 @@ DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configu
 MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
 RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
 
+_NESTED_KINDS = ("array", "range", "multirange")   # the printer's kinds of values made of values of another kind
 _CSV_PORTED = {3802, 869, 650, 829, 774}   # typeout's output functions the printer has too: jsonb, network types
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
 # the attlen the column must have: the types datum prints from their bytes alone, jsonb and the network types;
-# enums and arrays of these are the printer's too (_csv_kind). A column of any other type (typeout's other
-# families, ranges, types pgpage does not decode) gets Python's texts, given to the printer (_given_texts).
+# enums, arrays of these, and ranges and multiranges over these are the printer's too (_csv_kind). A column of
+# any other type (typeout's other families, types pgpage does not decode) gets Python's texts, given to the
+# printer (_given_texts).
 _CSV_KINDS: dict[int, tuple[str, int]] = {
     16: ("bool", 1), 21: ("int2", 2), 23: ("int4", 4), 20: ("int8", 8), 5069: ("uint64", 8), 18: ("char", 1),
     19: ("name", 64), 17: ("bytea", -1), 2950: ("uuid", 16), 1082: ("date", 4), 1083: ("time", 8),
@@ -513,6 +516,9 @@ class TableRows:
             return "enum" if typlen == 4 else None
         if kind == "array" or (kind == "builtin" and t is not None and t.is_array and target not in datum.VECTOR_TYPES):
             return "array" if self._array_elements(target) is not None and typlen == -1 else None
+        if kind in ("range", "multirange") or target in ranges.RANGE_SUBTYPES or target in ranges.MULTIRANGE_RANGES:
+            multi = kind == "multirange" or target in ranges.MULTIRANGE_RANGES
+            return ("multirange" if multi else "range") if self._range_bounds(target) and typlen == -1 else None
         k = _CSV_KINDS.get(target) if kind == "builtin" and (target not in typeout.OUTPUT or target in _CSV_PORTED) \
             else None
         if k is not None and ((k[0] == "timestamptz" and self._csv_zone() is None)
@@ -530,9 +536,25 @@ class TableRows:
         kind = self._csv_kind(t.typelem, storage[0])
         elem = self.formatter.catalog.get(t.typelem)
         delim = (elem.typdelim if elem is not None else None) or ","
-        if kind in (None, "array") or len(delim.encode()) != 1:
+        if kind in (None, "array", "range", "multirange") or len(delim.encode()) != 1:
             return None
         return kind, storage[0], ATTALIGN_BYTES.get(storage[1], 1), ord(delim), t.typelem
+
+    def _range_bounds(self, typid: int) -> tuple | None:
+        """A range or multirange type's bounds as the printer reads them, (kind, typlen, alignment in bytes, 0, the
+        type oid each value must store: 0 for a type of pg_range's, which Python does not check), when it prints
+        them, else None."""
+        catalog, builtin = self.formatter.catalog, typid in datum.TYPES
+        rng = (ranges.MULTIRANGE_RANGES if builtin else catalog.multirange_ranges).get(typid, typid)
+        subtype = (ranges.RANGE_SUBTYPES if builtin else catalog.range_subtypes).get(rng)
+        storage = (datum.TYPES[subtype].typlen, datum.TYPES[subtype].typalign) if builtin and subtype in datum.TYPES \
+            else catalog.storage(subtype) if not builtin and subtype is not None else None
+        if storage is None or (storage[0] != -1 and storage[0] <= 0) or self._csv_zone() is None:
+            return None      # (Python's range_text refuses every value in a time zone it cannot load)
+        kind = self._csv_kind(subtype, storage[0])
+        if kind in (None, "array", "range", "multirange"):
+            return None
+        return kind, storage[0], ATTALIGN_BYTES.get(storage[1], 1), 0, typid if builtin else 0
 
     def _csv_zone(self):
         """The session's time zone for the printer (pgtz.Zone's tables, which it ports), None if they are not
@@ -576,12 +598,12 @@ class TableRows:
             attalign = [ATTALIGN_BYTES.get(a.attalign, 1) for a in index_attrs]
             cols = list(range(len(index_attrs)))
         targets = [a for _, a in self.columns] if index_attrs is None else index_attrs
-        arrays = {c: self._array_elements(self.formatter._resolve(targets[c].typid)[1])
-                  for c, k in enumerate(kinds) if k == "array"}
+        nested = {c: (self._array_elements if k == "array" else self._range_bounds)(
+            self.formatter._resolve(targets[c].typid)[1]) for c, k in enumerate(kinds) if k in _NESTED_KINDS}
         return kernels.CsvPrinter(attlen, attalign, cols, kinds,
                                   zone if zone is not None else kernels.zone_array(fixed=0), list(STATUS_NAMES),
                                   system, self.formatter.major, single_column=not system and len(kinds) == 1,
-                                  index_tuples=index_attrs is not None, json=records, arrays=arrays,
+                                  index_tuples=index_attrs is not None, json=records, nested=nested,
                                   enum_labels=self.formatter.catalog.enum_labels)
 
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):

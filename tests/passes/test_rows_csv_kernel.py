@@ -557,15 +557,15 @@ def test_live_json_values_are_the_servers_texts(live):
 
 
 def test_live_python_given_columns_equal_copy(live):
-    """A table of a type the printer leaves to Python (a range) beside ones it prints (an array, jsonb, an enum
+    """A table of a type the printer leaves to Python (tsquery) beside ones it prints (an array, jsonb, an enum
     whose labels need quoting, an interval, text): Python's texts are given to the printer, and the CSV is the
     server's COPY, the records Python's."""
     srv, conn = live
     conn.execute("CREATE TYPE mood AS ENUM ('sad', 'ok', 'so, \"happy\"')")
-    conn.execute("CREATE TABLE t_given (id int, tags text[], doc jsonb, m mood, dur interval, r int4range, t text)")
+    conn.execute("CREATE TABLE t_given (id int, tags text[], doc jsonb, m mood, dur interval, q tsquery, t text)")
     conn.execute("INSERT INTO t_given SELECT g, CASE WHEN g % 7 > 0 THEN ARRAY['a' || g, 'b,c', NULL] END,"
                  " jsonb_build_object('k', g, 's', E'x,\\ny\"'), (enum_range(NULL::mood))[g % 3 + 1],"
-                 " make_interval(days => g, secs => g / 7.0), int4range(g, g + g % 10),"
+                 " make_interval(days => g, secs => g / 7.0), ('w' || g || ' & !x:*')::tsquery,"
                  " CASE WHEN g % 5 > 0 THEN E'line\\n' || g END FROM generate_series(1, 3000) g")
     conn.execute("DELETE FROM t_given WHERE id % 13 = 0")
     conn.execute("CHECKPOINT")
@@ -724,3 +724,78 @@ def test_live_network_types_equal_copy(live):
     conn.execute("UPDATE t_network SET aa = ARRAY[a, NULL, c::inet] WHERE id % 5 = 0")
     kinds = ["int4", "inet", "cidr", "macaddr", "macaddr8", "array"]
     assert printed_like_copy(srv, conn, "t_network", kinds) == (2000, 0)
+
+
+def test_live_ranges_equal_copy(live):
+    """range_out and multirange_out by the printer: random values of every built-in range type (empty, infinite,
+    inclusive and exclusive bounds, numerics of every length, timestamps BC and infinite, dates at infinity), a
+    pg_range type over text whose bounds need range_bound_escape's quotes (empty, quotes, backslashes, brackets,
+    commas, white space) and one over float8, a domain over a range, and multiranges of them (past four ranges:
+    offsets among the lengths): the CSV is the server's COPY, the records Python's."""
+    srv, conn = live
+    rng = random.Random(29)
+    major = conn.info.server_version // 10000
+    conn.execute("RESET timezone")
+    conn.execute('CREATE TYPE textrange AS RANGE (subtype = text, collation = "C")')
+    conn.execute("CREATE TYPE floatrange AS RANGE (subtype = float8)")
+    conn.execute("CREATE DOMAIN nonempty AS int8range CHECK (NOT isempty(VALUE))")
+    words = ["", 'a"b', "b\\c", "(x", "x]", "a,b", " ", "\t", "é日", "plain", "[", ")", "z" * 40, "NULL", "q q"]
+
+    def bounds(make, lo_inf=0.1, hi_inf=0.1):
+        lo, hi = sorted([make(), make()])
+        return ((None if rng.random() < lo_inf else lo), (None if rng.random() < hi_inf else hi),
+                rng.choice("[("), rng.choice("])"))
+
+    def literal(b, quote=str):
+        lo, hi, lb, ub = b
+        if rng.random() < 0.05:
+            return "empty"
+        return lb + ("" if lo is None else quote(lo)) + "," + ("" if hi is None else quote(hi)) + ub
+
+    def text_bound(s):
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    def multi(make, quote=str):
+        points = sorted({make() for _ in range(2 * rng.randrange(0, 8))})
+        return "{" + ",".join(f"[{quote(a)},{quote(b)})" for a, b in zip(points[::2], points[1::2])) + "}"
+
+    def number():
+        return str(rng.randrange(-10 ** rng.randrange(1, 30), 10 ** rng.randrange(1, 30))) + rng.choice(
+            ["", "." + str(rng.randrange(10 ** 6))])
+
+    def stamp():
+        return (datetime(2000, 1, 1) + timedelta(seconds=rng.randrange(-6 * 10 ** 10, 10 ** 10))).isoformat() \
+            if rng.random() < 0.9 else rng.choice(["-infinity", "infinity"])
+
+    columns = {
+        "i4": ("int4range", lambda: rng.randrange(-2 ** 31, 2 ** 31 - 1), str),
+        "i8": ("int8range", lambda: rng.randrange(-2 ** 63, 2 ** 63 - 1), str),
+        "nm": ("numrange", lambda: __import__("decimal").Decimal(number()), str),
+        "ts": ("tsrange", stamp, lambda s: f'"{s}"'),
+        "tz": ("tstzrange", stamp, lambda s: f'"{s}+03"' if "inf" not in s else s),
+        "dt": ("daterange", lambda: (datetime(2000, 1, 1).date() + timedelta(days=rng.randrange(-10 ** 5, 10 ** 5))
+                                     ).isoformat() if rng.random() < 0.95 else rng.choice(["-infinity", "infinity"]),
+               str),
+        "tx": ("textrange", lambda: rng.choice(words) + random_text(rng, rng.randrange(0, 2)), text_bound),
+        "fl": ("floatrange", lambda: rng.choice([rng.uniform(-1e6, 1e6), float(rng.randrange(-9, 9)), 1e300, -1e-300,
+                                                 float("inf")]), str),
+        "ne": ("nonempty", lambda: rng.randrange(-99, 99), str),
+    }
+    multis = {"mi4": ("int4multirange", "i4"), "mnm": ("nummultirange", "nm"), "mtz": ("tstzmultirange", "tz"),
+              "mtx": ("textmultirange", "tx")} if major >= 14 else {}
+    conn.execute("CREATE TABLE t_ranges (id int, " + ", ".join(
+        f"{c} {t}" for c, (t, *_) in [*columns.items(), *multis.items()]) + ")")
+    rows = []
+    for i in range(1500):
+        row = [i]
+        for c, (t, make, quote) in columns.items():
+            value = None if rng.random() < 0.05 else literal(bounds(make), quote)
+            row.append(f"[{-100 + make()},{100 + make()}]" if c == "ne" else value)
+        for c, (t, base) in multis.items():
+            row.append(None if rng.random() < 0.05 else multi(columns[base][1], columns[base][2]))
+        rows.append(row)
+    with conn.cursor().copy("COPY t_ranges FROM STDIN") as cp:
+        for r in rows:
+            cp.write_row(r)
+    kinds = ["int4"] + ["range"] * len(columns) + ["multirange"] * len(multis)
+    assert printed_like_copy(srv, conn, "t_ranges", kinds) == (1500, 0)
