@@ -121,7 +121,8 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 /* the CSV printer (pgp_csv_rows): how a column is printed (its type, domains resolved), and its parameters */
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(jsonb) \
-    X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(range) X(multirange) X(given)
+    X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(range) X(multirange) X(timetz) X(money) X(pg_lsn) X(bit) \
+    X(tsvector) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2046,6 +2047,44 @@ static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, con
     return 1;
 }
 
+/* tsvectorout (typeout/textsearch.py's tsvector_out) of a tsvector's content s, n, bare: each lexeme quoted (' and \
+   doubled), then its positions with their weight letters; lexemes one space apart. 0: declined (bytes Python
+   reports: counts or offsets past the end, a NUL or invalid UTF-8 in a lexeme). */
+static int put_tsvector(Out *o, const uint8_t *s, int64_t n)
+{
+    static const char weight[4][2] = {"", "C", "B", "A"};   /* WEP_GETWEIGHT 0 is D, left unprinted */
+    if (n < 4) return 0;
+    const int64_t size = (int32_t)(uint32_t)u32(s), strptr = 4 + 4 * size;
+    if (size < 0 || strptr > n) return 0;
+    for (int64_t k = 0; k < size; k++) {
+        const int64_t e = (int64_t)u32(s + 4 + 4 * k), len = (e >> 1) & 0x7FF, pos = e >> 12, start = strptr + pos;
+        if (start + len > n || memchr(s + start, 0, (size_t)len) || !utf8_valid(s + start, len)) return 0;
+        int64_t npos = 0, posvec = 0;
+        if (e & 1) {
+            posvec = strptr + ((pos + len + 1) & ~(int64_t)1);   /* _POSVECPTR: SHORTALIGN from STRPTR */
+            if (posvec + 2 > n) return 0;
+            npos = u16(s + posvec);
+            if (posvec + 2 + 2 * npos > n) return 0;
+        }
+        if (!room(o, 2 * len + 4 + 8 * npos)) return 1;
+        if (k) *o->p++ = ' ';
+        *o->p++ = '\'';
+        for (int64_t i = 0; i < len; i++) {
+            const uint8_t c = s[start + i];
+            if (c == '\'' || c == '\\') *o->p++ = c;
+            *o->p++ = c;
+        }
+        *o->p++ = '\'';
+        for (int64_t i = 0; i < npos; i++) {
+            const int64_t w = u16(s + posvec + 2 + 2 * i);
+            *o->p++ = i ? ',' : ':';
+            o->p = put_i64(o->p, w & 0x3FFF);
+            o->p = put_str(o->p, weight[w >> 14]);
+        }
+    }
+    return 1;
+}
+
 /* range flags (include/utils/rangetypes.h) */
 #define RANGE_EMPTY 0x01
 #define RANGE_LB_INC 0x02
@@ -2429,7 +2468,8 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
 {
     const uint8_t *s = v;
     int64_t n = len;
-    if ((k == K_text || k == K_bytea || k == K_numeric || k == K_jsonb || k == K_inet || k == K_cidr)
+    if ((k == K_text || k == K_bytea || k == K_numeric || k == K_jsonb || k == K_inet || k == K_cidr || k == K_bit
+         || k == K_tsvector)
         && !varlena_body(v, len, &s, &n))
         return 0;
     switch (k) {
@@ -2579,6 +2619,67 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     case K_inet:
     case K_cidr:
         return put_inet(o, s, n, k == K_cidr);
+    case K_tsvector:
+    case K_bit: {   /* written bare, then quoted as a CSV field when it must be (the empty value) */
+        uint8_t *const from = o->p;
+        if (k == K_tsvector && !put_tsvector(o, s, n)) return 0;
+        if (k == K_bit) {   /* varbit_out: one digit a bit, from each byte's most significant bit */
+            const int64_t bits = n < 4 ? -1 : (int32_t)(uint32_t)u32(s);
+            if (bits < 0 || n != 4 + (bits + 7) / 8) return 0;
+            if (!room(o, bits)) return 1;
+            for (int64_t i = 0; i < bits; i++) *o->p++ = (uint8_t)('0' + ((s[4 + (i >> 3)] >> (7 - (i & 7))) & 1));
+        }
+        if (!o->bare) csv_quote(o, from);
+        return 1;
+    }
+    case K_money: {   /* cash_out in the C locale (typeout/misc.py): -$1,234.56 */
+        if (len != 8) return 0;
+        int64_t cents;
+        memcpy(&cents, v, 8);
+        const uint64_t a = cents < 0 ? 0 - (uint64_t)cents : (uint64_t)cents, units = a / 100;
+        char digits[20];
+        int nd = 0;
+        for (uint64_t u = units; nd == 0 || u; u /= 10) digits[nd++] = (char)('0' + u % 10);
+        if (!room(o, 2 + nd + nd / 3 + 3 + 2)) return 1;   /* (a grouped number is quoted: it holds commas) */
+        uint8_t *const from = o->p;
+        if (cents < 0) *o->p++ = '-';
+        *o->p++ = '$';
+        for (int i = nd - 1; i >= 0; i--) {
+            *o->p++ = (uint8_t)digits[i];
+            if (i && i % 3 == 0) *o->p++ = ',';
+        }
+        *o->p++ = '.';
+        o->p = put_pad(o->p, (int64_t)(a % 100), 2);
+        if (!o->bare) csv_quote(o, from);
+        return 1;
+    }
+    case K_pg_lsn: {   /* %X/%X, the low half padded to 8 digits from 19 on */
+        if (len != 8) return 0;
+        if (!room(o, 17)) return 1;
+        const uint64_t lsn = (uint64_t)u32(v) | ((uint64_t)u32(v + 4) << 32);
+        for (int half = 0; half < 2; half++) {
+            const uint64_t w = half ? lsn & 0xFFFFFFFF : lsn >> 32;
+            char hex[8];
+            int nh = 0;
+            for (uint64_t x = w; nh == 0 || x; x >>= 4) hex[nh++] = "0123456789ABCDEF"[x & 15];
+            if (half) {
+                *o->p++ = '/';
+                for (int pad = nh; major >= 19 && pad < 8; pad++) *o->p++ = '0';
+            }
+            while (nh) *o->p++ = (uint8_t)hex[--nh];
+        }
+        return 1;
+    }
+    case K_timetz: {   /* time_out, then the zone (stored as seconds west) as EncodeTimezone writes it */
+        if (len != 12) return 0;
+        int64_t t;
+        memcpy(&t, v, 8);
+        if (t < 0) return 0;   /* as K_time */
+        if (!room(o, 60)) return 1;
+        o->p = put_hms(o->p, t);
+        o->p = put_tz(o->p, -(int64_t)(int32_t)(uint32_t)u32(v + 8));
+        return 1;
+    }
     case K_macaddr:
     case K_macaddr8: {   /* the bytes as two hex digits each, colon-separated */
         if (len != (k == K_macaddr ? 6 : 8)) return 0;

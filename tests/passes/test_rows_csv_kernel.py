@@ -799,3 +799,44 @@ def test_live_ranges_equal_copy(live):
             cp.write_row(r)
     kinds = ["int4"] + ["range"] * len(columns) + ["multirange"] * len(multis)
     assert printed_like_copy(srv, conn, "t_ranges", kinds) == (1500, 0)
+
+
+def test_live_text_search_bits_money_lsn_timetz_equal_copy(live):
+    """tsvectorout, varbit_out, cash_out, pg_lsn_out and timetz_out by the printer: tsvectors of lexemes that need
+    quotes doubled (quotes, backslashes, commas, spaces, unicode), with positions of every weight and stripped,
+    empty ones; bit strings of every length (and bit(7)); money at both ends of int64; LSNs of every width;
+    times with zones of hours, minutes and seconds, and arrays of them: the CSV is the server's COPY, the
+    records Python's."""
+    srv, conn = live
+    rng = random.Random(31)
+    conn.execute("RESET timezone")
+    conn.execute("CREATE TABLE t_misc (id int, tv tsvector, vb varbit, b7 bit(7), m money, l pg_lsn, tt timetz,"
+                 " tva tsvector[], ma money[], tta timetz[])")
+    lexemes = ["it's", "back\\slash", "comma,", "two words", 'quo"te', "é日🐘", "x" * 50, "a", "'", "\\"]
+    rows = []
+    for i in range(1500):
+        bits = "".join(rng.choice("01") for _ in range(rng.choice([0, 1, 7, 8, 9, rng.randrange(70)])))
+        cents = rng.choice([-2 ** 63, 2 ** 63 - 1, 0, -1, rng.randrange(-10 ** 6, 10 ** 6),
+                            rng.randrange(-2 ** 63, 2 ** 63)])
+        lsn = rng.choice([0, 2 ** 64 - 1, rng.randrange(2 ** 32), rng.randrange(2 ** 64)])
+        usecs = rng.randrange(24 * 3600 * 10 ** 6)
+        offset = rng.choice([0, 3600 * rng.randrange(-15, 16), 60 * rng.randrange(-959, 960),
+                             rng.randrange(-57599, 57600)])
+        sign, a = ("-" if offset < 0 else "+"), abs(offset)
+        rows.append((i, None if i % 17 == 0 else bits, "".join(rng.choice("01") for _ in range(7)),
+                     f"{cents // 100}.{cents % 100:02d}" if cents >= 0 else f"-{-cents // 100}.{-cents % 100:02d}",
+                     f"{lsn >> 32:X}/{lsn & 0xFFFFFFFF:X}",
+                     f"{usecs // 3600 // 10 ** 6:02d}:{usecs // 60 // 10 ** 6 % 60:02d}:{usecs // 10 ** 6 % 60:02d}."
+                     f"{usecs % 10 ** 6:06d}{sign}{a // 3600:02d}:{a // 60 % 60:02d}:{a % 60:02d}"))
+    with conn.cursor().copy("COPY t_misc (id, vb, b7, m, l, tt) FROM STDIN") as cp:
+        for r in rows:
+            cp.write_row(r)
+    for i in range(0, 1500, 3):
+        words = " ".join(random_text(rng, rng.randrange(1, 6)).replace("'", "") for _ in range(rng.randrange(0, 6)))
+        conn.execute("UPDATE t_misc SET tv = array_to_tsvector(%s::text[]) || setweight(to_tsvector('simple', %s),"
+                     " %s) WHERE id = %s", (rng.sample(lexemes, rng.randrange(0, 4)), words, rng.choice("ABCD"), i))
+    conn.execute("UPDATE t_misc SET tv = strip(tv) WHERE id % 7 = 0")
+    conn.execute("UPDATE t_misc SET tva = ARRAY[tv, NULL, ''::tsvector], ma = ARRAY[m, NULL, m * -1],"
+                 " tta = ARRAY[tt, NULL] WHERE id % 4 = 0 AND m > '-92233720368547758.08'")
+    kinds = ["int4", "tsvector", "bit", "bit", "money", "pg_lsn", "timetz", "array", "array", "array"]
+    assert printed_like_copy(srv, conn, "t_misc", kinds) == (1500, 0)
