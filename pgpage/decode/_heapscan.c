@@ -1917,31 +1917,40 @@ static int varlena_body(const uint8_t *v, int64_t len, const uint8_t **s, int64_
     return 1;
 }
 
-/* What was written from `from` on, quoted as CopyAttributeOutCSV quotes a field when it must be (a delimiter,
-   quote, CR or LF in it, or empty): in place. */
-static void csv_quote(Out *o, uint8_t *from)
+/* What was written from `from` on, between double quotes, with the byte escape[c] put before each byte c that has
+   one (`escapes` of them): in place, moved up from the end. */
+static void quote_in_place(Out *o, uint8_t *from, int64_t escapes, const uint8_t escape[256])
 {
-    int64_t quotes = 0, special = o->p == from;
-    for (const uint8_t *q = from; q < o->p; q++) {
-        special |= csv_special[*q];
-        quotes += *q == '"';
-    }
-    if (!special || !room(o, quotes + 2)) return;
-    uint8_t *src = o->p, *dst = o->p + quotes + 2;
+    if (!room(o, escapes + 2)) return;
+    uint8_t *src = o->p, *dst = o->p + escapes + 2;
     o->p = dst;
     *--dst = '"';
     while (src > from) {
         const uint8_t c = *--src;
         *--dst = c;
-        if (c == '"') *--dst = '"';
+        if (escape[c]) *--dst = escape[c];
     }
     *--dst = '"';
+}
+
+/* What was written from `from` on, quoted as CopyAttributeOutCSV quotes a field when it must be (a delimiter,
+   quote, CR or LF in it, or empty): in place. */
+static void csv_quote(Out *o, uint8_t *from)
+{
+    static const uint8_t doubled[256] = {['"'] = '"'};
+    int64_t quotes = 0, special = o->p == from;
+    for (const uint8_t *q = from; q < o->p; q++) {
+        special |= csv_special[*q];
+        quotes += *q == '"';
+    }
+    if (special) quote_in_place(o, from, quotes, doubled);
 }
 
 /* An element's text written from `from` on, quoted as array_out quotes it when array_in could not read it back
    bare (empty, NULL in any case, the delimiter, a quote, backslash, brace or white space in it), in place. */
 static void array_quote(Out *o, uint8_t *from, uint8_t delim)
 {
+    static const uint8_t backslashed[256] = {['"'] = '\\', ['\\'] = '\\'};
     const int64_t n = o->p - from;
     int64_t escapes = 0, special = n == 0;
     if (n == 4) {
@@ -1955,16 +1964,7 @@ static void array_quote(Out *o, uint8_t *from, uint8_t delim)
         special |= c == delim || c == '{' || c == '}' || c == '"' || c == '\\' || c == ' ' || (c >= '\t' && c <= '\r');
         escapes += c == '"' || c == '\\';
     }
-    if (!special || !room(o, escapes + 2)) return;
-    uint8_t *src = o->p, *dst = o->p + escapes + 2;
-    o->p = dst;
-    *--dst = '"';
-    while (src > from) {
-        const uint8_t c = *--src;
-        *--dst = c;
-        if (c == '"' || c == '\\') *--dst = '\\';
-    }
-    *--dst = '"';
+    if (special) quote_in_place(o, from, escapes, backslashed);
 }
 
 /*
@@ -2115,24 +2115,15 @@ static int put_range_bound(Out *o, const uint8_t *img, int64_t *off, int64_t end
     uint8_t *const from = o->p;
     if (!put_value(o, ex[0], img + *off, ln, zone, major, 0)) return 0;
     *off += ln;
-    const int64_t n = o->p - from;
-    int64_t doubled = 0, special = n == 0;
+    static const uint8_t doubled[256] = {['"'] = '"', ['\\'] = '\\'};
+    int64_t escapes = 0, special = o->p == from;
     for (const uint8_t *q = from; q < o->p; q++) {
         const uint8_t c = *q;
         special |= c == '"' || c == '\\' || c == '(' || c == ')' || c == '[' || c == ']' || c == ',' || c == ' '
                    || (c >= '\t' && c <= '\r');
-        doubled += c == '"' || c == '\\';
+        escapes += c == '"' || c == '\\';
     }
-    if (!special || !room(o, doubled + 2)) return 1;
-    uint8_t *src = o->p, *dst = o->p + doubled + 2;
-    o->p = dst;
-    *--dst = '"';
-    while (src > from) {
-        const uint8_t c = *--src;
-        *--dst = c;
-        if (c == '"' || c == '\\') *--dst = c;
-    }
-    *--dst = '"';
+    if (special) quote_in_place(o, from, escapes, doubled);
     return 1;
 }
 
