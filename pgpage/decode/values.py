@@ -13,6 +13,7 @@ never an exception, never a guess.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from pgpage.decode import datum
@@ -225,57 +226,54 @@ def python_value(formatter: ValueFormatter, typid: int, text: str | None):
     (aware for timestamptz and timetz), parsed JSON, ipaddress objects, lists for arrays (lower bounds
     dropped); the text itself for every other type, and for values Python cannot hold (infinity, BC
     dates, years past 9999)."""
-    if text is None:
-        return None
+    return python_converter(formatter, typid)(text)
+
+
+def python_converter(formatter: ValueFormatter, typid: int):
+    """``python_value`` for values of one type: the type resolved once (a column's values, a row after another)."""
     kind, target = formatter._resolve(typid)
     if kind == "array":
         t = formatter.catalog.get(target)
-        return _array_items(text, lambda s: python_value(formatter, t.typelem, s), t.typdelim or ",")
+        elem, delim = python_converter(formatter, t.typelem), t.typdelim or ","
+        return lambda text: None if text is None else _array_items(text, elem, delim)
     if kind != "builtin":
-        return text
+        return _same
     info = datum.TYPES.get(target)
     if info is not None and info.elem and target not in (22, 30):
-        delim = ";" if info.elem == 603 else ","
-        return _array_items(text, lambda s: python_value(formatter, info.elem, s), delim)
-    try:
-        return _scalar(target, text)
-    except ValueError:
-        return text
+        elem, delim = python_converter(formatter, info.elem), ";" if info.elem == 603 else ","
+        return lambda text: None if text is None else _array_items(text, elem, delim)
+    parse = _scalar_parsers().get(target)
+    if parse is None:
+        return _same
+
+    def convert(text: str | None):
+        if text is None:
+            return None
+        try:
+            return parse(text)
+        except ValueError:
+            return text
+    return convert
 
 
-def _scalar(typid: int, text: str):
+def _same(text: str | None):
+    return text
+
+
+@functools.cache
+def _scalar_parsers() -> dict:
+    """How each type's text reads back as a Python object, by type oid (the types not here stay text)."""
     import datetime as dt
     import ipaddress
     import json
     import uuid
     from decimal import Decimal
-    if typid in _INT_TYPES:
-        return int(text)
-    if typid in (700, 701):
-        return float(text)
-    if typid == 1700:
-        return Decimal(text)
-    if typid == 16:
-        return text == "t"
-    if typid == 17:
-        return bytes.fromhex(text[2:])
-    if typid == 2950:
-        return uuid.UUID(text)
-    if typid in (114, 3802):
-        return json.loads(text, parse_float=Decimal)
-    if typid in (869, 650):
-        return ipaddress.ip_interface(text) if typid == 869 else ipaddress.ip_network(text)
-    if typid == 1082:
-        return dt.date.fromisoformat(text)
-    if typid == 1083:
-        return dt.time.fromisoformat(text)
-    if typid == 1266:
-        return dt.time.fromisoformat(_iso_offset(text))
-    if typid == 1114:
-        return dt.datetime.fromisoformat(text)
-    if typid == 1184:
-        return dt.datetime.fromisoformat(_iso_offset(text))
-    return text
+    return {**{t: int for t in _INT_TYPES}, 700: float, 701: float, 1700: Decimal, 16: lambda text: text == "t",
+            17: lambda text: bytes.fromhex(text[2:]), 2950: uuid.UUID,
+            **dict.fromkeys((114, 3802), json.JSONDecoder(parse_float=Decimal).decode),
+            869: ipaddress.ip_interface, 650: ipaddress.ip_network, 1082: dt.date.fromisoformat,
+            1083: dt.time.fromisoformat, 1266: lambda text: dt.time.fromisoformat(_iso_offset(text)),
+            1114: dt.datetime.fromisoformat, 1184: lambda text: dt.datetime.fromisoformat(_iso_offset(text))}
 
 
 def _iso_offset(text: str) -> str:

@@ -338,12 +338,22 @@ class TableRows:
         self._max_chunk = control.get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
 
     def records(self) -> Iterator[dict]:
-        """Each version as a record whose values are typed Python objects (``values.python_value``)."""
-        from pgpage.decode.values import python_value
-        types = [a.typid for _, a in self.columns]
-        for row in self:
-            yield row.record(self.column_names, [python_value(self.formatter, t, v)
-                                                 for t, v in zip(types, row.values)])
+        """Each version as a record whose values are typed Python objects (``values.python_value``): the records of
+        ``json_stream`` (the compiled printer's, read back), their texts converted."""
+        import json
+
+        from pgpage.decode.values import python_converter
+        names = self.column_names
+        convert = [python_converter(self.formatter, a.typid) for _, a in self.columns]
+        decode = json.JSONDecoder().decode
+        for item in self.json_stream():
+            if isinstance(item, RowVersion):
+                yield item.record(names, [f(v) for f, v in zip(convert, item.values)])
+                continue
+            for line in item[0].decode("utf-8").split("\n")[:-1]:   # (not splitlines: U+2028 stays raw in JSON)
+                record = decode(line)
+                record["values"] = {n: f(v) for (n, v), f in zip(record["values"].items(), convert)}
+                yield record
 
     def _type_name(self, typid: int) -> str:
         t = self.formatter.catalog.get(typid)

@@ -840,3 +840,47 @@ def test_live_text_search_bits_money_lsn_timetz_equal_copy(live):
                  " tta = ARRAY[tt, NULL] WHERE id % 4 = 0 AND m > '-92233720368547758.08'")
     kinds = ["int4", "tsvector", "bit", "bit", "money", "pg_lsn", "timetz", "array", "array", "array"]
     assert printed_like_copy(srv, conn, "t_misc", kinds) == (1500, 0)
+
+
+def test_live_typed_records_equal_the_servers_values(live):
+    """``rel.rows()`` reads the printer's records back and converts their texts: its typed values are what psycopg
+    makes of the same rows from the server (SELECT), and every version's record is the one Python's own path makes
+    (``RowVersion.record`` with ``python_value``)."""
+    from decimal import Decimal
+    from functools import partial
+
+    from psycopg.types.json import set_json_loads
+
+    from pgpage.decode.values import python_value
+    srv, conn = live
+    conn.execute("RESET timezone")
+    cols = ("id int, i8 bigint, n numeric, f float8, b bool, t text, ts timestamp, tz timestamptz, d date, tm time,"
+            " ttz timetz, u uuid, by bytea, j jsonb, ip inet, c cidr, ta text[], ia int[], r int4range")
+    conn.execute(f"CREATE TABLE t_typed ({cols})")
+    conn.execute("INSERT INTO t_typed SELECT g, g::bigint * 1000000007, g / 7.0, g * 1.5e-3, g % 3 = 0,"
+                 " CASE WHEN g % 4 > 0 THEN 'text, \"' || g || chr(8232) || E'\\n' END,"
+                 " timestamp '2001-02-03 04:05:06' + g * interval '1 day',"
+                 " timestamptz '1999-12-31 23:00+00' + g * interval '97 days 1 hour', date '2000-01-01' + g,"
+                 " time '00:00' + g * interval '17 seconds', ('12:00+0' || (g % 9))::timetz, md5(g::text)::uuid,"
+                 " decode(md5(g::text), 'hex'), jsonb_build_object('k', g, 'f', g / 8.0, 'a', jsonb_build_array(g)),"
+                 " ('10.' || g % 200 || '.0.1/24')::inet, ('10.' || g % 200 || '.0.0/16')::cidr,"
+                 " ARRAY['a', NULL, 'b c'], ARRAY[g, -g], int4range(g, g + 2) FROM generate_series(1, 600) g")
+    conn.execute("UPDATE t_typed SET n = -n WHERE id % 5 = 0")
+    conn.execute("DELETE FROM t_typed WHERE id % 11 = 0")
+    conn.execute("CHECKPOINT")
+    cluster = open_data_directory(srv.data)
+    rel = cluster.database("postgres").relation("t_typed")
+    set_json_loads(partial(json.loads, parse_float=Decimal), conn)
+    cur = conn.execute("SELECT * FROM t_typed ORDER BY id")
+    names = [d.name for d in cur.description]
+    want = [dict(zip(names, row)) for row in cur.fetchall()]
+    got = sorted((r["values"] for r in rel.rows()), key=lambda v: v["id"])
+    assert len(got) == len(want) == 600 - 600 // 11
+    assert [{**v, "r": None} for v in got] == [{**w, "r": None} for w in want]
+    assert got[0]["r"] == "[1,3)"
+    table = TableRows(cluster, rel, RowOptions(all_versions=True))
+    types = [a.typid for _, a in table.columns]
+    python = [row.record(table.column_names, [python_value(table.formatter, t, v) for t, v in zip(types, row.values)])
+              for row in TableRows(cluster, rel, RowOptions(all_versions=True))]
+    assert list(table.records()) == python
+    assert {"live", "deleted"} <= {r["status"] for r in python}
