@@ -50,7 +50,7 @@ def rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_o
     elif json_out:
         count = render.write_json_lines(table.column_names, table)
     else:
-        count = render.write_table(table.column_names, table, all_versions, wide)
+        count = render.write_table(table.column_names, table.text_records(), all_versions, wide)
     statuses = dict(zip(STATUS_NAMES, table.status_counts.tolist()))
     render.write_summary(table.label, count, statuses, all_versions, table.timezone, table.findings)
     return exit_status(table.findings)

@@ -339,21 +339,24 @@ class TableRows:
 
     def records(self) -> Iterator[dict]:
         """Each version as a record whose values are typed Python objects (``values.python_value``): the records of
-        ``json_stream`` (the compiled printer's, read back), their texts converted."""
-        import json
-
+        ``text_records``, their texts converted."""
         from pgpage.decode.values import python_converter
-        names = self.column_names
         convert = [python_converter(self.formatter, a.typid) for _, a in self.columns]
+        for record in self.text_records():
+            record["values"] = {n: f(v) for (n, v), f in zip(record["values"].items(), convert)}
+            yield record
+
+    def text_records(self) -> Iterator[dict]:
+        """Each version as its record with the values as text (``RowVersion.record``): the compiled printer's
+        ``rows --json`` records read back (``json_stream``), Python's for the versions it declined."""
+        import json
         decode = json.JSONDecoder().decode
         for item in self.json_stream():
             if isinstance(item, RowVersion):
-                yield item.record(names, [f(v) for f, v in zip(convert, item.values)])
+                yield item.record(self.column_names)
                 continue
             for line in item[0].decode("utf-8").split("\n")[:-1]:   # (not splitlines: U+2028 stays raw in JSON)
-                record = decode(line)
-                record["values"] = {n: f(v) for (n, v), f in zip(record["values"].items(), convert)}
-                yield record
+                yield decode(line)
 
     def _type_name(self, typid: int) -> str:
         t = self.formatter.catalog.get(typid)

@@ -103,19 +103,21 @@ def _cell(value: str | None, limit: int | None) -> str:
     return text
 
 
-def write_table(names: list[str], rows: Iterable, system: bool, wide: bool, out=None) -> int:
-    """psql-like aligned columns, a batch of rows at a time (a header per batch); NULL prints as nothing,
-    control characters escaped; cells cut at TEXT_CELL characters unless ``wide``."""
+def write_table(names: list[str], records: Iterable[dict], system: bool, wide: bool, out=None) -> int:
+    """psql-like aligned columns of row versions' records with their values as text (``TableRows.text_records``),
+    a batch of rows at a time (a header per batch); NULL prints as nothing, control characters escaped; cells cut
+    at TEXT_CELL characters unless ``wide``."""
     out = out or sys.stdout
     header = (list(SYSTEM_COLUMNS) if system else ["ctid"]) + names
     limit = None if wide else TEXT_CELL
-    rows = iter(rows)
+    records = iter(records)
     n = 0
     while True:
-        batch = list(islice(rows, TEXT_BATCH))
+        batch = list(islice(records, TEXT_BATCH))
         if not batch:
             break
-        cells = [[_cell(v, limit) for v in ((_system(r) if system else [r.ctid]) + r.values)] for r in batch]
+        cells = [[_cell(v, limit) for v in ([str(r[k]) for k in SYSTEM_COLUMNS] if system else [r["ctid"]])
+                  + list(r["values"].values())] for r in batch]
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(header)]
         if n:
             out.write("\n")

@@ -440,6 +440,23 @@ def test_live_all_versions_equal_python(live):
     assert printed > N_RANDOM and declined >= 3
 
 
+@pytest.mark.parametrize("wide", [False, True])
+def test_live_table_view_equals_pythons(live, wide):
+    """The table for people is made of the printer's records read back (``text_records``): the same text as from
+    Python's records of every version (control characters escaped, long cells cut unless --wide), and the same
+    findings."""
+    from pgpage.render.rows import write_table
+    srv, _ = live
+    cluster, rel = live_relation(srv)
+    printed, python = io.StringIO(), io.StringIO()
+    table = TableRows(cluster, rel, RowOptions(all_versions=True))
+    assert write_table(table.column_names, table.text_records(), True, wide, printed) > N_RANDOM
+    reference = TableRows(cluster, rel, RowOptions(all_versions=True))
+    write_table(reference.column_names, (row.record(reference.column_names) for row in reference), True, wide, python)
+    assert printed.getvalue() == python.getvalue() and "\\n" in python.getvalue()
+    assert _findings(table) == _findings(reference)
+
+
 @pytest.mark.parametrize("zone", ZONES)
 def test_live_timestamptz_in_zones(live, zone):
     srv, conn = live
