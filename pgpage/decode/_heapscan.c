@@ -122,7 +122,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(jsonb) \
     X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(range) X(multirange) X(timetz) X(money) X(pg_lsn) X(bit) \
-    X(tsvector) X(given)
+    X(tsvector) X(point) X(lseg) X(line) X(box) X(circle) X(path) X(polygon) X(xml) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2085,6 +2085,76 @@ static int put_tsvector(Out *o, const uint8_t *s, int64_t n)
     return 1;
 }
 
+/* A float8 at v (little-endian), as float8out writes it: put_float's shortest exact digits */
+static void put_float8_at(Out *o, const uint8_t *v)
+{
+    uint64_t b;
+    memcpy(&b, v, 8);
+    put_float(o, b, 0);
+}
+
+/* pair_encode: "(x,y)" of the two float8 at v */
+static void put_pair(Out *o, const uint8_t *v)
+{
+    if (room(o, 1)) *o->p++ = '(';
+    put_float8_at(o, v);
+    if (room(o, 1)) *o->p++ = ',';
+    put_float8_at(o, v + 8);
+    if (room(o, 1)) *o->p++ = ')';
+}
+
+static inline void put_char(Out *o, uint8_t c)
+{
+    if (room(o, 1)) *o->p++ = c;
+}
+
+/*
+ * The geometric types' output functions (typeout/geometry.py's, geo_ops.c's), bare: point, lseg, line, box and
+ * circle from their fixed bytes v, len; path and polygon from their content after the varlena header (v, len):
+ * npts, then (path) closed and a pad word or (polygon) the bounding box, which is not printed, then the points.
+ * 0: declined (a size or point count Python reports, a path's closed flag not 0 or 1).
+ */
+static int put_geometry(Out *o, int64_t k, const uint8_t *v, int64_t len)
+{
+    static const int64_t fixed[][2] = {{K_point, 16}, {K_lseg, 32}, {K_line, 24}, {K_box, 32}, {K_circle, 24}};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (fixed[i][0] == k && len != fixed[i][1]) return 0;
+    switch (k) {
+    case K_point:
+        put_pair(o, v);
+        return 1;
+    case K_lseg:
+    case K_box:
+    case K_circle:   /* [p,q]  p,q  <p,r> */
+        if (k != K_box) put_char(o, k == K_lseg ? '[' : '<');
+        put_pair(o, v);
+        put_char(o, ',');
+        if (k == K_circle) put_float8_at(o, v + 16);
+        else put_pair(o, v + 16);
+        if (k != K_box) put_char(o, k == K_lseg ? ']' : '>');
+        return 1;
+    case K_line:
+        for (int i = 0; i < 3; i++) {
+            put_char(o, i ? ',' : '{');
+            put_float8_at(o, v + 8 * i);
+        }
+        put_char(o, '}');
+        return 1;
+    default: {   /* path, polygon */
+        const int64_t header = k == K_path ? 12 : 36;
+        if (len < header) return 0;
+        const int64_t npts = (int32_t)(uint32_t)u32(v), closed = k == K_path ? (int32_t)(uint32_t)u32(v + 4) : 1;
+        if (npts < 1 || len != header + 16 * npts || (closed != 0 && closed != 1)) return 0;
+        for (int64_t i = 0; i < npts; i++) {
+            put_char(o, i ? ',' : closed ? '(' : '[');
+            put_pair(o, v + header + 16 * i);
+        }
+        put_char(o, closed ? ')' : ']');
+        return 1;
+    }
+    }
+}
+
 /* range flags (include/utils/rangetypes.h) */
 #define RANGE_EMPTY 0x01
 #define RANGE_LB_INC 0x02
@@ -2460,7 +2530,7 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     const uint8_t *s = v;
     int64_t n = len;
     if ((k == K_text || k == K_bytea || k == K_numeric || k == K_jsonb || k == K_inet || k == K_cidr || k == K_bit
-         || k == K_tsvector)
+         || k == K_tsvector || k == K_path || k == K_polygon || k == K_xml)
         && !varlena_body(v, len, &s, &n))
         return 0;
     switch (k) {
@@ -2610,6 +2680,21 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     case K_inet:
     case K_cidr:
         return put_inet(o, s, n, k == K_cidr);
+    case K_point:
+    case K_lseg:
+    case K_line:
+    case K_box:
+    case K_circle:
+    case K_path:
+    case K_polygon: {   /* written bare, then quoted as a CSV field (they hold commas) */
+        uint8_t *const from = o->p;
+        if (!(k == K_path || k == K_polygon ? put_geometry(o, k, s, n) : put_geometry(o, k, v, len))) return 0;
+        if (!o->bare) csv_quote(o, from);
+        return 1;
+    }
+    case K_xml:   /* xml_out: the text as stored, unless it starts with a declaration (Python's, which reprints it) */
+        if (n >= 5 && memcmp(s, "<?xml", 5) == 0) return 0;
+        return put_text(o, s, n, single);
     case K_tsvector:
     case K_bit: {   /* written bare, then quoted as a CSV field when it must be (the empty value) */
         uint8_t *const from = o->p;

@@ -43,8 +43,9 @@ MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python print
 RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
 
 _NESTED_KINDS = ("array", "range", "multirange")   # the printer's kinds of values made of values of another kind
-# typeout's output functions the printer has too: jsonb, network types, bit strings, money, pg_lsn, tsvector
-_CSV_PORTED = {3802, 869, 650, 829, 774, 1560, 1562, 790, 3220, 3614}
+# typeout's output functions the printer has too: jsonb, network types, bit strings, money, pg_lsn, tsvector,
+# geometric types, xml
+_CSV_PORTED = {3802, 869, 650, 829, 774, 1560, 1562, 790, 3220, 3614, 600, 601, 602, 603, 604, 628, 718, 142}
 # How the compiled CSV printer (kernels.CsvPrinter) prints a column, by its type once domains are resolved, and
 # the attlen the column must have: the types datum prints from their bytes alone and those of _CSV_PORTED;
 # enums, arrays of these, and ranges and multiranges over these are the printer's too (_csv_kind). A column of
@@ -56,7 +57,9 @@ _CSV_KINDS: dict[int, tuple[str, int]] = {
     1114: ("timestamp", 8), 1184: ("timestamptz", 8), 1700: ("numeric", -1), 700: ("float4", 4),
     701: ("float8", 8), 1186: ("interval", 16), 3802: ("jsonb", -1), 869: ("inet", -1), 650: ("cidr", -1),
     829: ("macaddr", 6), 774: ("macaddr8", 8), 1266: ("timetz", 12), 790: ("money", 8), 3220: ("pg_lsn", 8),
-    1560: ("bit", -1), 1562: ("bit", -1), 3614: ("tsvector", -1),
+    1560: ("bit", -1), 1562: ("bit", -1), 3614: ("tsvector", -1), 600: ("point", 16), 601: ("lseg", 32),
+    628: ("line", 24), 603: ("box", 32), 718: ("circle", 24), 602: ("path", -1), 604: ("polygon", -1),
+    142: ("xml", -1),
     **{t: ("text", -1) for t in (25, 1042, 1043, 114, 194)},     # text, bpchar, varchar, json, pg_node_tree
     **{t: ("uint32", 4) for t in (24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)},
 }
