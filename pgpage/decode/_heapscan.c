@@ -2861,6 +2861,58 @@ static int put_column(Out *o, int64_t k, const int64_t *ex, const uint8_t *v, in
     return good;
 }
 
+/* pglz_decompress (common/pg_lzcompress.c) as datum.pglz_decompress: the rawsize bytes the stream src[0..n) gives,
+   into out; 0 where Python raises PglzError (a tag cut off or reaching before the output, a stream giving other than
+   rawsize bytes or left unused). Control bytes, LSB first: a 0 bit is a literal byte, a 1 bit a 2-3 byte tag
+   copying len bytes from off back (overlaps repeat). */
+static int pglz_inflate(const uint8_t *src, int64_t n, uint8_t *out, int64_t rawsize)
+{
+    int64_t sp = 0, op = 0;
+    while (sp < n && op < rawsize) {
+        const uint8_t ctrl = src[sp++];
+        for (int bit = 0; bit < 8 && sp < n && op < rawsize; bit++) {
+            if (!(ctrl & (1 << bit))) {
+                out[op++] = src[sp++];
+                continue;
+            }
+            if (sp + 1 >= n) return 0;
+            int64_t length = (src[sp] & 0x0F) + 3;
+            const int64_t off = ((int64_t)(src[sp] & 0xF0) << 4) | src[sp + 1];
+            sp += 2;
+            if (length == 18) {
+                if (sp >= n) return 0;
+                length += src[sp++];
+            }
+            if (off == 0 || off > op) return 0;
+            if (length > rawsize - op) length = rawsize - op;
+            for (const int64_t stop = op + length; op < stop; op++) out[op] = out[op - off];
+        }
+    }
+    return op == rawsize && sp == n;
+}
+
+/* An inline-compressed varlena v, vlen bytes (VARATT_IS_4B_C), as the uncompressed varlena with a 4-byte header
+   it stands for, in a buffer kept from call to call (the biggest value's size): *len its size. NULL: declined
+   (lz4 or another method, or a stream pglz_inflate refuses: Python's, which reports it). */
+static uint8_t *inflate_buf;
+static int64_t inflate_cap;
+static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
+{
+    const int64_t tcinfo = (int64_t)u32(v + 4), rawsize = tcinfo & 0x3FFFFFFF;
+    if (tcinfo >> 30 || rawsize > 88 * vlen) return NULL;   /* not pglz; more than a pglz stream can give */
+    if (rawsize + 4 > inflate_cap) {
+        uint8_t *grown = realloc(inflate_buf, (size_t)(rawsize + 4));
+        if (!grown) return NULL;
+        inflate_buf = grown;
+        inflate_cap = rawsize + 4;
+    }
+    if (!pglz_inflate(v + 8, vlen - 8, inflate_buf + 4, rawsize)) return NULL;
+    const uint32_t header = (uint32_t)(rawsize + 4) << 2;   /* VARSIZE_4B, uncompressed */
+    memcpy(inflate_buf, &header, 4);
+    *len = rawsize + 4;
+    return inflate_buf;
+}
+
 /*
  * CSV lines of tuples of a chunk (base: the chunk's pages, flat, base_len bytes; tuple t is tlen[t] bytes from
  * start[t], with its t_hoff, natts and HEAP_HASNULL), walked as pgp_deform walks them over the relation's natt
@@ -2951,9 +3003,14 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
             const int64_t i = cols[c];
             const int given = kinds[c] == K_given;
             const int is_null = given ? gstart[g] < 0 : P[i] < 0;
-            const uint8_t *const v = given ? given_text + gstart[g] : d + P[i];
-            const int64_t vlen = given ? glen[g] : L[i];
+            const uint8_t *v = given ? given_text + gstart[g] : d + P[i];
+            int64_t vlen = given ? glen[g] : L[i];
             g += given;
+            if (!given && !is_null && attlen[i] == -1 && vlen >= 8 && (v[0] & 0x03) == 0x02
+                && !(v = inflated(v, vlen, &vlen))) {
+                good = 0;
+                break;
+            }
             if (json) {
                 const int64_t key = status_off[keys_at + c], key_len = status_off[keys_at + c + 1] - key;
                 if (!room(&o, key_len + 6)) break;
