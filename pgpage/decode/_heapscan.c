@@ -1185,7 +1185,7 @@ int64_t pgp_walk_chain(const uint32_t *next, const uint8_t *live, const uint32_t
 #define INDEX_BITS_AT 8
 static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tnatts, int hasnull,
                              const int64_t *attlen, const int64_t *attalign, int64_t ncols, int64_t *P, int64_t *L,
-                             int64_t bits_at, int64_t slack)
+                             int64_t bits_at, int64_t slack, int toast_ok)
 {
     int64_t off = h;
     if (!(h >= bits_at && h <= n && tnatts == ncols)) return 0;
@@ -1208,8 +1208,10 @@ static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tna
             len = attlen[i];
         else if (attlen[i] == -1) {
             uint8_t b0 = d[pos];
-            if (b0 == 0x01) return 0; /* VARATT_IS_1B_E: a TOAST pointer */
-            if (b0 & 0x01)
+            if (b0 == 0x01) {   /* VARATT_IS_1B_E: a TOAST pointer (toast_ok: VARTAG_ONDISK's 18 bytes, else refused) */
+                if (!toast_ok || n - pos < 2 || d[pos + 1] != 18) return 0;
+                len = 18;
+            } else if (b0 & 0x01)
                 len = b0 >> 1;
             else {
                 if (n - pos < 4) return 0;
@@ -1235,11 +1237,11 @@ static inline int deform_one(const uint8_t *d, int64_t n, int64_t h, int64_t tna
 
 void pgp_deform(const uint8_t *base, int64_t ntup, const int64_t *start, const int64_t *tlen, const int64_t *t_hoff,
                 const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen, const int64_t *attalign,
-                int64_t ncols, uint8_t *ok, int64_t *pos_out, int64_t *len_out)
+                int64_t ncols, int64_t toast_ok, uint8_t *ok, int64_t *pos_out, int64_t *len_out)
 {
     for (int64_t t = 0; t < ntup; t++)
         ok[t] = (uint8_t)deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign,
-                                    ncols, pos_out + t * ncols, len_out + t * ncols, HEAP_BITS_AT, 0);
+                                    ncols, pos_out + t * ncols, len_out + t * ncols, HEAP_BITS_AT, 0, toast_ok != 0);
 }
 
 /* ---------------------------------------------------------------------------------------------------------------
@@ -2926,6 +2928,11 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  * ngiven such columns' texts of tuple t are given_len[t * ngiven + g] bytes (UTF-8) at given_start[t * ngiven + g]
  * of given_text, -1 for NULL, or -2 when Python prints the whole tuple (then declined).
  *
+ * With `toasted`, a printed column's value whose bytes are a TOAST pointer is printed from the value Python fetched
+ * from the TOAST table (a varlena with a 4-byte header): toast_len[t * ncols + c] bytes at toast_start[t * ncols + c]
+ * of toast_data, start -1 for none (the tuple's own bytes are printed: a pointer Python could not fetch the value of
+ * is then declined, as any pointer is).
+ *
  * K_enum values are printed from enums and labels (Out's).
  *
  * With params[CP_json], each line is instead the tuple's `pgpage rows --json` record (put_json_head, then the values
@@ -2945,6 +2952,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                      const int64_t *sys, const uint8_t *status_text, const int64_t *status_off, int64_t nstatus,
                      const int64_t *tz, const int64_t *params, const uint8_t *given_text, const int64_t *given_start,
                      const int64_t *given_len, int64_t ngiven, const int64_t *enums, const uint8_t *labels,
+                     int64_t toasted, const uint8_t *toast_data, const int64_t *toast_start, const int64_t *toast_len,
                      uint8_t *out, int64_t out_cap, int64_t *ends, uint8_t *ok)
 {
     int64_t P[MAX_TUPLE_ATTS], L[MAX_TUPLE_ATTS];
@@ -2973,7 +2981,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
             if (gstart[g] < -1) good = 0;
         good = good && start[t] >= 0 && tlen[t] >= 0 && start[t] <= base_len - tlen[t]
             && deform_one(base + start[t], tlen[t], t_hoff[t], natts[t], hasnull[t], attlen, attalign, natt, P, L,
-                          bits_at, slack);
+                          bits_at, slack, toasted != 0);
         if (good && json)
             good = put_json_head(&o, sys, ntup, t, status_text, status_off, nstatus, nxid, params[CP_json_updated]);
         else if (good && system) {
@@ -3006,6 +3014,10 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
             const uint8_t *v = given ? given_text + gstart[g] : d + P[i];
             int64_t vlen = given ? glen[g] : L[i];
             g += given;
+            if (toasted && !given && toast_start[t * ncols + c] >= 0) {
+                v = toast_data + toast_start[t * ncols + c];
+                vlen = toast_len[t * ncols + c];
+            }
             if (!given && !is_null && attlen[i] == -1 && vlen >= 8 && (v[0] & 0x03) == 0x02
                 && !(v = inflated(v, vlen, &vlen))) {
                 good = 0;
@@ -3302,7 +3314,7 @@ void pgp_verify_heap_sieve(const uint8_t *pages, int64_t npages, int64_t bs, int
                relation's) lie within it, end where it does and hold no TOAST pointer: else deform.py words it */
             if (ncols > 0 && ncols <= MAX_TUPLE_ATTS && inserted && !xmin_invalid_hint && natts > 0 && natts <= ncols
                 && !deform_one(t, lens[i], hoff, natts, (im & HEAP_HASNULL) != 0, attlen, attalign, natts, P, L,
-                               HEAP_BITS_AT, 0))
+                               HEAP_BITS_AT, 0, 0))
                 { bad = 1; break; }
             /* t_ctid */
             const int special_ctid = coff == SPEC_TOKEN_OFFSET || (cblk == INVALID_BLOCK && coff == MOVED_PARTITIONS_OFFSET);

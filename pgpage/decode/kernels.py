@@ -141,7 +141,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
     cdll.pgp_unique_blocks.restype = I64
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
-    cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, P, P, P]
+    cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, I64, P, P, P]
     cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P, P, P, I64]
     cdll.pgp_pread_staged.restype = I64
     cdll.pgp_pread_staged.argtypes = [I, P, I64, I64, P, I64]
@@ -150,7 +150,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, P, I64, P, P, P, I64, P, P, P, P, P,
-                                  I64, P, P, P, I64, P, P]
+                                  I64, P, P, I64, P, P, P, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     return cdll
@@ -347,17 +347,18 @@ def _i64(a) -> np.ndarray:
 
 
 def deform_offsets(chunk: np.ndarray, start, length, t_hoff, natts, hasnull, attlen: np.ndarray,
-                   attalign: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   attalign: np.ndarray, toast_pointers: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``pgp_deform`` over tuples of ``chunk`` (uint8, C-contiguous; each tuple ``length`` bytes from byte
-    ``start`` of the flat chunk): (ok, pos, len), the last two of shape (tuples, columns); where ok is False,
-    deform.py must walk the tuple."""
+    ``start`` of the flat chunk): (ok, pos, len), the last two of shape (tuples, columns), pos from the tuple's
+    start; where ok is False, deform.py must walk the tuple (one holding a TOAST pointer too, unless
+    ``toast_pointers``: then an on-disk pointer is a value of 18 bytes)."""
     start, length, t_hoff, natts = _i64(start), _i64(length), _i64(t_hoff), _i64(natts)
     hasnull = np.ascontiguousarray(hasnull, dtype=np.uint8)
     n, ncols = len(start), len(attlen)
     ok = np.zeros(n, dtype=np.uint8)
     pos, lens = np.empty((n, ncols), dtype=np.int64), np.empty((n, ncols), dtype=np.int64)
     lib().pgp_deform(_p(chunk), n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull), _p(attlen),
-                     _p(attalign), ncols, _p(ok), _p(pos), _p(lens))
+                     _p(attalign), ncols, int(toast_pointers), _p(ok), _p(pos), _p(lens))
     return ok.astype(bool), pos, lens
 
 
@@ -422,13 +423,15 @@ class CsvPrinter:
             self.params[TABLES.CSV_PARAMS.index("json_updated")] = json.updated
         self.out = np.empty(buffer_size or CSV_BUFFER, dtype=np.uint8)
 
-    def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None, given=None
+    def lines(self, flat: np.ndarray, start, length, t_hoff, natts, hasnull, sys=None, given=None, toasted=None
               ) -> tuple[int, np.ndarray, np.ndarray]:
         """CSV lines of the tuples of ``flat`` (uint8, C-contiguous: a chunk's pages) at ``start`` (``length``
         bytes, with their t_hoff, natts, HEAP_HASNULL), and with ``system`` ``sys``: rows block, item, xmin,
         xmax, status index (with ``json``, then the xids' verdict indexes, t_ctid's block and offset, t_infomask
         and t_infomask2); ``given``: (UTF-8 text, start, length) of the columns of kind "given", Python's texts
-        (``TableRows._given_texts``). Returns (done, ends, ok): the first ``done`` tuples were handled (fewer than
+        (``TableRows._given_texts``); ``toasted``: (bytes, start, length), start and length of shape (tuples, printed
+        columns), the values of TOAST pointers, fetched by Python (``TableRows._toasted_values``). Returns (done,
+        ends, ok): the first ``done`` tuples were handled (fewer than
         all when the buffer filled: call again with the rest), each tuple's line ending at ``out[ends[i]]``, or
         declined (ok False: nothing written, Python prints it)."""
         start, length, t_hoff, natts = _i64(start), _i64(length), _i64(t_hoff), _i64(natts)
@@ -440,11 +443,14 @@ class CsvPrinter:
             given = np.zeros(1, dtype=np.uint8), np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.int64)
         text, gstart, glen = given
         ngiven = gstart.shape[1]
+        tdata, tstart, tlen = toasted if toasted is not None else (np.zeros(1, dtype=np.uint8), np.zeros(1, np.int64),
+                                                                   np.zeros(1, np.int64))
         done = lib().pgp_csv_rows(_p(flat), flat.size, n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull),
                                   _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),
                                   _p(self.kinds), _p(self.extra), len(self.cols), _p(sys), _p(self.status_text),
                                   _p(self.status_off), self.nstatus, _p(self.zone), _p(self.params), _p(text),
-                                  _p(gstart), _p(glen), ngiven, _p(self.enums), _p(self.labels), _p(self.out),
+                                  _p(gstart), _p(glen), ngiven, _p(self.enums), _p(self.labels),
+                                  int(toasted is not None), _p(tdata), _p(tstart), _p(tlen), _p(self.out),
                                   len(self.out), _p(ends), _p(ok))
         return int(done), ends[:done], ok[:done].astype(bool)
 

@@ -41,6 +41,7 @@ from pgpage.storage.target import find_data_directory
 DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
 MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
 RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
+TOASTED_BYTES = 16 << 20   # rows --csv/--json: TOASTed values fetched for the printer at a time (_toasted_values)
 
 _NESTED_KINDS = ("array", "range", "multirange")   # the printer's kinds of values made of values of another kind
 # typeout's output functions the printer has too: jsonb, network types, bit strings, money, pg_lsn, tsvector,
@@ -632,12 +633,15 @@ class TableRows:
         sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status] + (
             [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2] if json else [])
         ) if system else None
-        n, first = len(c.start), 0
+        n, first, stop, toasted = len(c.start), 0, 0, None
         while first < n:
-            done, ends, ok = printer.lines(c.flat, c.start[first:], c.length[first:], c.t_hoff[first:],
-                                           c.natts[first:], hasnull[first:],
-                                           sys_cols[:, first:] if system else None,
-                                           (given[0], given[1][first:], given[2][first:]) if given else None)
+            if first >= stop:   # (a window's values, fetched once however many calls print its lines)
+                stop, toasted = self._toasted_values(printer, c, hasnull, first)
+            done, ends, ok = printer.lines(c.flat, c.start[first:stop], c.length[first:stop], c.t_hoff[first:stop],
+                                           c.natts[first:stop], hasnull[first:stop],
+                                           sys_cols[:, first:stop] if system else None,
+                                           (given[0], given[1][first:stop], given[2][first:stop]) if given else None,
+                                           toasted)
             if done == 0:     # the printer always takes or declines the first line; never loop
                 raise AssertionError("pgp_csv_rows made no progress")
             out = printer.out
@@ -653,6 +657,47 @@ class TableRows:
             if done > prev:
                 yield out[at:int(ends[done - 1])].tobytes(), done - prev
             first += done
+            toasted = toasted and (toasted[0], toasted[1][done:], toasted[2][done:])
+
+    def _toasted_values(self, printer, c: ChunkVersions, hasnull: np.ndarray, first: int):
+        """The values of the TOAST pointers in the printed columns of a chunk's versions from ``first`` on, fetched
+        from the TOAST table (``_toast_value``) for the printer, up to the versions whose values come to about
+        TOASTED_BYTES (memory stays flat however big the values): (stop, (bytes, start, length)), start and
+        length of shape (stop - first, printed columns), each value a varlena with a 4-byte header, start -1 where
+        the version's own bytes are printed (a pointer whose value could not be fetched: the printer declines the
+        version, Python prints it with its findings); (len, None) when no version from ``first`` has one."""
+        from pgpage.decode import kernels
+        n = len(c.start)
+        external = first + np.flatnonzero((c.infomask[first:] & HEAP_HASEXTERNAL) != 0)
+        if not len(external) or printer.params[kernels.TABLES.CSV_PARAMS.index("index_tuples")]:
+            return n, None
+        given = kernels.TABLES.CSV_KINDS.index("given")
+        cols = [(k, i) for k, (i, kind) in enumerate(zip(printer.cols.tolist(), printer.kinds.tolist()))
+                if kind != given and self._attlen[i] == -1]
+        fast, pos, lens = kernels.deform_offsets(c.flat, c.start[external], c.length[external], c.t_hoff[external],
+                                                 c.natts[external], hasnull[external], self._attlen, self._attalign,
+                                                 toast_pointers=True)
+        start = np.full((n - first, len(printer.cols)), -1, dtype=np.int64)
+        length = np.zeros_like(start)
+        pieces: list[bytes] = []
+        at, stop = 0, n
+        for j, version in enumerate(external.tolist()):
+            if at > TOASTED_BYTES:
+                stop = version
+                break
+            for k, i in cols:
+                p = int(c.start[version] + pos[j, i]) if fast[j] and pos[j, i] >= 0 else -1   # (pos: in the tuple)
+                if p < 0 or c.flat[p] != 0x01:
+                    continue
+                v = parse_varlena(c.flat[p:p + int(lens[j, i])].tobytes())
+                value = self._toast_value(v.toast) if isinstance(v, datum.Varlena) and v.toast is not None else None
+                if not isinstance(value, bytes):
+                    continue
+                start[version - first, k], length[version - first, k] = at, len(value) + 4
+                pieces += [((len(value) + 4) << 2).to_bytes(4, "little"), value]
+                at += len(value) + 4
+        data = np.frombuffer(b"".join(pieces) or b"\0", dtype=np.uint8)
+        return stop, (data, start[:stop - first], length[:stop - first])
 
     def _given_texts(self, printer, c: ChunkVersions, hasnull: np.ndarray):
         """The texts of the columns the printer takes from Python (kind "given"), for the versions of a chunk whose
