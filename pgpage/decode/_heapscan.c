@@ -122,7 +122,7 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
 #define CSV_KINDS(X) X(bool) X(int2) X(int4) X(int8) X(uint32) X(uint64) X(char) X(text) X(name) X(bytea) X(uuid) \
     X(date) X(time) X(timestamp) X(timestamptz) X(numeric) X(float4) X(float8) X(interval) X(enum) X(jsonb) \
     X(inet) X(cidr) X(macaddr) X(macaddr8) X(array) X(range) X(multirange) X(timetz) X(money) X(pg_lsn) X(bit) \
-    X(tsvector) X(point) X(lseg) X(line) X(box) X(circle) X(path) X(polygon) X(xml) X(given)
+    X(tsvector) X(point) X(lseg) X(line) X(box) X(circle) X(path) X(polygon) X(xml) X(tid) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated)
 
 #define C_(n) C_##n,
@@ -2691,6 +2691,18 @@ static int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zon
     case K_polygon: {   /* written bare, then quoted as a CSV field (they hold commas) */
         uint8_t *const from = o->p;
         if (!(k == K_path || k == K_polygon ? put_geometry(o, k, s, n) : put_geometry(o, k, v, len))) return 0;
+        if (!o->bare) csv_quote(o, from);
+        return 1;
+    }
+    case K_tid: {   /* tidout: (block,offset), quoted as a CSV field (a comma) */
+        if (len != 6) return 0;
+        if (!room(o, 20)) return 1;
+        uint8_t *const from = o->p;
+        *o->p++ = '(';
+        o->p = put_u64(o->p, (uint64_t)(u16(v) << 16 | u16(v + 2)));
+        *o->p++ = ',';
+        o->p = put_u64(o->p, (uint64_t)u16(v + 4));
+        *o->p++ = ')';
         if (!o->bare) csv_quote(o, from);
         return 1;
     }

@@ -202,7 +202,7 @@ def test_mutated_pages_print_the_same(tmp_path):
 
 
 def test_mutated_pages_with_python_given_columns(tmp_path):
-    """A table with columns of types only Python prints (row_types: tsquery, tid; their texts are given to the
+    """A table with columns of types only Python prints (row_types: tsquery; their texts are given to the
     printer) and one of geometric types and arrays: with random bytes of their pages changed, CSV and JSON stay
     Python's byte for byte and each finding comes once, in the same order, however the printer and Python share
     the rows."""
@@ -1029,3 +1029,16 @@ def test_live_toasted_values_fetched_for_the_printer(live, tmp_path):
     printed, declined = printed_like_python(tmp_path / "data", "t_ext", toast, [
         damaged(toast_bytes, rng, changes) for changes in (3, 30, 300)])
     assert printed > 300 and declined > 30
+
+
+def test_live_tids_equal_copy(live):
+    """tidout by the printer: block numbers and offsets of every width (0, the largest), alone and in arrays."""
+    srv, conn = live
+    rng = random.Random(47)
+    conn.execute("CREATE TABLE t_tid (id int, t tid, ts tid[])")
+    with conn.cursor().copy("COPY t_tid (id, t) FROM STDIN") as cp:
+        for i in range(1000):
+            cp.write_row((i, f"({rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32), rng.randrange(1000)])},"
+                             f"{rng.choice([0, 65535, rng.randrange(65536), rng.randrange(300)])})"))
+    conn.execute("UPDATE t_tid SET ts = ARRAY[t, NULL, '(1,2)'] WHERE id % 3 = 0")
+    assert printed_like_copy(srv, conn, "t_tid", ["int4", "tid", "array"]) == (1000, 0)
