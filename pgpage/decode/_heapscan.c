@@ -1297,6 +1297,12 @@ static inline int room(Out *o, int64_t n)
     return 1;
 }
 
+/* One byte of text (nothing when the buffer is full: the caller sees o->full) */
+static inline void put_char(Out *o, uint8_t c)
+{
+    if (room(o, 1)) *o->p++ = c;
+}
+
 static inline uint8_t *put_u64(uint8_t *p, uint64_t v)
 {
     char tmp[20];
@@ -2016,7 +2022,7 @@ static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, con
             o->p = put_i64(o->p, lb[d] + dims[d] - 1);
             *o->p++ = ']';
         }
-        if (room(o, 1)) *o->p++ = '=';
+        put_char(o, '=');
     }
     int64_t indx[6] = {0};
     if (!room(o, ndim)) return 1;
@@ -2038,7 +2044,7 @@ static int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, con
         for (; d >= 0; d--) {
             if (++indx[d] < dims[d]) break;
             indx[d] = 0;
-            if (room(o, 1)) *o->p++ = '}';
+            put_char(o, '}');
         }
         if (d >= 0 && room(o, 1 + ndim)) {
             *o->p++ = delim;
@@ -2098,16 +2104,11 @@ static void put_float8_at(Out *o, const uint8_t *v)
 /* pair_encode: "(x,y)" of the two float8 at v */
 static void put_pair(Out *o, const uint8_t *v)
 {
-    if (room(o, 1)) *o->p++ = '(';
+    put_char(o, '(');
     put_float8_at(o, v);
-    if (room(o, 1)) *o->p++ = ',';
+    put_char(o, ',');
     put_float8_at(o, v + 8);
-    if (room(o, 1)) *o->p++ = ')';
-}
-
-static inline void put_char(Out *o, uint8_t c)
-{
-    if (room(o, 1)) *o->p++ = c;
+    put_char(o, ')');
 }
 
 /*
@@ -2210,17 +2211,17 @@ static int put_range_text(Out *o, const uint8_t *img, int64_t off, int64_t end, 
               has_upper = !(flags & (RANGE_EMPTY | RANGE_UB_NULL | RANGE_UB_INF));
     if (flags & RANGE_EMPTY) {
         if (room(o, 5)) o->p = put_str(o->p, "empty");
-    } else if (room(o, 1)) {
-        *o->p++ = flags & RANGE_LB_INC ? '[' : '(';
+    } else {
+        put_char(o, flags & RANGE_LB_INC ? '[' : '(');
     }
     if (has_lower && !put_range_bound(o, img, &off, end, ex, zone, major)) return 0;
-    if (!(flags & RANGE_EMPTY) && room(o, 1)) *o->p++ = ',';
+    if (!(flags & RANGE_EMPTY)) put_char(o, ',');
     if (has_upper) {
         /* att_align_pointer: a varlena with a 1-byte header is not aligned */
         if (!(ex[1] == -1 && off < end && img[off] != 0)) off = (off + align - 1) & ~(align - 1);
         if (!put_range_bound(o, img, &off, end, ex, zone, major)) return 0;
     }
-    if (!(flags & RANGE_EMPTY) && room(o, 1)) *o->p++ = flags & RANGE_UB_INC ? ']' : ')';
+    if (!(flags & RANGE_EMPTY)) put_char(o, flags & RANGE_UB_INC ? ']' : ')');
     *stop = off;
     return 1;
 }
@@ -2265,7 +2266,7 @@ static int put_multirange(Out *o, const uint8_t *s, int64_t n, const int64_t *ex
             const int64_t item = (int64_t)u32(img + 12 + 4 * (i - 1)), has_offset = (item & 0x80000000) != 0;
             if (has_offset != (i % 4 == 0)) { good = 0; break; }   /* MULTIRANGE_ITEM_OFFSET_STRIDE */
             offset = has_offset ? item & 0x7FFFFFFF : prev_offset + (item & 0x7FFFFFFF);
-            if (room(o, 1)) *o->p++ = ',';
+            put_char(o, ',');
         }
         const int64_t flags = img[flags_at + i];
         good = offset == next_offset && range_flags_ok(flags, 1)
@@ -2277,7 +2278,7 @@ static int put_multirange(Out *o, const uint8_t *s, int64_t n, const int64_t *ex
     }
     o->bare = bare;
     if (!good || begin + next_offset != end) return 0;
-    if (room(o, 1)) *o->p++ = '}';
+    put_char(o, '}');
     return 1;
 }
 
@@ -2405,7 +2406,7 @@ static int put_jsonb_scalar(Out *o, const uint8_t *s, uint32_t type, int64_t b, 
         memcpy(o->p, s + b, (size_t)(e - b));
         o->p += e - b;
         json_escape(o, from);
-        if (room(o, 1)) *o->p++ = '"';
+        put_char(o, '"');
         return 1;
     }
     case JENTRY_ISNUMERIC: {
