@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from pgpage.analysis.verify.btree import CHUNK_BYTES as BTREE_CHUNK_BYTES
 from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, KeySpec, shape_from_index_row
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
@@ -603,7 +604,7 @@ class Verification:
         if unreadable is not None:   # said once: its heap checks (TIDs, --heapallindexed) are not made
             yield unreadable
         v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap, s.table, s.keys() if s.keys is not None else None)
-        for first, chunk in fork.iter_chunks():
+        for first, chunk in fork.iter_chunks(chunk_blocks=BTREE_CHUNK_BYTES // fork.block_size):
             yield from v.feed(chunk, first)
             self._count(chunk)
         yield from v.finish(fork.iter_chunks, fork.block_reader())

@@ -35,7 +35,9 @@ from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_L
 from pgpage.decode.xact import xid_precedes
 from pgpage.findings import WARNING
 
-SUB_CHUNK = 256         # pages analysed together: a few MB of item buffers; findings come code by code per sub-chunk
+# pages analysed together, at most (findings come code by code per sub-chunk): item buffers of some 20 MB at 8 KiB,
+# for verify's 16 MiB chunks (analysis.verify.btree.CHUNK_BYTES)
+SUB_CHUNK = 2048
 # what _items tells the compiled item pass about each page (_heapscan.c: BT_IN_TREE, ...)
 _BT_IN_TREE, _BT_LEAF_ITEMS, _BT_RIGHTMOST, _BT_INTERNAL = 1, 2, 4, 8
 

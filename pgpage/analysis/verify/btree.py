@@ -41,6 +41,9 @@ BTREE_MIN_VERSION, BTREE_VERSION = 2, 4
 MAX_BT_CYCLE_ID = 0xFF7F
 SIZEOF_INDEX_TUPLE = 8
 MAX_VERSION_OF_MAJOR = {10: 2, 11: 3}   # btree version a fresh index of that major has (4 from 12 on)
+# index bytes read and checked at a time: the Python steps per chunk cost more than a chunk that outgrows the
+# CPU's L2 cache (2 MiB chunks: 6.3 s for a 1.6 GB index, 16 MiB ones: 4.6 s)
+CHUNK_BYTES = 16 << 20
 
 
 def bt_max_item_size(block_size: int, heapkeyspace: bool) -> int:
