@@ -21,10 +21,11 @@ TOAST_MAX_CHUNK_SIZE_8K = 1996
 
 
 def reassemble(pointer: ToastPointer, chunks: dict[int, bytes], max_chunk: int = TOAST_MAX_CHUNK_SIZE_8K,
-               duplicates: tuple[int, ...] = ()):
+               duplicates: tuple[int, ...] = (), inflate: bool = True):
     """The content of an external value from its chunks ``{chunk_seq: chunk_data payload}``: bytes, or an
     Unreadable (``toast.chunk_missing``, ``toast.chunk_size``, ``toast.chunk_duplicate``,
-    ``toast.chunk_extra``, ``toast.decompress``)."""
+    ``toast.chunk_extra``, ``toast.decompress``). A compressed value with ``inflate`` False: the compressed
+    varlena detoast would inflate (its 4-byte header, va_tcinfo, the stream), for a caller that inflates it."""
     extsize = pointer.va_extsize
     where = f"TOAST value {pointer.va_valueid} in relation {pointer.va_toastrelid}"
     if duplicates:
@@ -56,6 +57,8 @@ def reassemble(pointer: ToastPointer, chunks: dict[int, bytes], max_chunk: int =
                           f"{pointer.va_rawsize - datum.VARHDRSZ}")
     # the reassembled varlena, as detoast builds it: a 4-byte compressed header, then va_tcinfo and the stream
     header = struct.pack("<I", ((len(data) + datum.VARHDRSZ) << 2) | 0x02)
+    if not inflate:
+        return header + data
     value = datum.varlena_payload(header + data)
     if isinstance(value, Unreadable):
         return Unreadable("toast.decompress", f"{where}: {value.message}", value.hex)

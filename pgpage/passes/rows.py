@@ -41,6 +41,7 @@ from pgpage.storage.target import find_data_directory
 DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
 MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
 RANGE_BLOCKS = 2048        # --jobs: a worker's piece of the table (16 MiB of 8 KiB pages; whole chunks)
+CHUNK_T_HOFF = 24   # a TOAST chunk tuple's t_hoff: MAXALIGN(SizeofHeapTupleHeader), no null bitmap
 TOASTED_BYTES = 16 << 20   # rows --csv/--json: TOASTed values fetched for the printer at a time (_toasted_values)
 
 _NESTED_KINDS = ("array", "range", "multirange")   # the printer's kinds of values made of values of another kind
@@ -188,12 +189,13 @@ class ToastStore:
         rows = rows[np.argsort(self.chunk_seq[rows], kind="stable")]
         return self.chunk_seq[rows], self.chunk_size[rows]
 
-    def fetch(self, pointer: ToastPointer):
-        """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong."""
+    def fetch(self, pointer: ToastPointer, inflate: bool = True):
+        """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong (``inflate``
+        False: a compressed value as its compressed varlena, ``reassemble``)."""
         lo, hi = np.searchsorted(self.chunk_id, [pointer.va_valueid, pointer.va_valueid + 1])
         rows = [r for r in range(lo, hi) if not self.aborted[r]] or list(range(lo, hi))
         if not rows:
-            return reassemble(pointer, {}, self.max_chunk)
+            return reassemble(pointer, {}, self.max_chunk, inflate=inflate)
         order = np.argsort(self.block[rows], kind="stable")
         rows = [rows[i] for i in order]
         pages = self.read_blocks(np.unique(self.block[rows]))
@@ -208,7 +210,55 @@ class ToastStore:
             if seq in chunks:
                 duplicates.append(seq)
             chunks[seq] = data
-        return reassemble(pointer, chunks, self.max_chunk, tuple(duplicates))
+        return reassemble(pointer, chunks, self.max_chunk, tuple(duplicates), inflate)
+
+    def fetch_many(self, pointers: list[ToastPointer], inflate: bool = True) -> list:
+        """``fetch`` of each of ``pointers``, the pages their chunks lie on read once, in block order: the data of
+        a plain chunk tuple (three attributes, no nulls, a 24-byte header, chunk_data with a 1-byte or an
+        uncompressed 4-byte header, within the tuple: what TOAST tables hold) is sliced from them; a value with
+        any other chunk is fetched alone, as ``fetch`` reads it."""
+        ids = np.array([p.va_valueid for p in pointers], dtype=np.int64)
+        lo, hi = np.searchsorted(self.chunk_id, ids), np.searchsorted(self.chunk_id, ids + 1)
+        rows = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist())] or [np.zeros(0, int)])
+        blocks = np.unique(self.block[rows])
+        payload: dict[int, bytes | None] = {}      # by row: its chunk data (None: not plain)
+        if len(blocks):
+            pages = self.read_blocks(blocks)
+            bs = pages.shape[1]
+            flat = pages.reshape(-1)
+            base = np.searchsorted(blocks, self.block[rows]) * bs
+            word = pages.view("<u4")[base // bs, SIZE_OF_PAGE_HEADER // 4 + self.item[rows] - 1].astype(np.int64)
+            off, lp_flags, length = word & 0x7FFF, (word >> 15) & 3, word >> 17
+            at = base + np.minimum(off, bs - CHUNK_T_HOFF - 8)
+            im2 = flat[at + 18].astype(np.int64) | (flat[at + 19].astype(np.int64) << 8)
+            im = flat[at + 20].astype(np.int64)
+            data = at + CHUNK_T_HOFF + 8      # chunk_data's varlena header, as the page holds it now
+            b0 = flat[data].astype(np.int64)
+            w4 = flat[np.minimum(data[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
+            size = np.where(b0 & 1, (b0 >> 1) - 1, (w4.astype(np.int64) >> 2) - 4)
+            header = np.where(b0 & 1, 1, 4)
+            start = off + CHUNK_T_HOFF + 8 + header
+            plain = ((lp_flags == LP_NORMAL) & (off + length <= bs) & ((im2 & HEAP_NATTS_MASK) == 3)
+                     & ((im & HEAP_HASNULL) == 0) & (flat[at + 22] == CHUNK_T_HOFF) & (size >= 0)
+                     & (((b0 & 3) == 0) | (((b0 & 1) == 1) & (b0 != 1))) & (start + size <= off + length))
+            raw = flat.tobytes()
+            for r, ok, a, n in zip(rows.tolist(), plain.tolist(), (base + start).tolist(), size.tolist()):
+                payload[r] = raw[a:a + n] if ok else None
+        out = []
+        for pointer, a, b in zip(pointers, lo.tolist(), hi.tolist()):
+            rows = [r for r in range(a, b) if not self.aborted[r]] or list(range(a, b))
+            if not rows or any(payload[r] is None for r in rows):
+                out.append(self.fetch(pointer, inflate))
+                continue
+            chunks: dict[int, bytes] = {}
+            duplicates = []
+            for r in sorted(rows, key=lambda r: self.block[r]):    # (stable, as fetch orders them)
+                seq = int(self.chunk_seq[r])
+                if seq in chunks:
+                    duplicates.append(seq)
+                chunks[seq] = payload[r]
+            out.append(reassemble(pointer, chunks, self.max_chunk, tuple(duplicates), inflate))
+        return out
 
     def _chunk_data(self, page: np.ndarray, block: int, item: int):
         lp = int(page[SIZE_OF_PAGE_HEADER + 4 * (item - 1):SIZE_OF_PAGE_HEADER + 4 * item].view("<u4")[0])
@@ -661,11 +711,12 @@ class TableRows:
 
     def _toasted_values(self, printer, c: ChunkVersions, hasnull: np.ndarray, first: int):
         """The values of the TOAST pointers in the printed columns of a chunk's versions from ``first`` on, fetched
-        from the TOAST table (``_toast_value``) for the printer, up to the versions whose values come to about
-        TOASTED_BYTES (memory stays flat however big the values): (stop, (bytes, start, length)), start and
-        length of shape (stop - first, printed columns), each value a varlena with a 4-byte header, start -1 where
-        the version's own bytes are printed (a pointer whose value could not be fetched: the printer declines the
-        version, Python prints it with its findings); (len, None) when no version from ``first`` has one."""
+        from the TOAST table together (``_toast_values``) for the printer, up to the versions whose values come to
+        about TOASTED_BYTES as stored (memory stays flat however big the values): (stop, (bytes, start, length)),
+        start and length of shape (stop - first, printed columns), each value a varlena with a 4-byte header (a
+        compressed one as stored: the printer inflates it), start -1 where the version's own bytes are printed (a
+        pointer whose value could not be fetched: the printer declines the version, Python prints it with its
+        findings); (len, None) when no version from ``first`` has one."""
         from pgpage.decode import kernels
         n = len(c.start)
         external = first + np.flatnonzero((c.infomask[first:] & HEAP_HASEXTERNAL) != 0)
@@ -679,10 +730,10 @@ class TableRows:
                                                  toast_pointers=True)
         start = np.full((n - first, len(printer.cols)), -1, dtype=np.int64)
         length = np.zeros_like(start)
-        pieces: list[bytes] = []
-        at, stop = 0, n
+        wanted: list[tuple[int, int, ToastPointer]] = []   # (row, printed column, pointer)
+        stored, stop = 0, n
         for j, version in enumerate(external.tolist()):
-            if at > TOASTED_BYTES:
+            if stored > TOASTED_BYTES:
                 stop = version
                 break
             for k, i in cols:
@@ -690,12 +741,27 @@ class TableRows:
                 if p < 0 or c.flat[p] != 0x01:
                     continue
                 v = parse_varlena(c.flat[p:p + int(lens[j, i])].tobytes())
-                value = self._toast_value(v.toast) if isinstance(v, datum.Varlena) and v.toast is not None else None
+                if isinstance(v, datum.Varlena) and v.toast is not None:
+                    wanted.append((version - first, k, v.toast))
+                    stored += v.toast.va_extsize
+        pieces: list[bytes] = []
+        at = 0
+        by_relation: dict[int, list[int]] = {}
+        for w, (_, _, pointer) in enumerate(wanted):
+            by_relation.setdefault(pointer.va_toastrelid, []).append(w)
+        for rel, which in by_relation.items():
+            # a compressed value comes as its compressed varlena: the printer inflates it (pglz; an lz4 one it
+            # declines, and Python prints the version)
+            values = self._toast_values(rel, [wanted[w][2] for w in which])
+            for w, value in zip(which, values):
+                row, k, pointer = wanted[w]
                 if not isinstance(value, bytes):
                     continue
-                start[version - first, k], length[version - first, k] = at, len(value) + 4
-                pieces += [((len(value) + 4) << 2).to_bytes(4, "little"), value]
-                at += len(value) + 4
+                if not pointer.is_compressed:
+                    value = ((len(value) + 4) << 2).to_bytes(4, "little") + value
+                start[row, k], length[row, k] = at, len(value)
+                pieces.append(value)
+                at += len(value)
         data = np.frombuffer(b"".join(pieces) or b"\0", dtype=np.uint8)
         return stop, (data, start[:stop - first], length[:stop - first])
 
@@ -788,15 +854,26 @@ class TableRows:
                                      block=blkno, item=lp))
         return None
 
-    def _toast_value(self, pointer: ToastPointer):
-        rel = pointer.va_toastrelid
+    def _toast_values(self, rel: int, pointers: list[ToastPointer]) -> list:
+        """The values of ``pointers``, all into TOAST relation ``rel``, fetched together (``ToastStore.fetch_many``),
+        compressed ones as their compressed varlenas; an Unreadable for each that cannot be."""
+        store = self._toast_store(rel)
+        if store is None:
+            return [self._toast_value(p) for p in pointers]
+        return store.fetch_many(pointers, inflate=False)
+
+    def _toast_store(self, rel: int) -> ToastStore | None:
+        """TOAST relation ``rel``'s chunks (None: not in the catalog, or no file), placed once."""
         if rel not in self._toast:
             toast = self.relation.toast if self.relation.toast is not None and self.relation.toast.oid == rel else \
                 next((r for r in self.relation.database.relations() if r.oid == rel), None)
             self._toast[rel] = None if toast is None or not toast.forks.get("main") else \
                 ToastStore(toast, self.cluster.clog, self._max_chunk)
-        store = self._toast[rel]
+        return self._toast[rel]
+
+    def _toast_value(self, pointer: ToastPointer):
+        store = self._toast_store(pointer.va_toastrelid)
         if store is None:
-            return Unreadable("toast.relation_missing", f"TOAST value {pointer.va_valueid}: TOAST relation {rel} "
-                              "is not in the catalog or has no file")
+            return Unreadable("toast.relation_missing", f"TOAST value {pointer.va_valueid}: TOAST relation"
+                              f" {pointer.va_toastrelid} is not in the catalog or has no file")
         return store.fetch(pointer)

@@ -1042,3 +1042,93 @@ def test_live_tids_equal_copy(live):
                              f"{rng.choice([0, 65535, rng.randrange(65536), rng.randrange(300)])})"))
     conn.execute("UPDATE t_tid SET ts = ARRAY[t, NULL, '(1,2)'] WHERE id % 3 = 0")
     assert printed_like_copy(srv, conn, "t_tid", ["int4", "tid", "array"]) == (1000, 0)
+
+
+def _toast_pointers(cluster, rel) -> list:
+    """Every TOAST pointer in the table's tuples (deform_tuple of each normal tuple, pg_attribute's columns)."""
+    from pgpage.decode.deform import deform_tuple
+    attrs = TableRows(cluster, rel, RowOptions()).attrs
+    out = []
+    for _, pages in rel.forks["main"].iter_chunks():
+        for page in pages:
+            lower = struct.unpack_from("<H", page, 12)[0]
+            for k in range((lower - 24) // 4):
+                w = struct.unpack_from("<I", page, 24 + 4 * k)[0]
+                off, flags, length = w & 0x7FFF, (w >> 15) & 3, w >> 17
+                if flags != 1:
+                    continue
+                tup = page[off:off + length].tobytes()
+                im = struct.unpack_from("<H", tup, 20)[0]
+                d = deform_tuple(tup, tup[22], struct.unpack_from("<H", tup, 18)[0] & 0x7FF, attrs,
+                                 null_bitmap=tup[23:tup[22]] if im & 1 else None)
+                for a in d.attrs:
+                    v = datum.parse_varlena(a.raw) if a.raw is not None and a.attlen == -1 else None
+                    if isinstance(v, datum.Varlena) and v.toast is not None:
+                        out.append(v.toast)
+    return out
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, bytes) or isinstance(b, bytes):
+        return a == b
+    return (a.code, a.message) == (b.code, b.message)
+
+
+def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
+    """ToastStore.fetch_many (the pages of many values read once, the data of plain chunk tuples sliced from them)
+    gives what fetch gives value by value, compressed values inflated or not: on a live TOAST table, and on copies
+    whose chunk tuples are changed where the sliced path decides (the attribute count, HEAP_HASNULL, t_hoff,
+    chunk_data's header, the line pointer's length) and at random."""
+    from pgpage.passes.rows import ToastStore
+    srv, conn = live
+    rng = random.Random(53)
+    conn.execute("CREATE TABLE t_many (id int, doc text, plain text)")
+    conn.execute("ALTER TABLE t_many ALTER plain SET STORAGE EXTERNAL")
+    conn.execute("INSERT INTO t_many SELECT g, (SELECT string_agg(md5((g * i)::text) || repeat('x', 90), '')"
+                 " FROM generate_series(1, 60) i), repeat(md5(g::text), 80 + g % 7) FROM generate_series(1, 80) g")
+    conn.execute("CHECKPOINT")
+    assert conn.execute("SELECT count(*) FROM t_many WHERE pg_column_compression(doc) = 'pglz'"
+                        " AND pg_column_size(doc) > 2100 AND pg_column_compression(plain) IS NULL").fetchone()[0] == 80
+    shutil.copytree(srv.data, tmp_path / "data", ignore=shutil.ignore_patterns("postmaster.pid", "pg_wal"))
+    cluster = open_data_directory(tmp_path / "data")
+    rel = cluster.database("postgres").relation("t_many")
+    pointers = _toast_pointers(cluster, rel)
+    assert len(pointers) == 160 and sum(p.is_compressed for p in pointers) == 80
+    toast = rel.toast.forks["main"].segment_path(0)
+    original = toast.read_bytes()
+    # the first chunk tuple of each of six pages (six values), each changed in one way
+    lp_at = [8192 * k + 24 for k in range(6)]
+    at = [8192 * k + (struct.unpack_from("<I", original, a)[0] & 0x7FFF) for k, a in enumerate(lp_at)]
+    assert len({struct.unpack_from("<I", original, a + 24)[0] for a in at}) == 6
+    changed = bytearray(original)
+    changed[at[0] + 18] = 2                  # two attributes
+    changed[at[1] + 20] |= 0x01              # HEAP_HASNULL
+    changed[at[2] + 22] = 32                 # t_hoff (its chunk_id is read after it: a chunk missing from its value)
+    changed[at[3] + 32] |= 0x02              # chunk_data's header: compressed
+    changed[at[4] + 32] = 0x01               # ... a TOAST pointer
+    struct.pack_into("<I", changed, lp_at[5], struct.unpack_from("<I", original, lp_at[5])[0] - (40 << 17))  # lp_len
+    changed = bytes(changed)
+    versions = [original, changed] + [damaged(original, rng, n) for n in (5, 50, 500)]
+    sliced = 0
+    for version in versions:
+        toast.write_bytes(version)
+        store = ToastStore(open_data_directory(tmp_path / "data").database("postgres").relation("t_many").toast,
+                           cluster.clog, 1996)
+        for inflate in (True, False):
+            one = [store.fetch(p, inflate) for p in pointers]
+            calls = []
+            fetch = store.fetch
+            store.fetch = lambda p, inflate=True: calls.append(p) or fetch(p, inflate)
+            many = store.fetch_many(pointers, inflate)
+            del store.fetch
+            assert all(_same_value(a, b) for a, b in zip(one, many)) and len(one) == len(many)
+            sliced += len(pointers) - len(calls)
+            if version is changed:   # the value of every chunk changed (and still filed under it): fetched alone
+                assert {p.va_valueid for p in calls} == {struct.unpack_from("<I", changed, a + 24)[0]
+                                                         for a in at[:2] + at[3:]}
+            if version is original:
+                assert not calls and all(isinstance(v, bytes) for v in many)
+        if version is original:
+            compressed = [v for p, v in zip(pointers, store.fetch_many(pointers, False)) if p.is_compressed]
+            assert all(v[0] & 3 == 2 for v in compressed)     # as stored: the printer inflates them
+    assert sliced > 1500
