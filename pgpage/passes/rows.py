@@ -714,7 +714,7 @@ class TableRows:
         from the TOAST table together (``_toast_values``) for the printer, up to the versions whose values come to
         about TOASTED_BYTES as stored (memory stays flat however big the values): (stop, (bytes, start, length)),
         start and length of shape (stop - first, printed columns), each value a varlena with a 4-byte header (a
-        compressed one as stored: the printer inflates it), start -1 where the version's own bytes are printed (a
+        pglz-compressed one as stored: the printer inflates it), start -1 where the version's own bytes are printed (a
         pointer whose value could not be fetched: the printer declines the version, Python prints it with its
         findings); (len, None) when no version from ``first`` has one."""
         from pgpage.decode import kernels
@@ -750,14 +750,18 @@ class TableRows:
         for w, (_, _, pointer) in enumerate(wanted):
             by_relation.setdefault(pointer.va_toastrelid, []).append(w)
         for rel, which in by_relation.items():
-            # a compressed value comes as its compressed varlena: the printer inflates it (pglz; an lz4 one it
-            # declines, and Python prints the version)
+            # a compressed value comes as its compressed varlena: the printer inflates pglz (and declines other
+            # methods: Python prints the version); lz4 is inflated here (the lz4 package; a value it cannot inflate
+            # is left to Python too)
             values = self._toast_values(rel, [wanted[w][2] for w in which])
             for w, value in zip(which, values):
                 row, k, pointer = wanted[w]
+                method = pointer.compression
+                if isinstance(value, bytes) and method == "lz4":
+                    value, method = datum.varlena_payload(value), None
                 if not isinstance(value, bytes):
                     continue
-                if not pointer.is_compressed:
+                if method is None:
                     value = ((len(value) + 4) << 2).to_bytes(4, "little") + value
                 start[row, k], length[row, k] = at, len(value)
                 pieces.append(value)

@@ -1031,6 +1031,37 @@ def test_live_toasted_values_fetched_for_the_printer(live, tmp_path):
     assert printed > 300 and declined > 30
 
 
+def test_live_lz4_values_out_of_line_inflated_for_the_printer(live, tmp_path):
+    """lz4-compressed values out of line are inflated by Python's lz4 package and printed by the printer: they equal
+    COPY; with random bytes of a copy of the TOAST table changed (streams broken), the values lz4 cannot inflate
+    leave their rows to Python, and the CSV and the findings equal Python's."""
+    srv, conn = live
+    rng = random.Random(59)
+    conn.execute("CREATE TABLE t_lz4x (id int, doc text COMPRESSION lz4)")
+    conn.execute("INSERT INTO t_lz4x SELECT g, (SELECT string_agg(md5((g * i)::text) || repeat('z', 90), '')"
+                 " FROM generate_series(1, 80) i) FROM generate_series(1, 60) g")
+    conn.execute("CHECKPOINT")
+    assert conn.execute("SELECT count(*) FROM t_lz4x WHERE pg_column_compression(doc) = 'lz4'"
+                        " AND pg_column_size(doc) > 2100").fetchone()[0] == 60
+    assert printed_like_copy(srv, conn, "t_lz4x", ["int4", "text"]) == (60, 0)
+    shutil.copytree(srv.data, tmp_path / "data", ignore=shutil.ignore_patterns("postmaster.pid", "pg_wal"))
+    toast = open_data_directory(tmp_path / "data").database("postgres").relation("t_lz4x").toast
+    path = toast.forks["main"].segment_path(0)
+    printed, declined = printed_like_python(tmp_path / "data", "t_lz4x", path, [
+        damaged(path.read_bytes(), rng, changes) for changes in (5, 50)])
+    assert printed > 100 and declined > 5
+    # and pointers whose va_extinfo names compression method 3, which no server writes: Python's
+    heap = open_data_directory(tmp_path / "data").database("postgres").relation("t_lz4x").forks["main"].segment_path(0)
+    methods = bytearray(heap.read_bytes())
+    for k in range(5):
+        tup = struct.unpack_from("<I", methods, 24 + 4 * k)[0] & 0x7FFF
+        pointer = tup + methods[tup + 22] + 4          # after id: 0x01, the tag 18, va_rawsize, va_extinfo
+        assert methods[pointer:pointer + 2] == b"\x01\x12" and methods[pointer + 9] >> 6 == 1   # lz4
+        methods[pointer + 9] |= 0xC0
+    printed, declined = printed_like_python(tmp_path / "data", "t_lz4x", heap, [bytes(methods)])
+    assert declined >= 10
+
+
 def test_live_tids_equal_copy(live):
     """tidout by the printer: block numbers and offsets of every width (0, the largest), alone and in arrays."""
     srv, conn = live
