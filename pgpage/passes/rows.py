@@ -23,7 +23,8 @@ import numpy as np
 from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL
 from pgpage.decode import datum, pgtz, typeout
-from pgpage.decode.datum import ATTALIGN_BYTES, EXTERNAL, ToastPointer, Undecoded, Unreadable, parse_varlena
+from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, ToastPointer, Undecoded,
+                                 Unreadable, parse_varlena)
 from pgpage.decode.deform import (ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, Attribute, deform_tuple,
                                   heap_oid_old)
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
@@ -387,6 +388,7 @@ class TableRows:
         self._attlen = np.array([a.attlen for a in self.attrs], dtype=np.int64)
         self._attalign = np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in self.attrs], dtype=np.int64)
         self._toast: dict[int, ToastStore | None] = {}
+        self._inline_lz4 = False   # an lz4-compressed value stored inline was seen (_toasted_values)
         self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
         control = cluster.control or {}
         self._max_chunk = control.get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
@@ -696,6 +698,10 @@ class TableRows:
                 raise AssertionError("pgp_csv_rows made no progress")
             out = printer.out
             declined = np.flatnonzero(~ok)
+            if len(declined) and not self._inline_lz4:   # one of them for an lz4 value stored inline: from the next
+                # window on, such values are inflated for the printer (a table of them is rarely one of a few)
+                lz4 = self._varlenas(c, hasnull, declined + first, [i for _, i in self._printed_varlenas(printer)])[3]
+                self._inline_lz4 = bool(lz4.any())
             python_rows = self.versions(c, which=declined + first) if len(declined) else iter(())
             at = prev = 0
             for k in declined.tolist():
@@ -710,42 +716,66 @@ class TableRows:
             toasted = toasted and (toasted[0], toasted[1][done:], toasted[2][done:])
 
     def _toasted_values(self, printer, c: ChunkVersions, hasnull: np.ndarray, first: int):
-        """The values of the TOAST pointers in the printed columns of a chunk's versions from ``first`` on, fetched
-        from the TOAST table together (``_toast_values``) for the printer, up to the versions whose values come to
-        about TOASTED_BYTES as stored (memory stays flat however big the values): (stop, (bytes, start, length)),
-        start and length of shape (stop - first, printed columns), each value a varlena with a 4-byte header (a
-        pglz-compressed one as stored: the printer inflates it), start -1 where the version's own bytes are printed (a
-        pointer whose value could not be fetched: the printer declines the version, Python prints it with its
-        findings); (len, None) when no version from ``first`` has one."""
+        """The values the printer cannot read from a chunk's tuples, in its printed columns, from ``first`` on: those
+        of TOAST pointers, fetched from the TOAST table together (``_toast_values``), and once a table showed one
+        (``_inline_lz4``), lz4-compressed values stored inline, inflated by the lz4 package; up to the versions
+        whose values come to about TOASTED_BYTES (memory stays flat however big the values): (stop, (bytes, start,
+        length)), start and length of shape (stop - first, printed columns), each value a varlena with a 4-byte
+        header (a pglz-compressed one as stored: the printer inflates it), start -1 where the version's own bytes
+        are printed (a value that could not be fetched or inflated: the printer declines the version, Python
+        prints it with its findings); (len, None) when no version from ``first`` has one."""
         from pgpage.decode import kernels
         n = len(c.start)
-        external = first + np.flatnonzero((c.infomask[first:] & HEAP_HASEXTERNAL) != 0)
-        if not len(external) or printer.params[kernels.TABLES.CSV_PARAMS.index("index_tuples")]:
+        if printer.params[kernels.TABLES.CSV_PARAMS.index("index_tuples")]:
             return n, None
-        given = kernels.TABLES.CSV_KINDS.index("given")
-        cols = [(k, i) for k, (i, kind) in enumerate(zip(printer.cols.tolist(), printer.kinds.tolist()))
-                if kind != given and self._attlen[i] == -1]
-        fast, pos, lens = kernels.deform_offsets(c.flat, c.start[external], c.length[external], c.t_hoff[external],
-                                                 c.natts[external], hasnull[external], self._attlen, self._attalign,
-                                                 toast_pointers=True)
+        external = (c.infomask[first:] & HEAP_HASEXTERNAL) != 0
+        rows = first + (np.arange(n - first) if self._inline_lz4 else np.flatnonzero(external))
+        if not len(rows):
+            return n, None
+        cols = self._printed_varlenas(printer)
+        attrs = [i for _, i in cols]
+        fast, pos, lens, lz4 = self._varlenas(c, hasnull, rows, attrs)
+        pointers = np.zeros_like(lz4)
+        if cols:   # a TOAST pointer's first byte is 0x01 (VARATT_IS_1B_E)
+            has = fast[:, None] & (pos[:, attrs] >= 0)
+            at = np.where(has, c.start[rows][:, None] + pos[:, attrs], 0)
+            pointers = has & (c.flat[at] == 0x01) & external[rows - first][:, None]
         start = np.full((n - first, len(printer.cols)), -1, dtype=np.int64)
         length = np.zeros_like(start)
         wanted: list[tuple[int, int, ToastPointer]] = []   # (row, printed column, pointer)
+        inline: list[tuple[int, int, bytes]] = []           # (row, printed column, the inflated value)
         stored, stop = 0, n
-        for j, version in enumerate(external.tolist()):
+        for j in np.flatnonzero((pointers | lz4).any(axis=1) if cols else []).tolist():
+            version = int(rows[j])
             if stored > TOASTED_BYTES:
                 stop = version
                 break
-            for k, i in cols:
-                p = int(c.start[version] + pos[j, i]) if fast[j] and pos[j, i] >= 0 else -1   # (pos: in the tuple)
-                if p < 0 or c.flat[p] != 0x01:
+            for x, (k, i) in enumerate(cols):
+                if not (pointers[j, x] or lz4[j, x]):
                     continue
-                v = parse_varlena(c.flat[p:p + int(lens[j, i])].tobytes())
+                p = int(c.start[version] + pos[j, i])   # (pos: in the tuple)
+                raw = c.flat[p:p + int(lens[j, i])].tobytes()
+                if lz4[j, x]:
+                    value = datum.varlena_payload(raw)
+                    if isinstance(value, bytes):
+                        inline.append((version - first, k, value))
+                        stored += len(value)
+                    continue
+                v = parse_varlena(raw)
                 if isinstance(v, datum.Varlena) and v.toast is not None:
                     wanted.append((version - first, k, v.toast))
                     stored += v.toast.va_extsize
         pieces: list[bytes] = []
         at = 0
+
+        def put(row: int, k: int, value: bytes) -> None:
+            nonlocal at
+            start[row, k], length[row, k] = at, len(value)
+            pieces.append(value)
+            at += len(value)
+
+        for row, k, value in inline:
+            put(row, k, ((len(value) + 4) << 2).to_bytes(4, "little") + value)
         by_relation: dict[int, list[int]] = {}
         for w, (_, _, pointer) in enumerate(wanted):
             by_relation.setdefault(pointer.va_toastrelid, []).append(w)
@@ -761,13 +791,31 @@ class TableRows:
                     value, method = datum.varlena_payload(value), None
                 if not isinstance(value, bytes):
                     continue
-                if method is None:
-                    value = ((len(value) + 4) << 2).to_bytes(4, "little") + value
-                start[row, k], length[row, k] = at, len(value)
-                pieces.append(value)
-                at += len(value)
+                put(row, k, ((len(value) + 4) << 2).to_bytes(4, "little") + value if method is None else value)
+        # (given even with no value: the printer then walks over the pointers of columns it does not print)
         data = np.frombuffer(b"".join(pieces) or b"\0", dtype=np.uint8)
         return stop, (data, start[:stop - first], length[:stop - first])
+
+    def _printed_varlenas(self, printer) -> list[tuple[int, int]]:
+        """(printed column, attribute) of the varlena columns the printer reads from the tuples."""
+        from pgpage.decode import kernels
+        given = kernels.TABLES.CSV_KINDS.index("given")
+        return [(k, i) for k, (i, kind) in enumerate(zip(printer.cols.tolist(), printer.kinds.tolist()))
+                if kind != given and self._attlen[i] == -1]
+
+    def _varlenas(self, c: ChunkVersions, hasnull: np.ndarray, rows: np.ndarray, cols: list[int]):
+        """``kernels.deform_offsets`` of versions ``rows`` (TOAST pointers read as such), and of columns ``cols``
+        (varlenas), where each holds an lz4-compressed value stored inline: a 4-byte compressed header whose
+        va_tcinfo names lz4 (the printer inflates only pglz)."""
+        from pgpage.decode import kernels
+        fast, pos, lens = kernels.deform_offsets(c.flat, c.start[rows], c.length[rows], c.t_hoff[rows], c.natts[rows],
+                                                 hasnull[rows], self._attlen, self._attalign, toast_pointers=True)
+        if not cols:
+            return fast, pos, lens, np.zeros((len(rows), 0), dtype=bool)
+        ok = fast[:, None] & (pos[:, cols] >= 0) & (lens[:, cols] >= 8)
+        at = np.where(ok, c.start[rows][:, None] + pos[:, cols], 0)
+        top = c.flat[at + 7] >> 6     # va_tcinfo's compression method bits (the value is at least 8 bytes)
+        return fast, pos, lens, ok & ((c.flat[at] & 3) == 2) & (top == TOAST_LZ4_COMPRESSION_ID)
 
     def _given_texts(self, printer, c: ChunkVersions, hasnull: np.ndarray):
         """The texts of the columns the printer takes from Python (kind "given"), for the versions of a chunk whose

@@ -1062,6 +1062,30 @@ def test_live_lz4_values_out_of_line_inflated_for_the_printer(live, tmp_path):
     assert declined >= 10
 
 
+def test_live_lz4_values_inline_inflated_once_seen(live, tmp_path):
+    """lz4-compressed values stored inline: the rows of the first chunk that holds one are Python's, then such
+    values are inflated by the lz4 package and printed by the printer; all equal COPY, and with random bytes of a
+    copy of the table changed, Python's CSV and findings."""
+    srv, conn = live
+    rng = random.Random(61)
+    conn.execute("CREATE TABLE t_lz4i (id int, doc text COMPRESSION lz4, n text)")
+    conn.execute("ALTER TABLE t_lz4i ALTER doc SET STORAGE MAIN")
+    conn.execute("INSERT INTO t_lz4i SELECT g, (SELECT string_agg(md5((g * i)::text) || repeat('q', 60), '')"
+                 " FROM generate_series(1, 40) i), CASE WHEN g % 5 = 0 THEN NULL ELSE g::text END"
+                 " FROM generate_series(1, 4000) g")
+    conn.execute("CHECKPOINT")
+    assert conn.execute("SELECT count(*) FROM t_lz4i WHERE pg_column_compression(doc) = 'lz4'"
+                        " AND pg_column_size(doc) < 2000").fetchone()[0] == 4000
+    assert conn.execute("SELECT pg_relation_size('t_lz4i') / 8192").fetchone()[0] > 2 * 256   # chunks of 256 pages
+    printed, declined = printed_like_copy(srv, conn, "t_lz4i", ["int4", "text", "text"])
+    assert printed > 2000 and 0 < declined < 2000 and printed + declined == 4000
+    shutil.copytree(srv.data, tmp_path / "data", ignore=shutil.ignore_patterns("postmaster.pid", "pg_wal"))
+    path = open_data_directory(tmp_path / "data").database("postgres").relation("t_lz4i").forks["main"].segment_path(0)
+    printed, declined = printed_like_python(tmp_path / "data", "t_lz4i", path, [
+        damaged(path.read_bytes(), rng, changes) for changes in (20, 400)])
+    assert printed > 6000 and declined > 4000
+
+
 def test_live_tids_equal_copy(live):
     """tidout by the printer: block numbers and offsets of every width (0, the largest), alone and in arrays."""
     srv, conn = live
