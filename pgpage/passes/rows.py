@@ -159,10 +159,11 @@ class ToastStore:
         order = np.argsort(self.chunk_id, kind="stable")
         self.chunk_id = self.chunk_id[order]
         self.chunk_seq = cat(seqs, np.int32)[order]
-        self.block = cat(blocks, np.int64)[order]
-        self.item = cat(items, np.int64)[order]
+        # (19 bytes a chunk: 50 M chunks, a 100 GB TOAST table, take 0.95 GB)
+        self.block = cat(blocks, np.int64)[order].astype(np.uint32)
+        self.item = cat(items, np.int64)[order].astype(np.uint16)
         self.aborted = cat(aborted, bool)[order]
-        self.chunk_size = cat(sizes, np.int64)[order]
+        self.chunk_size = cat(sizes, np.int64)[order].astype(np.int32)
 
     @staticmethod
     def _data_sizes(pages: np.ndarray, at: np.ndarray, infomask, t_hoff, end: np.ndarray) -> np.ndarray:
