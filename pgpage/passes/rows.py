@@ -699,8 +699,8 @@ class TableRows:
                 raise AssertionError("pgp_csv_rows made no progress")
             out = printer.out
             declined = np.flatnonzero(~ok)
-            if len(declined) and not self._inline_lz4:   # one of them for an lz4 value stored inline: from the next
-                # window on, such values are inflated for the printer (a table of them is rarely one of a few)
+            if len(declined) and not self._inline_lz4:   # one declined for an lz4 value stored inline: from the next
+                # window on, such values are inflated for the printer (a table that has one mostly has many)
                 lz4 = self._varlenas(c, hasnull, declined + first, [i for _, i in self._printed_varlenas(printer)])[3]
                 self._inline_lz4 = bool(lz4.any())
             python_rows = self.versions(c, which=declined + first) if len(declined) else iter(())
