@@ -7,20 +7,19 @@ from pgpage.findings import ExitCode, PgpageError
 
 def _rendered_part(csv_out: bool, all_versions: bool):
     """What a worker does with its part of the table: its CSV lines (no header) or JSON records, as UTF-8
-    bytes, and how many rows they hold."""
+    bytes to a binary stream; returns how many rows they hold."""
     import io
 
     from pgpage.render import rows as render
 
-    def work(part) -> tuple[bytes, int]:
-        buf = io.BytesIO()
-        out = io.TextIOWrapper(buf, encoding="utf-8", newline="")
+    def work(part, raw) -> int:
+        out = io.TextIOWrapper(io.BufferedWriter(raw, 1 << 20), encoding="utf-8", newline="")
         if csv_out:
             n = render.write_csv(part.column_names, part, all_versions, out, header=False)
         else:
             n = render.write_json_lines(part.column_names, part, out)
         out.flush()
-        return buf.getvalue(), n
+        return n
     return work
 
 

@@ -9,11 +9,13 @@ back in task order (``run_tasks``) and are merged by the caller.
 """
 from __future__ import annotations
 
+import io
 import multiprocessing
 import os
 from typing import Callable, Iterator, Sequence
 
 TASKS_PER_JOB = 2  # pieces of work per worker (block_ranges: each range 1 / (TASKS_PER_JOB * jobs) of what is left)
+TURN_BUFFER_BYTES = 64 << 20  # InTurn: a task's output kept while earlier tasks write theirs, at most
 MIN_RANGE_CHUNKS = 8  # the smallest range a fork is cut into (16 MiB of 8 KiB pages: a few hundredths of a second)
 
 
@@ -106,14 +108,57 @@ class InTurn:
         self._turn = ctx.Value("q", 0, lock=False)
         self._cond = ctx.Condition()
 
-    def write(self, k: int, write: Callable[[bytes], object], data: bytes | None) -> None:
-        """Wait for task k's turn, ``write(data)`` (None: a task that failed writes nothing), pass the turn on."""
+    def wait(self, k: int) -> None:
         with self._cond:
             while self._turn.value != k:
                 self._cond.wait()
-            try:
-                if data is not None:
-                    write(data)
-            finally:
-                self._turn.value = k + 1
-                self._cond.notify_all()
+
+    def pass_on(self, k: int) -> None:
+        with self._cond:
+            self._turn.value = k + 1
+            self._cond.notify_all()
+
+    def output(self, k: int, write: Callable[[bytes], object], limit: int | None = None) -> "TurnOutput":
+        return TurnOutput(self, k, write, TURN_BUFFER_BYTES if limit is None else limit)
+
+
+class TurnOutput(io.RawIOBase):
+    """Task k's output (a binary stream): kept in memory while earlier tasks write theirs, up to ``limit`` bytes;
+    past that the task waits for its turn and writes straight through, so memory stays flat however much one task
+    writes (a table's rows with TOASTed values). ``finish`` writes what is kept, in turn (nothing more after a
+    failure), and passes the turn on."""
+
+    def __init__(self, turns: InTurn, k: int, write: Callable[[bytes], object], limit: int):
+        self.turns, self.k, self._write, self.limit = turns, k, write, limit
+        self.kept: list[bytes] = []
+        self.size = 0
+        self.mine = False   # task k's turn: what it writes goes straight through
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        data = bytes(b)
+        if self.mine:
+            self._write(data)
+            return len(data)
+        self.kept.append(data)
+        self.size += len(data)
+        if self.size > self.limit:
+            self._take_turn(True)
+        return len(data)
+
+    def _take_turn(self, flush: bool) -> None:
+        if not self.mine:
+            self.turns.wait(self.k)
+            self.mine = True
+        if flush:
+            for data in self.kept:
+                self._write(data)
+        self.kept, self.size = [], 0
+
+    def finish(self, ok: bool) -> None:
+        try:
+            self._take_turn(ok)
+        finally:
+            self.turns.pass_on(self.k)

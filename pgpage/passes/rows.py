@@ -442,33 +442,37 @@ class TableRows:
         self.findings.extend(self.fork.size_changes())
 
     def in_parallel(self, work, jobs: int, write) -> Iterator[int]:
-        """``work(part) -> (bytes, rows)`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker
-        processes (they inherit this object: the catalogs are read once), each part's bytes handed to ``write``
-        by its worker in block order (``parallel.InTurn``); yields each part's row count, and merges the parts'
-        findings and status counts into this object as they come in. ``jobs`` 0: one per core."""
+        """``work(part, out) -> rows`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker
+        processes (they inherit this object: the catalogs are read once), each part writing its bytes to ``out``,
+        which hands them to ``write`` in block order (``parallel.InTurn``: a part's bytes kept until its turn, up
+        to a bound); yields each part's row count, and merges the parts' findings and status counts into this
+        object as they come in. ``jobs`` 0: one per core."""
         from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
         jobs = jobs or default_jobs()
+        turns = InTurn()
         if self.fork is None or not self.fork.exists:
-            data, n = work(self)
-            write(data)
-            yield n
+            out = turns.output(0, write, 0)   # (its turn at once: straight through)
+            try:
+                yield work(self, out)
+            finally:
+                out.finish(True)
             return
         self.findings.extend(self.fork.findings)  # torn last block, gaps, an oversized segment (storage's)
         o = self.options
         start = self.fork.first_block if o.start is None else o.start
         stop = self.fork.end_block if o.stop is None else o.stop
         ranges = [(lo, min(lo + RANGE_BLOCKS, stop)) for lo in range(start, stop, RANGE_BLOCKS)]
-        turns = InTurn()
 
         def task(k):
             part = copy.copy(self)
             part.options = replace(o, start=ranges[k][0], stop=ranges[k][1])
             part.findings, part.status_counts = [], np.zeros_like(self.status_counts)
-            data = None
+            out, ok = turns.output(k, write), False
             try:
-                data, n = work(part)
+                n = work(part, out)
+                ok = True
             finally:
-                turns.write(k, write, data)
+                out.finish(ok)
             return n, part.findings, part.status_counts
 
         for n, findings, counts in run_tasks(task, range(len(ranges)), jobs):

@@ -131,12 +131,17 @@ def test_python_api_typed_values():
     assert any(isinstance(v, Decimal) for r in recs for v in r["values"].values())
 
 
+@pytest.mark.parametrize("kept", [None, 64])
 @pytest.mark.parametrize("fmt", ["--csv", "--json"])
-def test_jobs_give_the_same_output(cluster_copy, monkeypatch, capfdbinary, fmt):
-    """--jobs 2 over parts of one block each: byte for byte what one process writes, same summary."""
+def test_jobs_give_the_same_output(cluster_copy, monkeypatch, capfdbinary, fmt, kept):
+    """--jobs 2 over parts of one block each: byte for byte what one process writes, same summary; also when a
+    part keeps at most 64 bytes until its turn (then writes straight through)."""
     from pgpage.cli.rows_cmd import rows_command
+    from pgpage.passes import parallel
     from pgpage.passes import rows as rows_pass
     monkeypatch.setattr(rows_pass, "RANGE_BLOCKS", 1)
+    if kept is not None:
+        monkeypatch.setattr(parallel, "TURN_BUFFER_BYTES", kept)
     outs = []
     for jobs in (1, 2):
         rc = rows_command(str(cluster_copy), None, "row_history", True, None, None, fmt == "--csv", fmt == "--json",

@@ -192,3 +192,36 @@ def test_ranges_shrink_cover_every_block_and_never_cross_a_gap(tmp_path):
     assert any(hi == 132072 for _, hi in ranges)
     assert not any(lo < 132072 and hi > 262144 for lo, hi in ranges)
     assert sum(hi - lo for lo, hi in ranges) == 131072 + 1000 + 50000
+
+
+def test_a_task_output_is_kept_until_its_turn_up_to_a_bound():
+    """InTurn's TurnOutput keeps what a task writes while earlier tasks write theirs, but no more than its bound:
+    past it the task waits for its turn and then writes straight through (what rows --jobs writes for a part of a
+    table whose TOASTed values come to gigabytes); finish writes what is kept and passes the turn on; a failed
+    task writes nothing more."""
+    import threading
+
+    from pgpage.passes.parallel import InTurn
+    turns, written = InTurn(), []
+    first = turns.output(0, written.append, limit=10)
+    first.write(b"12345")
+    assert written == []                          # kept: within the bound
+    second = turns.output(1, written.append, limit=10)
+    waiting = threading.Thread(target=second.write, args=(b"second's, past the bound",))
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive() and written == []   # task 1 waits: task 0 has not written yet
+    first.write(b"6789012")
+    assert written == [b"12345", b"6789012"]      # past the bound: task 0's turn, all of it
+    first.write(b"ab")
+    assert written[-1] == b"ab"                   # then straight through
+    first.finish(True)
+    waiting.join(5)
+    assert not waiting.is_alive() and written[-1] == b"second's, past the bound"
+    second.write(b"!")
+    second.finish(True)
+    third = turns.output(2, written.append, limit=10)
+    third.write(b"lost")
+    third.finish(False)
+    assert written == [b"12345", b"6789012", b"ab", b"second's, past the bound", b"!"]
+    turns.wait(3)                                 # the failed task passed the turn on
