@@ -195,17 +195,27 @@ class ToastStore:
         """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong (``inflate``
         False: a compressed value as its compressed varlena, ``reassemble``)."""
         lo, hi = np.searchsorted(self.chunk_id, [pointer.va_valueid, pointer.va_valueid + 1])
+        rows = self._value_rows(lo, hi)
+        blocks = np.unique(self.block[rows])
+        pages = self.read_blocks(blocks) if rows else None
+        page_of = {b: i for i, b in enumerate(blocks.tolist())}
+        return self._reassembled(pointer, rows, lambda r: self._chunk_data(pages[page_of[int(self.block[r])]],
+                                                                           int(self.block[r]), int(self.item[r])),
+                                 inflate)
+
+    def _value_rows(self, lo: int, hi: int) -> list[int]:
+        """A value's chunks (rows lo..hi-1): those whose insert did not abort (all when every one did), in block
+        order."""
         rows = [r for r in range(lo, hi) if not self.aborted[r]] or list(range(lo, hi))
-        if not rows:
-            return reassemble(pointer, {}, self.max_chunk, inflate=inflate)
-        order = np.argsort(self.block[rows], kind="stable")
-        rows = [rows[i] for i in order]
-        pages = self.read_blocks(np.unique(self.block[rows]))
-        page_of = {b: i for i, b in enumerate(np.unique(self.block[rows]).tolist())}
+        return sorted(rows, key=lambda r: self.block[r])   # (stable)
+
+    def _reassembled(self, pointer: ToastPointer, rows: list[int], data_of, inflate: bool):
+        """``reassemble`` of the value from its chunks ``rows`` (``data_of(row)``: its chunk_data, or an
+        Unreadable that is the answer); a chunk_seq found twice is a duplicate, the last one read kept."""
         chunks: dict[int, bytes] = {}
         duplicates = []
         for r in rows:
-            data = self._chunk_data(pages[page_of[int(self.block[r])]], int(self.block[r]), int(self.item[r]))
+            data = data_of(r)
             if isinstance(data, Unreadable):
                 return data
             seq = int(self.chunk_seq[r])
@@ -248,18 +258,11 @@ class ToastStore:
                 payload[r] = raw[a:a + n] if ok else None
         out = []
         for pointer, a, b in zip(pointers, lo.tolist(), hi.tolist()):
-            rows = [r for r in range(a, b) if not self.aborted[r]] or list(range(a, b))
+            rows = self._value_rows(a, b)
             if not rows or any(payload[r] is None for r in rows):
                 out.append(self.fetch(pointer, inflate))
-                continue
-            chunks: dict[int, bytes] = {}
-            duplicates = []
-            for r in sorted(rows, key=lambda r: self.block[r]):    # (stable, as fetch orders them)
-                seq = int(self.chunk_seq[r])
-                if seq in chunks:
-                    duplicates.append(seq)
-                chunks[seq] = payload[r]
-            out.append(reassemble(pointer, chunks, self.max_chunk, tuple(duplicates), inflate))
+            else:
+                out.append(self._reassembled(pointer, rows, payload.__getitem__, inflate))
         return out
 
     def _chunk_data(self, page: np.ndarray, block: int, item: int):
