@@ -20,6 +20,7 @@ from typing import Iterator
 
 import numpy as np
 
+from pgpage.analysis.btree.toastindex import ToastIndex
 from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL
 from pgpage.decode import datum, pgtz, typeout
@@ -124,92 +125,153 @@ def resolve_timezone(cluster, override: str | None, findings: list[Finding]) -> 
     return zone
 
 
+@dataclass
+class ChunkPlaces:
+    """Chunk tuples of a TOAST table by chunk_id (sorted, stable): where each lies (block, item), its chunk_seq,
+    whether its insert aborted, and its chunk_data's size (``_data_sizes``). 19 bytes a chunk."""
+    chunk_id: np.ndarray
+    chunk_seq: np.ndarray
+    block: np.ndarray
+    item: np.ndarray
+    aborted: np.ndarray
+    chunk_size: np.ndarray
+
+    @classmethod
+    def of_pages(cls, parts, clog) -> "ChunkPlaces":
+        """The chunk tuples (every version, each LP_NORMAL tuple long enough for chunk_id and chunk_seq) of the
+        pages of ``parts``, (pages, block number of each) pairs."""
+        cols: list[list[np.ndarray]] = [[] for _ in fields(cls)]
+        for pages, blocks in parts:
+            hc = decode_heap_chunk(pages, 0)
+            it, tup = hc.items, hc.tuples
+            keep = np.flatnonzero((it.flags[tup.item] == LP_NORMAL)
+                                  & (tup.t_hoff.astype(np.int64) + 8 <= it.len[tup.item]))
+            start = it.page[tup.item[keep]] * pages.shape[1] + it.off[tup.item[keep]]
+            at = start + tup.t_hoff[keep].astype(np.int64)
+            head = pages.reshape(-1)[at[:, None] + np.arange(8)].copy().view("<u4")
+            xst, _ = xmin_states(tup.t_infomask[keep].astype(np.int64), tup.t_xmin[keep].astype(np.int64), clog)
+            for col, part in zip(cols, (head[:, 0], head[:, 1].view("<i4"), blocks[it.page[tup.item[keep]]],
+                                        it.lp[tup.item[keep]], xst == ST_ABORTED,
+                                        _data_sizes(pages, at, tup.t_infomask[keep], tup.t_hoff[keep],
+                                                    start + it.len[tup.item[keep]]))):
+                col.append(part)
+        cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt))
+        chunk_id = cat(cols[0], np.uint32)
+        order = np.argsort(chunk_id, kind="stable")
+        return cls(chunk_id[order], *(cat(c, dt)[order] for c, dt in zip(
+            cols[1:], (np.int32, np.uint32, np.uint16, bool, np.int32))))
+
+    def rows(self, valueid: int) -> list[int]:
+        """A value's chunks: those whose insert did not abort (all when every one did), in block order."""
+        lo, hi = np.searchsorted(self.chunk_id, [valueid, valueid + 1])
+        rows = [r for r in range(lo, hi) if not self.aborted[r]] or list(range(lo, hi))
+        return sorted(rows, key=lambda r: self.block[r])   # (stable)
+
+
+def _data_sizes(pages: np.ndarray, at: np.ndarray, infomask, t_hoff, end: np.ndarray) -> np.ndarray:
+    """chunk_data's size (VARSIZE - header, as amcheck's check_toast_tuple measures it) of the chunks whose
+    data starts at ``at`` + 8 (``end``: where each tuple ends); CHUNK_NULL, CHUNK_BAD_HEADER when it has
+    none (a NULL, or a header neither 4-byte plain nor 1-byte)."""
+    flat = pages.reshape(-1)
+    hdr = at + 8
+    b0 = flat[np.minimum(hdr, flat.size - 1)].astype(np.int64)
+    word = flat[np.minimum(hdr[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
+    size = np.where(b0 & 1, (b0 >> 1) - 1, (word.astype(np.int64) >> 2) - 4)
+    bad = (hdr >= end) | (((b0 & 1) == 0) & (((b0 & 3) != 0) | (hdr + 4 > end))) | (b0 == 1)
+    size = np.where(bad, CHUNK_BAD_HEADER, size)
+    null = ((infomask & HEAP_HASNULL) != 0) & (t_hoff > SIZEOF_HEAP_TUPLE_HEADER) \
+        & ((flat[np.minimum(at - t_hoff.astype(np.int64) + SIZEOF_HEAP_TUPLE_HEADER, flat.size - 1)] & 4) == 0)
+    return np.where(null, CHUNK_NULL, size)
+
+
+def toast_index(toast) -> ToastIndex | None:
+    """The B-tree index on (chunk_id, chunk_seq) of TOAST table ``toast`` (None: pg_index has none, or no file)."""
+    for r in toast.database.relations():
+        if (r.table is toast and r.access_method == "btree" and r.forks.get("main") is not None
+                and list(r.index_row.get("indkey") or ())[:2] == [1, 2]):
+            return ToastIndex(r.forks["main"])
+    return None
+
+
 class ToastStore:
-    """The chunks of one TOAST table, found by (chunk_id, chunk_seq): the table's tuple headers are read
-    once to place every chunk; a value's chunks are read when it is asked for."""
+    """The chunks of one TOAST table, found by (chunk_id, chunk_seq); a value's chunks are read when it is asked
+    for. With the table's index (``index``, an ``analysis.btree.toastindex.ToastIndex``) they are found through
+    it, as the server finds them, and only the pages they lie on are read: memory stays flat however large the
+    TOAST table. A value the index does not give whole (damage in the index or the table, an index behind its
+    table after a crash) is answered from the placement of every chunk (``ChunkPlaces``, the table's tuple
+    headers read once), as is every value when the index cannot be followed or there is none."""
 
     COLUMNS = (Attribute("chunk_id", 26, 4, "i", True), Attribute("chunk_seq", 23, 4, "i", True),
                Attribute("chunk_data", 17, -1, "i", False))
 
-    def __init__(self, relation, clog, max_chunk: int):
+    def __init__(self, relation, clog, max_chunk: int, index=None):
         self.relation = relation
+        self.clog = clog
         self.max_chunk = max_chunk
-        fork = relation.forks.get("main")
-        self.read_blocks = fork.block_reader() if fork is not None else None
-        ids, seqs, blocks, items, aborted, sizes = [], [], [], [], [], []
-        for first, pages in (fork.iter_chunks() if fork is not None else ()):
-            hc = decode_heap_chunk(pages, first)
-            it, tup = hc.items, hc.tuples
-            keep = np.flatnonzero((it.flags[tup.item] == LP_NORMAL)
-                                  & (tup.t_hoff.astype(np.int64) + 8 <= it.len[tup.item]))
-            at = (it.page[tup.item[keep]] * pages.shape[1] + it.off[tup.item[keep]]
-                  + tup.t_hoff[keep].astype(np.int64))
-            head = pages.reshape(-1)[at[:, None] + np.arange(8)].copy().view("<u4")
-            ids.append(head[:, 0])
-            seqs.append(head[:, 1].view("<i4"))
-            sizes.append(self._data_sizes(pages, at, tup.t_infomask[keep], tup.t_hoff[keep],
-                                          it.page[tup.item[keep]] * pages.shape[1] + it.off[tup.item[keep]]
-                                          + it.len[tup.item[keep]]))
-            blocks.append(first + it.page[tup.item[keep]])
-            items.append(it.lp[tup.item[keep]])
-            xst, _ = xmin_states(tup.t_infomask[keep].astype(np.int64), tup.t_xmin[keep].astype(np.int64), clog)
-            aborted.append(xst == ST_ABORTED)
-        cat = (lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dtype=dt))
-        self.chunk_id = cat(ids, np.uint32)
-        order = np.argsort(self.chunk_id, kind="stable")
-        self.chunk_id = self.chunk_id[order]
-        self.chunk_seq = cat(seqs, np.int32)[order]
-        # (19 bytes a chunk: 50 M chunks, a 100 GB TOAST table, take 0.95 GB)
-        self.block = cat(blocks, np.int64)[order].astype(np.uint32)
-        self.item = cat(items, np.int64)[order].astype(np.uint16)
-        self.aborted = cat(aborted, bool)[order]
-        self.chunk_size = cat(sizes, np.int64)[order].astype(np.int32)
+        self.index = index
+        self.fork = relation.forks.get("main")
+        self.read_blocks = self.fork.block_reader() if self.fork is not None else None
+        self._every: ChunkPlaces | None = None
 
-    @staticmethod
-    def _data_sizes(pages: np.ndarray, at: np.ndarray, infomask, t_hoff, end: np.ndarray) -> np.ndarray:
-        """chunk_data's size (VARSIZE - header, as amcheck's check_toast_tuple measures it) of the chunks whose
-        data starts at ``at`` + 8 (``end``: where each tuple ends); CHUNK_NULL, CHUNK_BAD_HEADER when it has
-        none (a NULL, or a header neither 4-byte plain nor 1-byte)."""
-        flat = pages.reshape(-1)
-        hdr = at + 8
-        b0 = flat[np.minimum(hdr, flat.size - 1)].astype(np.int64)
-        word = flat[np.minimum(hdr[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
-        size = np.where(b0 & 1, (b0 >> 1) - 1, (word.astype(np.int64) >> 2) - 4)
-        bad = (hdr >= end) | (((b0 & 1) == 0) & (((b0 & 3) != 0) | (hdr + 4 > end))) | (b0 == 1)
-        size = np.where(bad, CHUNK_BAD_HEADER, size)
-        null = ((infomask & HEAP_HASNULL) != 0) & (t_hoff > SIZEOF_HEAP_TUPLE_HEADER) \
-            & ((flat[np.minimum(at - t_hoff.astype(np.int64) + SIZEOF_HEAP_TUPLE_HEADER, flat.size - 1)] & 4) == 0)
-        return np.where(null, CHUNK_NULL, size)
+    def every_chunk(self) -> ChunkPlaces:
+        """Every chunk tuple of the table, placed by reading the table once (the first time it is needed)."""
+        if self._every is None:
+            chunks = self.fork.iter_chunks() if self.fork is not None else ()
+            self._every = ChunkPlaces.of_pages(((pages, first + np.arange(len(pages))) for first, pages in chunks),
+                                               self.clog)
+        return self._every
 
     def chunks(self, valueid: int) -> tuple[np.ndarray, np.ndarray]:
         """(chunk_seq, chunk_data size) of a value's chunks as its TOAST index gives them out (by chunk_seq),
-        from the tuple headers read at the start: no page is read again."""
-        lo, hi = np.searchsorted(self.chunk_id, [valueid, valueid + 1])
+        from the tuple headers of every chunk (``every_chunk``)."""
+        places = self.every_chunk()
+        lo, hi = np.searchsorted(places.chunk_id, [valueid, valueid + 1])
         rows = np.arange(lo, hi)
-        live = rows[~self.aborted[lo:hi]]
+        live = rows[~places.aborted[lo:hi]]
         rows = live if len(live) else rows
-        rows = rows[np.argsort(self.chunk_seq[rows], kind="stable")]
-        return self.chunk_seq[rows], self.chunk_size[rows]
+        rows = rows[np.argsort(places.chunk_seq[rows], kind="stable")]
+        return places.chunk_seq[rows], places.chunk_size[rows]
 
     def fetch(self, pointer: ToastPointer, inflate: bool = True):
         """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong (``inflate``
         False: a compressed value as its compressed varlena, ``reassemble``)."""
-        lo, hi = np.searchsorted(self.chunk_id, [pointer.va_valueid, pointer.va_valueid + 1])
-        rows = self._value_rows(lo, hi)
-        blocks = np.unique(self.block[rows])
+        return self.fetch_many([pointer], inflate)[0]
+
+    def fetch_many(self, pointers: list[ToastPointer], inflate: bool = True) -> list:
+        """``fetch`` of each of ``pointers``: through the index while it can be followed, the values it does
+        not give whole from every chunk's placement."""
+        out: list = [None] * len(pointers)
+        todo = list(range(len(pointers)))
+        if self.index is not None and self.fork is not None:
+            ids = sorted({p.va_valueid for p in pointers})
+            tids = self.index.tids(ids)
+            if tids is None:
+                self.index = None   # it cannot be followed: the placement of every chunk from now on
+            else:
+                blocks = np.unique(tids[0])
+                blocks = blocks[blocks < self.fork.end_block]
+                pages = self.read_blocks(blocks)
+                found = ChunkPlaces.of_pages([(pages, blocks)], self.clog)
+                found = ChunkPlaces(*(getattr(found, f.name)[np.isin(found.chunk_id, ids)] for f in fields(found)))
+                for k, value in zip(todo, self._fetch_many(found, pointers, inflate)):
+                    out[k] = value
+                todo = [k for k in todo if isinstance(out[k], Unreadable)]
+        if todo:
+            every = self._fetch_many(self.every_chunk(), [pointers[k] for k in todo], inflate)
+            for k, value in zip(todo, every):
+                out[k] = value
+        return out
+
+    def _fetch(self, places: ChunkPlaces, pointer: ToastPointer, inflate: bool):
+        """One value from its chunks in ``places``, each chunk tuple deformed."""
+        rows = places.rows(pointer.va_valueid)
+        blocks = np.unique(places.block[rows]).astype(np.int64)
         pages = self.read_blocks(blocks) if rows else None
         page_of = {b: i for i, b in enumerate(blocks.tolist())}
-        return self._reassembled(pointer, rows, lambda r: self._chunk_data(pages[page_of[int(self.block[r])]],
-                                                                           int(self.block[r]), int(self.item[r])),
-                                 inflate)
+        return self._reassembled(places, pointer, rows, lambda r: self._chunk_data(
+            pages[page_of[int(places.block[r])]], int(places.block[r]), int(places.item[r])), inflate)
 
-    def _value_rows(self, lo: int, hi: int) -> list[int]:
-        """A value's chunks (rows lo..hi-1): those whose insert did not abort (all when every one did), in block
-        order."""
-        rows = [r for r in range(lo, hi) if not self.aborted[r]] or list(range(lo, hi))
-        return sorted(rows, key=lambda r: self.block[r])   # (stable)
-
-    def _reassembled(self, pointer: ToastPointer, rows: list[int], data_of, inflate: bool):
+    def _reassembled(self, places: ChunkPlaces, pointer: ToastPointer, rows: list[int], data_of, inflate: bool):
         """``reassemble`` of the value from its chunks ``rows`` (``data_of(row)``: its chunk_data, or an
         Unreadable that is the answer); a chunk_seq found twice is a duplicate, the last one read kept."""
         chunks: dict[int, bytes] = {}
@@ -218,28 +280,28 @@ class ToastStore:
             data = data_of(r)
             if isinstance(data, Unreadable):
                 return data
-            seq = int(self.chunk_seq[r])
+            seq = int(places.chunk_seq[r])
             if seq in chunks:
                 duplicates.append(seq)
             chunks[seq] = data
         return reassemble(pointer, chunks, self.max_chunk, tuple(duplicates), inflate)
 
-    def fetch_many(self, pointers: list[ToastPointer], inflate: bool = True) -> list:
-        """``fetch`` of each of ``pointers``, the pages their chunks lie on read once, in block order: the data of
-        a plain chunk tuple (three attributes, no nulls, a 24-byte header, chunk_data with a 1-byte or an
-        uncompressed 4-byte header, within the tuple: what TOAST tables hold) is sliced from them; a value with
-        any other chunk is fetched alone, as ``fetch`` reads it."""
+    def _fetch_many(self, places: ChunkPlaces, pointers: list[ToastPointer], inflate: bool) -> list:
+        """The values of ``pointers`` from their chunks in ``places``, the pages they lie on read once, in block
+        order: the data of a plain chunk tuple (three attributes, no nulls, a 24-byte header, chunk_data with a
+        1-byte or an uncompressed 4-byte header, within the tuple: what TOAST tables hold) is sliced from them; a
+        value with any other chunk is fetched alone (``_fetch``: each chunk tuple deformed)."""
         ids = np.array([p.va_valueid for p in pointers], dtype=np.int64)
-        lo, hi = np.searchsorted(self.chunk_id, ids), np.searchsorted(self.chunk_id, ids + 1)
+        lo, hi = np.searchsorted(places.chunk_id, ids), np.searchsorted(places.chunk_id, ids + 1)
         rows = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist())] or [np.zeros(0, int)])
-        blocks = np.unique(self.block[rows])
+        blocks = np.unique(places.block[rows]).astype(np.int64)
         payload: dict[int, bytes | None] = {}      # by row: its chunk data (None: not plain)
         if len(blocks):
             pages = self.read_blocks(blocks)
             bs = pages.shape[1]
             flat = pages.reshape(-1)
-            base = np.searchsorted(blocks, self.block[rows]) * bs
-            word = pages.view("<u4")[base // bs, SIZE_OF_PAGE_HEADER // 4 + self.item[rows] - 1].astype(np.int64)
+            base = np.searchsorted(blocks, places.block[rows]) * bs
+            word = pages.view("<u4")[base // bs, SIZE_OF_PAGE_HEADER // 4 + places.item[rows] - 1].astype(np.int64)
             off, lp_flags, length = word & 0x7FFF, (word >> 15) & 3, word >> 17
             at = base + np.minimum(off, bs - CHUNK_T_HOFF - 8)
             im2 = flat[at + 18].astype(np.int64) | (flat[at + 19].astype(np.int64) << 8)
@@ -257,12 +319,12 @@ class ToastStore:
             for r, ok, a, n in zip(rows.tolist(), plain.tolist(), (base + start).tolist(), size.tolist()):
                 payload[r] = raw[a:a + n] if ok else None
         out = []
-        for pointer, a, b in zip(pointers, lo.tolist(), hi.tolist()):
-            rows = self._value_rows(a, b)
+        for pointer in pointers:
+            rows = places.rows(pointer.va_valueid)
             if not rows or any(payload[r] is None for r in rows):
-                out.append(self.fetch(pointer, inflate))
+                out.append(self._fetch(places, pointer, inflate))
             else:
-                out.append(self._reassembled(pointer, rows, payload.__getitem__, inflate))
+                out.append(self._reassembled(places, pointer, rows, payload.__getitem__, inflate))
         return out
 
     def _chunk_data(self, page: np.ndarray, block: int, item: int):
@@ -928,7 +990,7 @@ class TableRows:
             toast = self.relation.toast if self.relation.toast is not None and self.relation.toast.oid == rel else \
                 next((r for r in self.relation.database.relations() if r.oid == rel), None)
             self._toast[rel] = None if toast is None or not toast.forks.get("main") else \
-                ToastStore(toast, self.cluster.clog, self._max_chunk)
+                ToastStore(toast, self.cluster.clog, self._max_chunk, toast_index(toast))
         return self._toast[rel]
 
     def _toast_value(self, pointer: ToastPointer):

@@ -1131,9 +1131,9 @@ def _same_value(a, b) -> bool:
 
 def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
     """ToastStore.fetch_many (the pages of many values read once, the data of plain chunk tuples sliced from them)
-    gives what fetch gives value by value, compressed values inflated or not: on a live TOAST table, and on copies
-    whose chunk tuples are changed where the sliced path decides (the attribute count, HEAP_HASNULL, t_hoff,
-    chunk_data's header, the line pointer's length) and at random."""
+    gives what deforming each chunk tuple gives value by value, compressed values inflated or not: on a live TOAST
+    table, and on copies whose chunk tuples are changed where the sliced path decides (the attribute count,
+    HEAP_HASNULL, t_hoff, chunk_data's header, the line pointer's length) and at random."""
     from pgpage.passes.rows import ToastStore
     srv, conn = live
     rng = random.Random(53)
@@ -1170,12 +1170,12 @@ def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
         store = ToastStore(open_data_directory(tmp_path / "data").database("postgres").relation("t_many").toast,
                            cluster.clog, 1996)
         for inflate in (True, False):
-            one = [store.fetch(p, inflate) for p in pointers]
+            one = [store._fetch(store.every_chunk(), p, inflate) for p in pointers]   # every chunk tuple deformed
             calls = []
-            fetch = store.fetch
-            store.fetch = lambda p, inflate=True: calls.append(p) or fetch(p, inflate)
+            fetch = store._fetch
+            store._fetch = lambda places, p, inflate: calls.append(p) or fetch(places, p, inflate)
             many = store.fetch_many(pointers, inflate)
-            del store.fetch
+            del store._fetch
             assert all(_same_value(a, b) for a, b in zip(one, many)) and len(one) == len(many)
             sliced += len(pointers) - len(calls)
             if version is changed:   # the value of every chunk changed (and still filed under it): fetched alone

@@ -1,0 +1,208 @@
+"""A TOAST table's chunks found through its index, as the server finds them: ``toast_fetch_datum`` scans the
+index on (chunk_id, chunk_seq) for the value's chunk_id. ``ToastIndex.tids`` descends from the metapage's root
+to the leftmost leaf that can hold a chunk_id (``_bt_search``: the last downlink whose key is below it, moving
+right past a page whose high key is below it), then walks right along the leaves while a page's high key does
+not exceed it, and lists the heap TIDs of the items filed under it.
+
+``rows`` uses it so that the values it prints are found without reading every chunk of a large TOAST table
+first (``passes.rows.ToastStore``). It reads only what a sound index has where the descent goes; the first page
+that is not that (a bad header, a level or flag out of place, an item it cannot read, a walk that does not end)
+makes ``tids`` return None, and the caller falls back to reading the TOAST table whole.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from pgpage.analysis.btree.pages import (BTP_DELETED, BTP_HALF_DEAD, BTP_LEAF,
+                                         BTP_META, BTREE_MAGIC, INDEX_ALT_TID_MASK, INDEX_NULL_MASK,
+                                         INDEX_SIZE_MASK, P_NONE, SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_ID,
+                                         SIZE_OF_PAGE_HEADER, bt_opaque)
+from pgpage.decode.flags import LP_DEAD, LP_NORMAL
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.vector import decode_headers, line_pointer_fields
+
+MAX_CACHED_PAGES = 256   # decoded index pages kept (the upper levels stay; leaves pass through)
+_META = LAYOUTS["nbtree::bt_meta_page_data"]["fields"]
+_TUPLE = LAYOUTS["nbtree::bt_index_tuple"]["fields"]
+SIZE_OF_INDEX_TUPLE = LAYOUTS["nbtree::bt_index_tuple"]["size"]
+CHUNK_ID_END = SIZE_OF_INDEX_TUPLE + 4   # the first key column, chunk_id (an oid), right after the header
+
+
+class Unusable(Exception):
+    """The index is not what a sound one has where the descent went."""
+
+
+@dataclass
+class _Page:
+    """One decoded index page: its level, flags, right sibling and high key's chunk_id (None: rightmost), and
+    from its first data item on (P_FIRSTDATAKEY) each item's chunk_id (-1: none, the minus-infinity item of an
+    internal page) and its heap TID (``tid_blk``, ``tid_off``; a downlink's block for internal pages)."""
+    level: int
+    leaf: bool
+    ignore: bool
+    next: int
+    high: int | None
+    key: np.ndarray
+    tid_blk: np.ndarray
+    tid_off: np.ndarray
+
+
+def _u16(page: np.ndarray, at: np.ndarray) -> np.ndarray:
+    return page[at].astype(np.int64) | (page[at + 1].astype(np.int64) << 8)
+
+
+def _u32(page: np.ndarray, at: np.ndarray) -> np.ndarray:
+    return _u16(page, at) | (_u16(page, at + 2) << 16)
+
+
+class ToastIndex:
+    """Lookups of chunk_ids in the B-tree index of a TOAST table (its main fork); see the module's docstring."""
+
+    def __init__(self, fork):
+        self.read = fork.block_reader()
+        self.nblocks = fork.end_block
+        self.block_size = fork.block_size
+        self._pages: OrderedDict[int, _Page] = OrderedDict()
+        self._root: tuple[int, int] | None = None
+
+    def tids(self, valueids: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The heap TIDs (block numbers, offsets) the index files under the chunk_ids ``valueids`` (ascending),
+        together; None when the index cannot be followed."""
+        blks, offs = [], []
+        try:
+            root, level = self._metapage()
+            leaf: _Page | None = None
+            for v in valueids:
+                # a leaf reached for a smaller chunk_id whose high key is not below v holds v's first items, or its
+                # right sibling does (the walk stopped there: every page to its left is below v)
+                if leaf is None or (leaf.high is not None and leaf.high < v):
+                    leaf = self._descend(root, level, v)
+                leaf = self._collect(leaf, v, blks, offs)
+        except Unusable:
+            return None
+        cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+        return cat(blks), cat(offs)
+
+    def _metapage(self) -> tuple[int, int]:
+        if self._root is None:
+            page = self._read(0)
+            at = SIZE_OF_PAGE_HEADER
+            word = (lambda f: int(_u32(page, np.array([at + _META[f][0]]))[0]))
+            flags = int(bt_opaque(page[None])["btpo_flags"][0])
+            if not flags & BTP_META or word("btm_magic") != BTREE_MAGIC or not 2 <= word("btm_version") <= 4:
+                raise Unusable("no B-tree metapage")
+            self._root = word("btm_root"), word("btm_level")
+        return self._root
+
+    def _descend(self, root: int, level: int, v: int) -> _Page:
+        """The leftmost leaf that can hold chunk_id ``v``."""
+        if root == P_NONE:
+            raise Unusable("no root")
+        blk = root
+        while True:
+            page = self._move_right(self._page(blk), v, level)
+            if page.leaf:
+                return page
+            below = np.flatnonzero(page.key < v)     # the minus-infinity item is below every key
+            if not len(below):
+                raise Unusable("an internal page without a minus-infinity item")
+            blk = int(page.tid_blk[below[-1]])
+            level -= 1
+
+    def _move_right(self, page: _Page, v: int, level: int) -> _Page:
+        """``page``, or the first page right of it whose high key is not below ``v`` (skipping half-dead and
+        deleted ones), checked to be at ``level``."""
+        for _ in range(self.nblocks):
+            if not page.ignore:
+                if page.level != level or page.leaf != (level == 0):
+                    raise Unusable("a page at the wrong level")
+                if page.high is None or page.high >= v:
+                    return page
+            elif page.next == P_NONE:
+                raise Unusable("the rightmost page is half-dead or deleted")
+            page = self._page(page.next)
+        raise Unusable("a sibling chain without end")
+
+    def _collect(self, leaf: _Page, v: int, blks: list, offs: list) -> _Page:
+        """The TIDs of chunk_id ``v`` from ``leaf`` and the leaves right of it; returns the last leaf read."""
+        for _ in range(self.nblocks):
+            hit = leaf.key == v
+            blks.append(leaf.tid_blk[hit])
+            offs.append(leaf.tid_off[hit])
+            if leaf.high is None or leaf.high > v:
+                return leaf
+            leaf = self._move_right(self._page(leaf.next), v, 0)
+        raise Unusable("a sibling chain without end")
+
+    def _read(self, blk: int) -> np.ndarray:
+        if not 0 <= blk < self.nblocks:
+            raise Unusable(f"block {blk} is past the index's end")
+        return self.read(np.array([blk], dtype=np.int64))[0].copy()
+
+    def _page(self, blk: int) -> _Page:
+        if blk == 0:
+            raise Unusable("a link to the metapage")
+        page = self._pages.get(blk)
+        if page is None:
+            page = self._pages[blk] = self._decode(self._read(blk))
+            if len(self._pages) > MAX_CACHED_PAGES:
+                self._pages.popitem(last=False)
+        else:
+            self._pages.move_to_end(blk)
+        return page
+
+    def _decode(self, raw: np.ndarray) -> _Page:
+        bs = self.block_size
+        h = decode_headers(raw[None])
+        lower, upper, special = int(h.lower[0]), int(h.upper[0]), int(h.special[0])
+        if (int(h.pagesize_version[0]) & 0xFF00) != bs or special != bs - SIZE_OF_BT_OPAQUE \
+                or not SIZE_OF_PAGE_HEADER <= lower <= upper <= special:
+            raise Unusable("not a B-tree page")
+        op = bt_opaque(raw[None])[0]
+        flags, nxt, level = int(op["btpo_flags"]), int(op["btpo_next"]), int(op["btpo_level"])
+        leaf, rightmost = bool(flags & BTP_LEAF), nxt == P_NONE
+        ignore = bool(flags & (BTP_DELETED | BTP_HALF_DEAD))
+        if flags & BTP_META:
+            raise Unusable("a metapage inside the tree")
+        nlp = int(h.nlp[0])
+        word = raw[SIZE_OF_PAGE_HEADER:SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * nlp].view("<u4").astype(np.int64)
+        off, lp_flags, length = line_pointer_fields(word)
+        first = 0 if rightmost else 1          # P_FIRSTDATAKEY, counted from 0
+        if ignore:
+            empty = np.zeros(0, dtype=np.int64)
+            return _Page(level, leaf, ignore, nxt, None, empty, empty, empty)
+        if nlp < first:
+            raise Unusable("a page without its high key")
+        if not (((lp_flags == LP_NORMAL) | (lp_flags == LP_DEAD)) & (off >= upper) & (off + length <= special)
+                & (length >= SIZE_OF_INDEX_TUPLE)).all():
+            raise Unusable("an item outside its page")
+        at = lambda f: off + _TUPLE[f][0]   # noqa: E731
+        tid_blk = (_u16(raw, at("t_tid.bi_hi")) << 16) | _u16(raw, at("t_tid.bi_lo"))
+        posid, info = _u16(raw, at("t_tid.ip_posid")), _u16(raw, at("t_info"))
+        size = info & INDEX_SIZE_MASK
+        if ((info & INDEX_NULL_MASK) != 0).any() or (size > length).any():
+            raise Unusable("an item TOAST indexes never hold")
+        key = np.where(size >= CHUNK_ID_END, _u32(raw, np.minimum(off + SIZE_OF_INDEX_TUPLE, bs - 4)), -1)
+        high = None
+        if not rightmost:
+            if key[0] < 0:
+                raise Unusable("a high key without chunk_id")
+            high = int(key[0])
+        key, tid_blk, posid, info = key[first:], tid_blk[first:], posid[first:], info[first:]
+        off, size = off[first:], size[first:]
+        if not leaf:
+            if len(key):
+                key[0] = -1                        # the minus-infinity item: its key is not read
+            if (key[1:] < 0).any():
+                raise Unusable("a separator key without chunk_id")
+            return _Page(level, leaf, ignore, nxt, high, key, tid_blk, np.zeros_like(key))
+        if (key < 0).any():
+            raise Unusable("a leaf item without chunk_id")
+        if ((info & INDEX_ALT_TID_MASK) != 0).any():
+            # a posting list (unique indexes deduplicate only versions of one key, which TOAST chunks never have)
+            # or a pivot tuple among a leaf's items
+            raise Unusable("a leaf item that is not a plain index tuple")
+        return _Page(level, leaf, ignore, nxt, high, key, tid_blk, posid)
