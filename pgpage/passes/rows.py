@@ -985,7 +985,7 @@ class TableRows:
         return store.fetch_many(pointers, inflate=False)
 
     def _toast_store(self, rel: int) -> ToastStore | None:
-        """TOAST relation ``rel``'s chunks (None: not in the catalog, or no file), placed once."""
+        """TOAST relation ``rel``'s chunks, found through its index (None: not in the catalog, or no file)."""
         if rel not in self._toast:
             toast = self.relation.toast if self.relation.toast is not None and self.relation.toast.oid == rel else \
                 next((r for r in self.relation.database.relations() if r.oid == rel), None)
