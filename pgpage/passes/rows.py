@@ -161,9 +161,9 @@ class ChunkPlaces:
         return cls(chunk_id[order], *(cat(c, dt)[order] for c, dt in zip(
             cols[1:], (np.int32, np.uint32, np.uint16, bool, np.int32))))
 
-    def rows(self, valueid: int) -> list[int]:
-        """A value's chunks: those whose insert did not abort (all when every one did), in block order."""
-        lo, hi = np.searchsorted(self.chunk_id, [valueid, valueid + 1])
+    def rows(self, lo: int, hi: int) -> list[int]:
+        """A value's chunks (rows lo..hi-1, its chunk_id's): those whose insert did not abort (all when every one
+        did), in block order."""
         rows = [r for r in range(lo, hi) if not self.aborted[r]] or list(range(lo, hi))
         return sorted(rows, key=lambda r: self.block[r])   # (stable)
 
@@ -264,7 +264,7 @@ class ToastStore:
 
     def _fetch(self, places: ChunkPlaces, pointer: ToastPointer, inflate: bool):
         """One value from its chunks in ``places``, each chunk tuple deformed."""
-        rows = places.rows(pointer.va_valueid)
+        rows = places.rows(*np.searchsorted(places.chunk_id, [pointer.va_valueid, pointer.va_valueid + 1]))
         blocks = np.unique(places.block[rows]).astype(np.int64)
         pages = self.read_blocks(blocks) if rows else None
         page_of = {b: i for i, b in enumerate(blocks.tolist())}
@@ -319,8 +319,8 @@ class ToastStore:
             for r, ok, a, n in zip(rows.tolist(), plain.tolist(), (base + start).tolist(), size.tolist()):
                 payload[r] = raw[a:a + n] if ok else None
         out = []
-        for pointer in pointers:
-            rows = places.rows(pointer.va_valueid)
+        for pointer, a, b in zip(pointers, lo.tolist(), hi.tolist()):
+            rows = places.rows(a, b)
             if not rows or any(payload[r] is None for r in rows):
                 out.append(self._fetch(places, pointer, inflate))
             else:

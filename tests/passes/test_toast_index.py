@@ -64,6 +64,8 @@ def test_toast_values_through_the_index(major, tmp_path):
     # one value at a time (fetched together, the values after the first are found along the leaves): each a
     # descent from the root
     assert [store.fetch(p) for p in pointers] == want and store._every is None
+    for step in (7, 60, 150):   # values sparse among the leaves: some a leaf apart, some further
+        assert store.fetch_many(pointers[::step]) == want[::step] and store._every is None
 
     toast_file, index_file = _files(data)
     toast_bytes, index_bytes = toast_file.read_bytes(), index_file.read_bytes()

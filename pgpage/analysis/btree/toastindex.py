@@ -71,20 +71,41 @@ class ToastIndex:
     def tids(self, valueids: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
         """The heap TIDs (block numbers, offsets) the index files under the chunk_ids ``valueids`` (ascending),
         together; None when the index cannot be followed."""
+        ids = np.asarray(valueids, dtype=np.int64)
         blks, offs = [], []
         try:
             root, level = self._metapage()
             leaf: _Page | None = None
-            for v in valueids:
-                # a leaf reached for a smaller chunk_id whose high key is not below v holds v's first items, or its
-                # right sibling does (the walk stopped there: every page to its left is below v)
-                if leaf is None or (leaf.high is not None and leaf.high < v):
-                    leaf = self._descend(root, level, v)
-                leaf = self._collect(leaf, v, blks, offs)
+            i = 0
+            while i < len(ids):
+                v = int(ids[i])
+                leaf = self._leaf_for(leaf, v, root, level)
+                # the chunk_ids below the leaf's high key are filed on it alone, one equal to it further right too
+                j = len(ids) if leaf.high is None else int(np.searchsorted(ids, leaf.high))
+                if j > i:
+                    hit = np.isin(leaf.key, ids[i:j])
+                    blks.append(leaf.tid_blk[hit])
+                    offs.append(leaf.tid_off[hit])
+                    i = j
+                else:
+                    leaf = self._collect(leaf, v, blks, offs)
+                    i += 1
         except Unusable:
             return None
         cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
         return cat(blks), cat(offs)
+
+    def _leaf_for(self, leaf: _Page | None, v: int, root: int, level: int) -> _Page:
+        """The leftmost leaf that can hold chunk_id ``v``, larger than those asked before: the last leaf read when
+        its high key is not below ``v`` (every page left of it is), else its right sibling when that one's is not
+        (the values are dense), else found from the root."""
+        if leaf is not None:
+            if leaf.high is None or leaf.high >= v:
+                return leaf
+            right = self._page(leaf.next)
+            if not right.ignore and right.leaf and right.level == 0 and (right.high is None or right.high >= v):
+                return right
+        return self._descend(root, level, v)
 
     def _metapage(self) -> tuple[int, int]:
         if self._root is None:
