@@ -48,3 +48,12 @@ def page_stream_doc(stdout: str) -> dict:
     As one document (the header with its "pages"), the shape a single block's output has."""
     head, *pages = (json.loads(line) for line in stdout.splitlines())
     return {**head, "pages": pages}
+
+
+def damaged(original: bytes, rng, changes: int) -> bytes:
+    """A real file's bytes with ``changes`` random bytes of its pages changed (header, items, tuples)."""
+    data = bytearray(original)
+    for _ in range(changes):
+        page = rng.randrange(len(data) // 8192)
+        data[page * 8192 + rng.randrange(rng.choice([24, 4000, 7000]), 8192)] = rng.getrandbits(8)
+    return bytes(data)

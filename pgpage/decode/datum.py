@@ -46,6 +46,7 @@ VARTAG_INDIRECT = 1
 VARTAG_EXPANDED_RO = 2
 VARTAG_EXPANDED_RW = 3
 VARTAG_ONDISK = 18
+VARATT_EXTERNAL = "<iIII"   # va_rawsize, va_extinfo, va_valueid, va_toastrelid (ToastPointer's fields after vartag)
 # Size of the pointer that follows each vartag (VARTAG_SIZE). Only ONDISK belongs on disk: the others
 # are in-memory pointers (8 bytes on a 64-bit server) and are reported if met in a file.
 _VARTAG_SIZE = {VARTAG_INDIRECT: 8, VARTAG_EXPANDED_RO: 8, VARTAG_EXPANDED_RW: 8, VARTAG_ONDISK: 16}
@@ -249,7 +250,7 @@ def parse_varlena(buf, offset: int = 0, end: int | None = None) -> Varlena | Dat
         data = bytes(buf[offset + 2: offset + total])
         toast = None
         if tag == VARTAG_ONDISK:
-            rawsize, extinfo, valueid, toastrelid = struct.unpack_from("<iIII", data, 0)
+            rawsize, extinfo, valueid, toastrelid = struct.unpack_from(VARATT_EXTERNAL, data, 0)
             toast = ToastPointer(tag, rawsize, extinfo, valueid, toastrelid)
         return Varlena(EXTERNAL, VARHDRSZ_EXTERNAL, total, data, vartag=tag, toast=toast)
     if b0 & 0x01:                                     # VARATT_IS_1B: 1-byte header

@@ -161,6 +161,13 @@ class ChunkPlaces:
         return cls(chunk_id[order], *(cat(c, dt)[order] for c, dt in zip(
             cols[1:], (np.int32, np.uint32, np.uint16, bool, np.int32))))
 
+    def bounds(self, valueids) -> tuple[np.ndarray, np.ndarray]:
+        """Where the chunks of each of ``valueids`` start and end among the rows (searched as uint32, chunk_id's
+        type: another would make numpy convert the whole array for every search)."""
+        ids = np.asarray(valueids, dtype=np.uint32)
+        return (np.searchsorted(self.chunk_id, ids, "left").astype(np.int64),
+                np.searchsorted(self.chunk_id, ids, "right").astype(np.int64))
+
     def rows(self, lo: int, hi: int) -> list[int]:
         """A value's chunks (rows lo..hi-1, its chunk_id's): those whose insert did not abort (all when every one
         did), in block order."""
@@ -225,12 +232,34 @@ class ToastStore:
         """(chunk_seq, chunk_data size) of a value's chunks as its TOAST index gives them out (by chunk_seq),
         from the tuple headers of every chunk (``every_chunk``)."""
         places = self.every_chunk()
-        lo, hi = np.searchsorted(places.chunk_id, [valueid, valueid + 1])
+        (lo,), (hi,) = places.bounds([valueid])
         rows = np.arange(lo, hi)
         live = rows[~places.aborted[lo:hi]]
         rows = live if len(live) else rows
         rows = rows[np.argsort(places.chunk_seq[rows], kind="stable")]
         return places.chunk_seq[rows], places.chunk_size[rows]
+
+    def chunks_clean(self, valueids: np.ndarray, extsizes: np.ndarray, max_chunk: int) -> np.ndarray:
+        """Of each value, whether ``analysis.verify.toast.chunk_problems`` finds nothing in its ``chunks``, where
+        that can be told from arrays: every chunk of the value inserted by a transaction that did not abort,
+        chunk_seq 0, 1, ... in the order they lie in the table, each max_chunk bytes but the last, which holds the
+        rest of va_extsize. False for the others (nearly none: the caller looks at those one by one)."""
+        places = self.every_chunk()
+        lo, hi = places.bounds(valueids)
+        extsizes = np.asarray(extsizes, dtype=np.int64)
+        nchunks = (extsizes + max_chunk - 1) // max_chunk
+        clean = (hi - lo == nchunks) & (nchunks > 0)
+        which = np.flatnonzero(clean)
+        if len(which):
+            count = nchunks[which]
+            first = np.cumsum(count) - count                       # each value's first row among ``rows``
+            seq = np.arange(int(count.sum())) - np.repeat(first, count)   # the chunk_seq each row must hold
+            rows = np.repeat(lo[which], count) + seq
+            last = np.repeat(count - 1, count)
+            size = np.where(seq < last, max_chunk, np.repeat(extsizes[which], count) - last * max_chunk)
+            bad = (places.chunk_seq[rows] != seq) | (places.chunk_size[rows] != size) | places.aborted[rows]
+            clean[which] = np.add.reduceat(bad, first) == 0
+        return clean
 
     def fetch(self, pointer: ToastPointer, inflate: bool = True):
         """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong (``inflate``
@@ -264,7 +293,8 @@ class ToastStore:
 
     def _fetch(self, places: ChunkPlaces, pointer: ToastPointer, inflate: bool):
         """One value from its chunks in ``places``, each chunk tuple deformed."""
-        rows = places.rows(*np.searchsorted(places.chunk_id, [pointer.va_valueid, pointer.va_valueid + 1]))
+        (lo,), (hi,) = places.bounds([pointer.va_valueid])
+        rows = places.rows(lo, hi)
         blocks = np.unique(places.block[rows]).astype(np.int64)
         pages = self.read_blocks(blocks) if rows else None
         page_of = {b: i for i, b in enumerate(blocks.tolist())}
@@ -292,7 +322,7 @@ class ToastStore:
         1-byte or an uncompressed 4-byte header, within the tuple: what TOAST tables hold) is sliced from them; a
         value with any other chunk is fetched alone (``_fetch``: each chunk tuple deformed)."""
         ids = np.array([p.va_valueid for p in pointers], dtype=np.int64)
-        lo, hi = np.searchsorted(places.chunk_id, ids), np.searchsorted(places.chunk_id, ids + 1)
+        lo, hi = places.bounds(ids)
         rows = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist())] or [np.zeros(0, int)])
         blocks = np.unique(places.block[rows]).astype(np.int64)
         payload: dict[int, bytes | None] = {}      # by row: its chunk data (None: not plain)

@@ -577,7 +577,8 @@ class Verification:
             ctx.columns, ctx.toast_oid, ctx.toast_exists = _once(s.attributes), s.toast_oid, s.toast_exists
             if s.toast_store is not None:   # verify_heapam's check_toast: each pointer's chunks in the TOAST table
                 ctx.toast_chunks = lambda valueid: s.toast_store().chunks(valueid)
-                ctx.toast_max_chunk = _toast_max_chunk(self.cluster)
+                ctx.toast_max_chunk = max_chunk = _toast_max_chunk(self.cluster)
+                ctx.toast_chunks_clean = lambda ids, extsizes: s.toast_store().chunks_clean(ids, extsizes, max_chunk)
         return s.forks.get("vm") if with_vm else None
 
     def _heap_range(self, s: Subject, fork: RelationFork, ctx: VerifyContext, vm: RelationFork | None,

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import floatbits
-from conftest import MAJORS, data_dir
+from conftest import MAJORS, damaged, data_dir
 from livepg import running_server
 
 from pgpage.decode import kernels
@@ -164,15 +164,6 @@ def test_small_buffer_splits_and_declines_long_lines(monkeypatch):
     assert got == want and printed > 0
     got_all, _, _, declined_all = kernel_csv(cluster, rel, True)
     assert got_all == want_all and declined_all > declined
-
-
-def damaged(original: bytes, rng: random.Random, changes: int) -> bytes:
-    """A real file's bytes with ``changes`` random bytes of its pages changed (header, items, tuples)."""
-    data = bytearray(original)
-    for _ in range(changes):
-        page = rng.randrange(len(data) // 8192)
-        data[page * 8192 + rng.randrange(rng.choice([24, 4000, 7000]), 8192)] = rng.getrandbits(8)
-    return bytes(data)
 
 
 def test_mutated_pages_print_the_same(tmp_path):

@@ -13,7 +13,8 @@ import struct
 import pytest
 
 from livepg import major_bindir, running_server
-from test_rows_csv_kernel import _same_value, _toast_pointers, damaged
+from conftest import damaged
+from test_rows_csv_kernel import _same_value, _toast_pointers
 
 from pgpage.passes.rows import ToastStore, toast_index
 from pgpage.storage.datadir import open_data_directory

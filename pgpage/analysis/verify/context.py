@@ -46,6 +46,9 @@ class VerifyContext:
     # the TOAST relation's chunks of a value: va_valueid -> (chunk_seq, chunk_data size or a
     # negative TOAST_CHUNK_* code) in chunk_seq order; None: not checked (no TOAST relation to read)
     toast_chunks: Callable[[int], tuple] | None = None
+    # of many values at once (va_valueid, va_extsize arrays): whether chunk_problems would find nothing (False
+    # where it cannot say: those are looked at one by one); None: every value is looked at one by one
+    toast_chunks_clean: Callable | None = None
     toast_max_chunk: int = 1996             # TOAST_MAX_CHUNK_SIZE (pg_control)
 
     def finding(self, code: str, message: str, block: int | None = None, item: int | None = None,

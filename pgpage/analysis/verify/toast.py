@@ -6,11 +6,18 @@ chunks present, in sequence and each of the expected size. Messages are amcheck'
 value that cannot be put back together."""
 from __future__ import annotations
 
+import numpy as np
+
 from pgpage.analysis.verify.context import VerifyContext
+from pgpage.decode.datum import (VARATT_EXTERNAL, VARHDRSZ, VARHDRSZ_EXTERNAL, VARLENA_EXTSIZE_BITS,
+                                 VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer)
 from pgpage.findings import Finding
 
 VARLENA_SIZE_LIMIT = 0x3FFFFFFF
 VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
+_FIELDS = ("va_rawsize", "va_extinfo", "va_valueid", "va_toastrelid")
+# varatt_external as a numpy record (datum's struct format: i is int32, I uint32)
+_EXTERNAL = np.dtype([(name, {"i": "<i4", "I": "<u4"}[c]) for name, c in zip(_FIELDS, VARATT_EXTERNAL[1:])])
 # chunk sizes ctx.toast_chunks gives for chunk_data it cannot measure
 CHUNK_NULL = -1                  # chunk_data is NULL
 CHUNK_BAD_HEADER = -2            # neither a 4-byte plain nor a 1-byte varlena header
@@ -51,6 +58,35 @@ def pointer_findings(ctx: VerifyContext, tp, blk: int, lp: int, attnum: int, has
         seqs, sizes = ctx.toast_chunks(tp.va_valueid)
         for code, msg in chunk_problems(tp.va_valueid, tp.va_extsize, seqs, sizes, ctx.toast_max_chunk):
             report(code, msg)
+    return out
+
+
+def pointers_findings(ctx: VerifyContext, flat: np.ndarray, at: np.ndarray, blk: np.ndarray, lp: np.ndarray,
+                      attnum: np.ndarray, hasexternal: np.ndarray, prunable: np.ndarray) -> list[list[Finding]]:
+    """``pointer_findings`` of many on-disk TOAST pointers at once, each at byte ``at`` of ``flat`` (its 2-byte
+    header, VARTAG_ONDISK's): the pointers no rule can fault (nearly all) are told apart with arrays, their chunks
+    through ``ctx.toast_chunks_clean``; the others are judged one by one, as ``pointer_findings`` does."""
+    out: list[list[Finding]] = [[] for _ in range(len(at))]
+    if not len(at):
+        return out
+    p = flat[(at + VARHDRSZ_EXTERNAL)[:, None] + np.arange(_EXTERNAL.itemsize)].copy().view(_EXTERNAL).reshape(-1)
+    rawsize = p["va_rawsize"].astype(np.int64)
+    extinfo = p["va_extinfo"].astype(np.int64)
+    extsize = extinfo & VARLENA_EXTSIZE_MASK
+    compressed = extsize < rawsize - VARHDRSZ
+    clean = (rawsize <= VARLENA_SIZE_LIMIT) & ~(compressed & ~np.isin(extinfo >> VARLENA_EXTSIZE_BITS,
+                                                                    VALID_COMPRESSION_IDS)) & hasexternal
+    if ctx.toast_oid is not None:
+        clean &= bool(ctx.toast_oid) & ctx.toast_exists & (p["va_toastrelid"] == ctx.toast_oid)
+        follow = clean & ~prunable & (ctx.toast_chunks is not None)
+        if follow.any():
+            clean[follow] = ctx.toast_chunks_clean(p["va_valueid"][follow], extsize[follow]) \
+                if ctx.toast_chunks_clean is not None else False
+    for k in np.flatnonzero(~clean).tolist():
+        tp = ToastPointer(VARTAG_ONDISK, int(rawsize[k]), int(extinfo[k]), int(p["va_valueid"][k]),
+                          int(p["va_toastrelid"][k]))
+        out[k] = pointer_findings(ctx, tp, int(blk[k]), int(lp[k]), int(attnum[k]), bool(hasexternal[k]),
+                                  bool(prunable[k]))
     return out
 
 

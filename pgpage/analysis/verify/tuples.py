@@ -10,15 +10,16 @@ tuple's own attributes are walked (fewer than the relation's: the rest were adde
 How, without a Python loop per tuple: the compiled deformer ``rows`` uses (_heapscan.c's deform_one)
 walks every such tuple in verify's heap sieve, which sets aside the pages where each one's attributes
 lie within it, end where it does and hold no TOAST pointer. On the pages left, ``kernels.deform_offsets``
-(the same walk) picks out the tuples it declines; only those are walked again by ``deform.deform_tuple``,
-and findings are built for those alone.
+(the same walk, on-disk TOAST pointers taken as values) picks out the tuples it declines; only those are
+walked again by ``deform.deform_tuple``. The TOAST pointers of the others are judged together
+(``toast.pointers_findings``: arrays, then one by one only those a rule may fault).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.analysis.verify.toast import pointer_findings
+from pgpage.analysis.verify.toast import pointer_findings, pointers_findings
 from pgpage.decode.datum import (ATTALIGN_BYTES, COMPRESSED, COMPRESSION_NAMES, EXTERNAL, VARTAG_ONDISK, Varlena,
                                  parse_varlena)
 from pgpage.decode.deform import ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, deform_tuple
@@ -41,20 +42,34 @@ def attribute_findings(chunk: np.ndarray, ctx: VerifyContext, sel: np.ndarray, t
     flat = np.ascontiguousarray(chunk).reshape(-1)
     start = tpage[sel].astype(np.int64) * chunk.shape[1] + toff[sel]
     hasnull = (infomask[sel] & HEAP_HASNULL) != 0
-    declined = []
+    declined, holders, columns, where = [], [], [], []
     for k in np.unique(natts[sel]).tolist():   # one walk per attribute count (rows added before ALTER TABLE ADD)
         g = np.flatnonzero(natts[sel] == k)
-        ok, _, _ = kernels.deform_offsets(flat, start[g], tlen[sel][g], hoff[sel][g], natts[sel][g], hasnull[g],
-                                          attlen[:k], attalign[:k])
+        ok, pos, _ = kernels.deform_offsets(flat, start[g], tlen[sel][g], hoff[sel][g], natts[sel][g], hasnull[g],
+                                            attlen[:k], attalign[:k], toast_pointers=True)
         declined.append(g[~ok])
-    out: list[Finding] = []
+        # the on-disk TOAST pointers of the tuples the walk took (its only other values are plain ones)
+        varlena = np.flatnonzero(attlen[:k] == -1)
+        pos = pos[ok][:, varlena]
+        at = start[g[ok]][:, None] + np.maximum(pos, 0)
+        t, c = np.nonzero((pos >= 0) & (flat[at] == 0x01))     # (by tuple, then attribute)
+        holders.append(g[ok][t])
+        columns.append(varlena[c])
+        where.append(at[t, c])
+    out: list[tuple[int, list[Finding]]] = []
     for g in np.sort(np.concatenate(declined)).tolist():
         j = int(sel[g])
         s, n = int(start[g]), int(tlen[j])
         page_end = (s // chunk.shape[1] + 1) * chunk.shape[1]
-        out += _walk(ctx, flat, s, n, page_end, attrs, int(hoff[j]), int(natts[j]), int(infomask[j]),
-                     int(tblk[j]), int(tlp[j]), bool(prunable[j]))
-    return out
+        out.append((g, _walk(ctx, flat, s, n, page_end, attrs, int(hoff[j]), int(natts[j]), int(infomask[j]),
+                             int(tblk[j]), int(tlp[j]), bool(prunable[j]))))
+    g = np.concatenate(holders)
+    j = sel[g]
+    found = pointers_findings(ctx, flat, np.concatenate(where), tblk[j], tlp[j], np.concatenate(columns) + 1,
+                              (infomask[j] & HEAP_HASEXTERNAL) != 0, np.asarray(prunable)[j])
+    out += [(k, f) for k, f in zip(g.tolist(), found) if f]
+    out.sort(key=lambda kf: kf[0])   # (stable: a tuple's pointers in attribute order)
+    return [f for _, fs in out for f in fs]
 
 
 def column_layout(ctx: VerifyContext) -> tuple[np.ndarray | None, np.ndarray | None]:
