@@ -35,17 +35,17 @@ class CatalogScan:
 def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: int,
                  clog: ClogArray, relation: str | None = None,
                  columns: Sequence[Attribute] | None = None, key: str = "oid",
-                 wanted: set[str] | None = None, first_column: int | None = None,
+                 wanted: set[str] | None = None, first_column: int | set[int] | None = None,
                  raw: set[str] = frozenset()) -> CatalogScan:
     """Visible rows of ``catalog`` from its main fork's ``(first block, pages)`` chunks.
 
     Tuple headers are decoded a chunk at a time (``decode.vector``) and visibility decided for all of them
     at once (hint bits first, then ``clog``, as everywhere: ``decode.xact``); only the rows a new
     snapshot sees are deformed. ``columns`` overrides the built-in layout (e.g. columns read from
-    pg_attribute). ``first_column`` keeps only rows whose first column, an oid at t_hoff, has that value
-    (pg_attribute's attrelid: one relation's rows out of thousands). Rows are dicts of decoded column
-    values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and ``_tid``; the ``raw``
-    columns keep the datum's bytes as stored (None for NULL).
+    pg_attribute). ``first_column`` keeps only rows whose first column, an oid at t_hoff, has that value or
+    one of those values (pg_attribute's attrelid: some relations' rows out of thousands). Rows are dicts of
+    decoded column values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and
+    ``_tid``; the ``raw`` columns keep the datum's bytes as stored (None for NULL).
     """
     from pgpage.decode import kernels
     scan = CatalogScan(catalog)
@@ -65,7 +65,8 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
                                          relation=relation, block=first + page))
         keep = (items.flags[tups.item] == LP_NORMAL) & ~bad[items.page[tups.item]]
         if first_column is not None:
-            keep &= _first_oid(chunk, items, tups) == first_column
+            keep &= np.isin(_first_oid(chunk, items, tups), list(first_column) if isinstance(first_column, set)
+                            else [first_column])
         sel = np.flatnonzero(keep)
         if not len(sel):
             continue

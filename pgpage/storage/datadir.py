@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork, Unreadable,
-                                    directory_listing, parse_segment_name)
+                                    directory_listing, parse_segment_name, segment_files)
 
 GLOBALTABLESPACE_OID = 1664
 DEFAULTTABLESPACE_OID = 1663
@@ -70,6 +70,7 @@ class DataDirectory:
         self.path = path
         self.findings: list[Finding] = []
         self._listings: dict[Path, dict[str, int]] = {}
+        self._segment_files: dict[Path, dict[tuple[str, str], list[tuple[str, int]]]] = {}
         self._directories: dict[tuple[int, int], Path] = {}
 
     # ---------------------------------------------------------------- cluster-wide facts
@@ -252,6 +253,13 @@ class DataDirectory:
             self._listings[directory] = directory_listing(directory)
         return self._listings[directory]
 
+    def segment_files(self, directory: Path) -> dict[tuple[str, str], list[tuple[str, int]]]:
+        """``relfile.segment_files`` of a directory's listing, made once per data directory object (a check of
+        every fork's files would otherwise parse every name of the directory once per fork)."""
+        if directory not in self._segment_files:
+            self._segment_files[directory] = segment_files(self.listing(directory))
+        return self._segment_files[directory]
+
     def tablespace_directory(self, spcoid: int, dboid: int) -> Path:
         """Where a database's files in a tablespace live (one Path per pair: hundreds of relations ask)."""
         key = (spcoid, dboid)
@@ -276,7 +284,7 @@ class DataDirectory:
         return None if filenode is None else self.fork(directory, str(filenode))
 
     def read_catalog(self, catalog: str, fork: RelationFork | None, findings: list[Finding], key: str = "oid",
-                     first_column: int | None = None):
+                     first_column: int | set[int] | None = None):
         from pgpage.decode.catalog import read_catalog
         if fork is None or not fork.exists:
             findings.append(Finding("catalog.missing", f"{catalog}: its file is missing, so what it names is unknown",
@@ -478,12 +486,16 @@ class Database:
         fork = self.cluster._catalog_fork("pg_attribute", self.filenode_map, self.path)
         by: dict[int, dict] = {r: {} for r in want}
         # findings of a damaged pg_attribute are attributes()'s to report (once), not this read's
-        for r in self.cluster.read_catalog("pg_attribute", fork, [], key="_tid"):
+        for r in self.cluster.read_catalog("pg_attribute", fork, [], key="_tid", first_column=want):
             cols = by.get(r.get("attrelid"))
             if cols is not None and (r.get("attnum") or 0) > 0:
                 cols[r["attnum"]] = r
         for relid, cols in by.items():
             cache[relid] = [cols[k] for k in sorted(cols)]
+
+    def forget_attributes(self) -> None:
+        """Drop the pg_attribute rows ``attributes`` and ``prefetch_attributes`` kept."""
+        self.__dict__.pop("_attribute_rows", None)
 
     def relation(self, name: str) -> "Relation":
         """By [schema.]name, oid or relfilenode."""

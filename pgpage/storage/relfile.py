@@ -419,6 +419,17 @@ def directory_listing(directory: Path) -> dict[str, int]:
         return {}
 
 
+def segment_files(names) -> dict[tuple[str, str], list[tuple[str, int]]]:
+    """The relation files among a directory's file ``names``, by (stem, fork): [(name, segment number)] in name
+    order."""
+    out: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for name in sorted(names):
+        p = parse_segment_name(name)
+        if p is not None:
+            out.setdefault((p.stem, p.fork), []).append((name, p.segno or 0))
+    return out
+
+
 def open_segment_file(path: str | os.PathLike, block_size: int | None = None,
                       relseg_size: int = DEFAULT_RELSEG_SIZE) -> RelationFork:
     """The fork a user named by one of its files.
