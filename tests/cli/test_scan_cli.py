@@ -121,3 +121,22 @@ def test_scan_hands_on_each_relation_before_reading_the_rest(monkeypatch):
     assert first["name"] == rels[0].qualified_name and first["blocks"] == rels[0].forks["main"].nblocks
     assert 0 < sum(read) < total / 2
     assert [e["name"] for e in entries] == [r.qualified_name for r in rels[1:]] and sum(read) == total
+
+
+def test_scan_text_lists_the_largest_relations_when_there_are_too_many(monkeypatch, capsys):
+    """Past TEXT_ROWS relations a database's text table lists the largest ones (in its order) and says how many it
+    left out; --json lists every one."""
+    from pgpage.render import scan as render
+    doc = json.loads(scan(data_dir(17), "--json").stdout)
+    (db,) = doc["databases"]
+    rels = db["relations"]
+    monkeypatch.setattr(render, "TEXT_ROWS", 7)
+    render.render_scan(doc)
+    lines = capsys.readouterr().out.splitlines()
+    start = next(k for k, line in enumerate(lines) if line.split()[:2] == ["relation", "kind"]) + 1
+    listed = [line.split()[0].rstrip("…") for line in lines[start:start + 7]]   # (a long name is cut: "…")
+    largest = sorted(rels, key=lambda r: -r["size_bytes"])[:7]
+    want = [r["name"] for r in rels if r in largest]
+    assert len(want) == 7 and all(name.startswith(shown) for shown, name in zip(listed, want))
+    assert lines[start + 7].strip() == f"... and {len(rels) - 7:,} smaller ones not listed (--json lists every" \
+        " one; --top and --name choose which)"
