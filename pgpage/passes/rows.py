@@ -276,11 +276,11 @@ class ToastStore:
         todo = list(range(len(pointers)))
         if self.index is not None and self.fork is not None:
             ids = sorted({p.va_valueid for p in pointers})
-            tids = self.index.tids(ids)
-            if tids is None:
+            in_blocks = self.index.heap_blocks(ids)
+            if in_blocks is None:
                 self.index = None   # it cannot be followed: the placement of every chunk from now on
             else:
-                blocks = np.unique(tids[0])
+                blocks = np.unique(in_blocks)
                 blocks = blocks[blocks < self.fork.end_block]
                 pages = self.read_blocks(blocks)
                 found = ChunkPlaces.of_pages([(pages, blocks)], self.clog)

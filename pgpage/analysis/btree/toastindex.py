@@ -1,5 +1,5 @@
 """A TOAST table's chunks found through its index, as the server finds them: ``toast_fetch_datum`` scans the
-index on (chunk_id, chunk_seq) for the value's chunk_id. ``ToastIndex.tids`` descends from the metapage's root
+index on (chunk_id, chunk_seq) for the value's chunk_id. ``ToastIndex.heap_blocks`` descends from the metapage's root
 to the leftmost leaf that can hold a chunk_id (``_bt_search``: the last downlink whose key is below it, moving
 right past a page whose high key is below it), then walks right along the leaves while a page's high key does
 not exceed it, and lists the heap TIDs of the items filed under it.
@@ -7,7 +7,7 @@ not exceed it, and lists the heap TIDs of the items filed under it.
 ``rows`` uses it so that the values it prints are found without reading every chunk of a large TOAST table
 first (``passes.rows.ToastStore``). It reads only what a sound index has where the descent goes; the first page
 that is not that (a bad header, a level or flag out of place, an item it cannot read, a walk that does not end)
-makes ``tids`` return None, and the caller falls back to reading the TOAST table whole.
+makes ``heap_blocks`` return None, and the caller falls back to reading the TOAST table whole.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Unusable(Exception):
 class _Page:
     """One decoded index page: its level, flags, right sibling and high key's chunk_id (None: rightmost), and
     from its first data item on (P_FIRSTDATAKEY) each item's chunk_id (-1: none, the minus-infinity item of an
-    internal page) and its heap TID (``tid_blk``, ``tid_off``; a downlink's block for internal pages)."""
+    internal page) and the block number of its TID (``tid_blk``: a heap block, or a downlink's child)."""
     level: int
     leaf: bool
     ignore: bool
@@ -47,7 +47,6 @@ class _Page:
     high: int | None
     key: np.ndarray
     tid_blk: np.ndarray
-    tid_off: np.ndarray
 
 
 def _u16(page: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -68,11 +67,11 @@ class ToastIndex:
         self._pages: OrderedDict[int, _Page] = OrderedDict()
         self._root: tuple[int, int] | None = None
 
-    def tids(self, valueids: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
-        """The heap TIDs (block numbers, offsets) the index files under the chunk_ids ``valueids`` (ascending),
-        together; None when the index cannot be followed."""
+    def heap_blocks(self, valueids: list[int]) -> np.ndarray | None:
+        """The heap blocks of the TIDs the index files under the chunk_ids ``valueids`` (ascending), together
+        (repeats included); None when the index cannot be followed."""
         ids = np.asarray(valueids, dtype=np.int64)
-        blks, offs = [], []
+        blks: list[np.ndarray] = []
         try:
             root, level = self._metapage()
             leaf: _Page | None = None
@@ -85,15 +84,13 @@ class ToastIndex:
                 if j > i:
                     hit = np.isin(leaf.key, ids[i:j])
                     blks.append(leaf.tid_blk[hit])
-                    offs.append(leaf.tid_off[hit])
                     i = j
                 else:
-                    leaf = self._collect(leaf, v, blks, offs)
+                    leaf = self._collect(leaf, v, blks)
                     i += 1
         except Unusable:
             return None
-        cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
-        return cat(blks), cat(offs)
+        return np.concatenate(blks) if blks else np.zeros(0, dtype=np.int64)
 
     def _leaf_for(self, leaf: _Page | None, v: int, root: int, level: int) -> _Page:
         """The leftmost leaf that can hold chunk_id ``v``, larger than those asked before: the last leaf read when
@@ -147,12 +144,11 @@ class ToastIndex:
             page = self._page(page.next)
         raise Unusable("a sibling chain without end")
 
-    def _collect(self, leaf: _Page, v: int, blks: list, offs: list) -> _Page:
+    def _collect(self, leaf: _Page, v: int, blks: list) -> _Page:
         """The TIDs of chunk_id ``v`` from ``leaf`` and the leaves right of it; returns the last leaf read."""
         for _ in range(self.nblocks):
             hit = leaf.key == v
             blks.append(leaf.tid_blk[hit])
-            offs.append(leaf.tid_off[hit])
             if leaf.high is None or leaf.high > v:
                 return leaf
             leaf = self._move_right(self._page(leaf.next), v, 0)
@@ -194,7 +190,7 @@ class ToastIndex:
         first = 0 if rightmost else 1          # P_FIRSTDATAKEY, counted from 0
         if ignore:
             empty = np.zeros(0, dtype=np.int64)
-            return _Page(level, leaf, ignore, nxt, None, empty, empty, empty)
+            return _Page(level, leaf, ignore, nxt, None, empty, empty)
         if nlp < first:
             raise Unusable("a page without its high key")
         if not (((lp_flags == LP_NORMAL) | (lp_flags == LP_DEAD)) & (off >= upper) & (off + length <= special)
@@ -202,7 +198,7 @@ class ToastIndex:
             raise Unusable("an item outside its page")
         at = lambda f: off + _TUPLE[f][0]   # noqa: E731
         tid_blk = (_u16(raw, at("t_tid.bi_hi")) << 16) | _u16(raw, at("t_tid.bi_lo"))
-        posid, info = _u16(raw, at("t_tid.ip_posid")), _u16(raw, at("t_info"))
+        info = _u16(raw, at("t_info"))
         size = info & INDEX_SIZE_MASK
         if ((info & INDEX_NULL_MASK) != 0).any() or (size > length).any():
             raise Unusable("an item TOAST indexes never hold")
@@ -212,18 +208,17 @@ class ToastIndex:
             if key[0] < 0:
                 raise Unusable("a high key without chunk_id")
             high = int(key[0])
-        key, tid_blk, posid, info = key[first:], tid_blk[first:], posid[first:], info[first:]
-        off, size = off[first:], size[first:]
+        key, tid_blk, info = key[first:], tid_blk[first:], info[first:]
         if not leaf:
             if len(key):
                 key[0] = -1                        # the minus-infinity item: its key is not read
             if (key[1:] < 0).any():
                 raise Unusable("a separator key without chunk_id")
-            return _Page(level, leaf, ignore, nxt, high, key, tid_blk, np.zeros_like(key))
+            return _Page(level, leaf, ignore, nxt, high, key, tid_blk)
         if (key < 0).any():
             raise Unusable("a leaf item without chunk_id")
         if ((info & INDEX_ALT_TID_MASK) != 0).any():
             # a posting list (unique indexes deduplicate only versions of one key, which TOAST chunks never have)
             # or a pivot tuple among a leaf's items
             raise Unusable("a leaf item that is not a plain index tuple")
-        return _Page(level, leaf, ignore, nxt, high, key, tid_blk, posid)
+        return _Page(level, leaf, ignore, nxt, high, key, tid_blk)
