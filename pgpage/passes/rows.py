@@ -130,8 +130,8 @@ def resolve_timezone(cluster, override: str | None, findings: list[Finding]) -> 
 
 @dataclass
 class ChunkPlaces:
-    """Chunk tuples of a TOAST table by chunk_id (sorted, stable): where each lies (block, item), its chunk_seq,
-    whether its insert aborted, and its chunk_data's size (``_data_sizes``). 19 bytes a chunk."""
+    """Chunk tuples of a TOAST table by chunk_id and chunk_seq (sorted, stable): where each lies (block, item), its
+    chunk_seq, whether its insert aborted, and its chunk_data's size (``_data_sizes``). 19 bytes a chunk."""
     chunk_id: np.ndarray
     chunk_seq: np.ndarray
     block: np.ndarray
@@ -159,10 +159,10 @@ class ChunkPlaces:
                                                     start + it.len[tup.item[keep]]))):
                 col.append(part)
         cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dtype=dt))
-        chunk_id = cat(cols[0], np.uint32)
-        order = np.argsort(chunk_id, kind="stable")
-        return cls(chunk_id[order], *(cat(c, dt)[order] for c, dt in zip(
-            cols[1:], (np.int32, np.uint32, np.uint16, bool, np.int32))))
+        chunk_id, chunk_seq = cat(cols[0], np.uint32), cat(cols[1], np.int32)
+        order = np.lexsort((chunk_seq, chunk_id))   # as the index gives them out (stable: repeats in table order)
+        return cls(chunk_id[order], chunk_seq[order], *(cat(c, dt)[order] for c, dt in zip(
+            cols[2:], (np.uint32, np.uint16, bool, np.int32))))
 
     def bounds(self, valueids) -> tuple[np.ndarray, np.ndarray]:
         """Where the chunks of each of ``valueids`` start and end among the rows (searched as uint32, chunk_id's
@@ -192,6 +192,24 @@ def _data_sizes(pages: np.ndarray, at: np.ndarray, infomask, t_hoff, end: np.nda
     null = ((infomask & HEAP_HASNULL) != 0) & (t_hoff > SIZEOF_HEAP_TUPLE_HEADER) \
         & ((flat[np.minimum(at - t_hoff.astype(np.int64) + SIZEOF_HEAP_TUPLE_HEADER, flat.size - 1)] & 4) == 0)
     return np.where(null, CHUNK_NULL, size)
+
+
+def _clean_chunks(places: ChunkPlaces, valueids: np.ndarray, extsizes: np.ndarray, max_chunk: int) -> np.ndarray:
+    """``ToastStore.chunks_clean`` of the values, their chunks in ``places``."""
+    lo, hi = places.bounds(valueids)
+    nchunks = (extsizes + max_chunk - 1) // max_chunk
+    clean = (hi - lo == nchunks) & (nchunks > 0)
+    which = np.flatnonzero(clean)
+    if len(which):
+        count = nchunks[which]
+        first = np.cumsum(count) - count                       # each value's first row among ``rows``
+        seq = np.arange(int(count.sum())) - np.repeat(first, count)   # the chunk_seq each row must hold
+        rows = np.repeat(lo[which], count) + seq
+        last = np.repeat(count - 1, count)
+        size = np.where(seq < last, max_chunk, np.repeat(extsizes[which], count) - last * max_chunk)
+        bad = (places.chunk_seq[rows] != seq) | (places.chunk_size[rows] != size) | places.aborted[rows]
+        clean[which] = np.add.reduceat(bad, first) == 0
+    return clean
 
 
 def toast_index(toast) -> ToastIndex | None:
@@ -245,24 +263,35 @@ class ToastStore:
     def chunks_clean(self, valueids: np.ndarray, extsizes: np.ndarray, max_chunk: int) -> np.ndarray:
         """Of each value, whether ``analysis.verify.toast.chunk_problems`` finds nothing in its ``chunks``, where
         that can be told from arrays: every chunk of the value inserted by a transaction that did not abort,
-        chunk_seq 0, 1, ... in the order they lie in the table, each max_chunk bytes but the last, which holds the
-        rest of va_extsize. False for the others (nearly none: the caller looks at those one by one)."""
-        places = self.every_chunk()
-        lo, hi = places.bounds(valueids)
+        chunk_seq 0, 1, ... once each, each max_chunk bytes but the last, which holds the rest of va_extsize. False
+        for the others (nearly none: the caller looks at those one by one, through ``chunks``). The chunks are
+        found through the index while it can be followed (as ``fetch_many``), for values of about TOASTED_BYTES at
+        a time: memory stays flat however big the values and the TOAST table."""
+        valueids = np.asarray(valueids, dtype=np.int64)
         extsizes = np.asarray(extsizes, dtype=np.int64)
-        nchunks = (extsizes + max_chunk - 1) // max_chunk
-        clean = (hi - lo == nchunks) & (nchunks > 0)
-        which = np.flatnonzero(clean)
-        if len(which):
-            count = nchunks[which]
-            first = np.cumsum(count) - count                       # each value's first row among ``rows``
-            seq = np.arange(int(count.sum())) - np.repeat(first, count)   # the chunk_seq each row must hold
-            rows = np.repeat(lo[which], count) + seq
-            last = np.repeat(count - 1, count)
-            size = np.where(seq < last, max_chunk, np.repeat(extsizes[which], count) - last * max_chunk)
-            bad = (places.chunk_seq[rows] != seq) | (places.chunk_size[rows] != size) | places.aborted[rows]
-            clean[which] = np.add.reduceat(bad, first) == 0
+        cuts = (np.flatnonzero(np.diff(np.cumsum(extsizes) // TOASTED_BYTES)) + 1).tolist()
+        clean = np.zeros(len(valueids), dtype=bool)
+        for lo, hi in zip([0] + cuts, cuts + [len(valueids)]):
+            places = self._through_index(valueids[lo:hi])
+            clean[lo:hi] = _clean_chunks(self.every_chunk() if places is None else places, valueids[lo:hi],
+                                         extsizes[lo:hi], max_chunk)
         return clean
+
+    def _through_index(self, valueids: np.ndarray) -> ChunkPlaces | None:
+        """The chunks of ``valueids`` on the pages the index files them on (None: there is no index to follow;
+        one that cannot be followed is given up for good)."""
+        if self.index is None or self.fork is None:
+            return None
+        ids = np.unique(valueids)
+        in_blocks = self.index.heap_blocks(ids)
+        if in_blocks is None:
+            self.index = None
+            return None
+        blocks = np.unique(in_blocks)
+        blocks = blocks[blocks < self.fork.end_block]
+        found = ChunkPlaces.of_pages([(self.read_blocks(blocks), blocks)], self.clog)
+        keep = np.isin(found.chunk_id, ids)
+        return ChunkPlaces(*(getattr(found, f.name)[keep] for f in fields(found)))
 
     def fetch(self, pointer: ToastPointer, inflate: bool = True):
         """The value's content (bytes), or an Unreadable saying which chunk is missing or wrong (``inflate``
@@ -274,20 +303,11 @@ class ToastStore:
         not give whole from every chunk's placement."""
         out: list = [None] * len(pointers)
         todo = list(range(len(pointers)))
-        if self.index is not None and self.fork is not None:
-            ids = sorted({p.va_valueid for p in pointers})
-            in_blocks = self.index.heap_blocks(ids)
-            if in_blocks is None:
-                self.index = None   # it cannot be followed: the placement of every chunk from now on
-            else:
-                blocks = np.unique(in_blocks)
-                blocks = blocks[blocks < self.fork.end_block]
-                pages = self.read_blocks(blocks)
-                found = ChunkPlaces.of_pages([(pages, blocks)], self.clog)
-                found = ChunkPlaces(*(getattr(found, f.name)[np.isin(found.chunk_id, ids)] for f in fields(found)))
-                for k, value in zip(todo, self._fetch_many(found, pointers, inflate)):
-                    out[k] = value
-                todo = [k for k in todo if isinstance(out[k], Unreadable)]
+        found = self._through_index(np.array([p.va_valueid for p in pointers], dtype=np.int64))
+        if found is not None:
+            for k, value in zip(todo, self._fetch_many(found, pointers, inflate)):
+                out[k] = value
+            todo = [k for k in todo if isinstance(out[k], Unreadable)]
         if todo:
             every = self._fetch_many(self.every_chunk(), [pointers[k] for k in todo], inflate)
             for k, value in zip(todo, every):

@@ -432,8 +432,8 @@ class Verification:
                           c.get("attbyval") is True, c.get("attisdropped") is True) for c in cols]
 
     def _toast_store(self, toast):
-        from pgpage.passes.rows import ToastStore
-        return ToastStore(toast, self.cluster.clog, _toast_max_chunk(self.cluster))
+        from pgpage.passes.rows import ToastStore, toast_index
+        return ToastStore(toast, self.cluster.clog, _toast_max_chunk(self.cluster), toast_index(toast))
 
     def _key_spec(self, db, rel) -> KeySpec:
         """An index's key columns and whether pgpage can compute their order (``order.key_order``)."""

@@ -4,7 +4,11 @@ looking at every pointer one by one (``pointer_findings``: the rules test_heapam
 on a real server's table of TOASTed values (plain and pglz, one to six chunks) whose TOAST table is damaged in
 every way the batched judgement decides on (a chunk_seq repeated, one past the last, two chunks' order swapped, a
 chunk filed under another value, a chunk whose insert aborted, a chunk_data cut short, a chunk's line pointer
-dead) and at random, and whose pointers are damaged (HEAP_HASEXTERNAL cleared, a raw size too large)."""
+dead) and at random, and whose pointers are damaged (HEAP_HASEXTERNAL cleared, a raw size too large).
+
+The chunks are found through the TOAST table's index, as amcheck finds them, so that a healthy table's check reads
+only the TOAST pages its pointers lead to and memory stays flat: there no chunk is placed from the whole TOAST table,
+and whatever the damage to the index or the TOAST table, the findings are those of placing every chunk."""
 from __future__ import annotations
 
 import random
@@ -12,12 +16,14 @@ import shutil
 import struct
 
 import numpy as np
+import pytest
 
 from livepg import running_server
 from conftest import damaged
 from test_verify import verify_relation
 
 from pgpage.decode.checksum import checksum_page
+from pgpage.passes import rows as rows_pass
 from pgpage.passes.rows import ToastStore
 from pgpage.storage.datadir import open_data_directory
 
@@ -47,7 +53,11 @@ def _chunks(toast: bytes) -> dict[tuple[int, int], tuple[int, int]]:
     return out
 
 
-def test_pointers_judged_together_as_one_by_one(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def toasted(tmp_path_factory):
+    """A stopped copy of a real server's cluster with table t_doc: 200 rows, 400 TOASTed values (plain and pglz,
+    one to six chunks each)."""
+    tmp = tmp_path_factory.mktemp("toasted")
     with running_server() as srv:
         conn = srv.connect()
         conn.execute("CREATE DATABASE pgpage")
@@ -59,7 +69,12 @@ def test_pointers_judged_together_as_one_by_one(tmp_path, monkeypatch):
                      " FROM generate_series(1, 200) g")
         conn.execute("CHECKPOINT")
         srv.stop("fast")
-        shutil.copytree(srv.data, tmp_path / "data", ignore=shutil.ignore_patterns("postmaster.pid"))
+        shutil.copytree(srv.data, tmp / "data", ignore=shutil.ignore_patterns("postmaster.pid"))
+    return tmp / "data"
+
+
+def test_pointers_judged_together_as_one_by_one(toasted, tmp_path, monkeypatch):
+    shutil.copytree(toasted, tmp_path / "data")
     data = tmp_path / "data"
     rel = open_data_directory(data).database("pgpage").relation("t_doc")
     toast_file, heap_file = rel.toast.forks["main"].segment_path(0), rel.forks["main"].segment_path(0)
@@ -103,3 +118,35 @@ def test_pointers_judged_together_as_one_by_one(tmp_path, monkeypatch):
         seen |= {f["code"] for f in together}
     assert {"toast.chunk_duplicate", "toast.chunk_missing", "toast.chunk_extra", "toast.chunk_size",
             "heap.toast.external_flag_missing", "heap.toast.rawsize_too_large"} <= seen
+
+
+def _toast_index_file(data):
+    rel = open_data_directory(data).database("pgpage").relation("t_doc")
+    return next(r for r in rel.database.relations() if r.table is rel.toast).forks["main"].segment_path(0)
+
+
+def test_chunks_found_through_the_index(toasted, tmp_path, monkeypatch):
+    shutil.copytree(toasted, tmp_path / "data")
+    data = tmp_path / "data"
+    placed_whole = []
+    every_chunk = ToastStore.every_chunk
+    monkeypatch.setattr(ToastStore, "every_chunk", lambda self: placed_whole.append(1) or every_chunk(self))
+    healthy, _ = verify_relation(data, "t_doc")
+    assert healthy == [] and placed_whole == []     # 400 values checked, no chunk placed from the whole table
+
+    def without_index(toast):
+        return None
+    index_file = _toast_index_file(data)
+    pristine = index_file.read_bytes()
+    rng = random.Random(7)
+    seen = set()
+    for n in (5, 50, 500):
+        index_file.write_bytes(_with_checksums(bytearray(damaged(pristine, rng, n))))
+        placed_whole.clear()
+        through, _ = verify_relation(data, "t_doc")
+        seen.add(bool(placed_whole))
+        with monkeypatch.context() as m:
+            m.setattr(rows_pass, "toast_index", without_index)
+            whole, _ = verify_relation(data, "t_doc")
+        assert through == whole and whole == []      # verify of t_doc checks its pointers, not its TOAST index
+    assert seen == {True}    # each damaged index sent some values to the placement of every chunk

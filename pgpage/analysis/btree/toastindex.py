@@ -25,6 +25,7 @@ from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.vector import decode_headers, line_pointer_fields
 
 MAX_CACHED_PAGES = 256   # decoded index pages kept (the upper levels stay; leaves pass through)
+READ_AHEAD = 16   # index blocks read at a time: the leaves of an index filled in chunk_id order lie one after another
 _META = LAYOUTS["nbtree::bt_meta_page_data"]["fields"]
 _TUPLE = LAYOUTS["nbtree::bt_index_tuple"]["fields"]
 SIZE_OF_INDEX_TUPLE = LAYOUTS["nbtree::bt_index_tuple"]["size"]
@@ -66,6 +67,7 @@ class ToastIndex:
         self.block_size = fork.block_size
         self._pages: OrderedDict[int, _Page] = OrderedDict()
         self._root: tuple[int, int] | None = None
+        self._ahead: dict[int, np.ndarray] = {}   # the blocks read after the last one asked for, not yet asked for
 
     def heap_blocks(self, valueids: list[int]) -> np.ndarray | None:
         """The heap blocks of the TIDs the index files under the chunk_ids ``valueids`` (ascending), together
@@ -157,7 +159,13 @@ class ToastIndex:
     def _read(self, blk: int) -> np.ndarray:
         if not 0 <= blk < self.nblocks:
             raise Unusable(f"block {blk} is past the index's end")
-        return self.read(np.array([blk], dtype=np.int64))[0].copy()
+        raw = self._ahead.pop(blk, None)
+        if raw is None:
+            run = np.arange(blk, min(blk + READ_AHEAD, self.nblocks))
+            pages = self.read(run).copy()
+            self._ahead = dict(zip(run[1:].tolist(), pages[1:]))
+            raw = pages[0]
+        return raw
 
     def _page(self, blk: int) -> _Page:
         if blk == 0:
