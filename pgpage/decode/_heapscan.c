@@ -1124,6 +1124,15 @@ void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dea
     *nbad = nb;
 }
 
+/* Byte ranges put together: for k < n, len[k] bytes from src + from[k] to dst + to[k] (rows: TOAST chunks' data
+   into their values). */
+void pgp_gather(const uint8_t *src, const int64_t *from, const int64_t *len, int64_t n, uint8_t *dst,
+                const int64_t *to)
+{
+    for (int64_t k = 0; k < n; k++)
+        memcpy(dst + to[k], src + from[k], (size_t)len[k]);
+}
+
 /* The distinct blocks in lo..hi-1 among blk[0..n), ascending, into out; returns how many. `bits` is a zeroed
    bitmap of hi - lo bits (block b: bit b - lo), left zeroed. Linear in n and in the span of the blocks / 64. */
 int64_t pgp_unique_blocks(const int64_t *blk, int64_t n, int64_t lo, int64_t hi, uint64_t *bits, int64_t *out)

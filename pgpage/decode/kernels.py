@@ -141,6 +141,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_walk_chain.argtypes = [P, P, P, I64, I64, I64, P, P, P]
     cdll.pgp_unique_blocks.restype = I64
     cdll.pgp_unique_blocks.argtypes = [P, I64, I64, I64, P, P]
+    cdll.pgp_gather.argtypes = [P, P, P, I64, P, P]
     cdll.pgp_deform.argtypes = [P, I64, P, P, P, P, P, P, P, I64, I64, P, P, P]
     cdll.pgp_verify_heap_sieve.argtypes = [P, I64, I64, I64, P, P, P, P, P, P, P, I64, I64, I, P, P, P, I64]
     cdll.pgp_pread_staged.restype = I64
@@ -639,6 +640,15 @@ def unique_blocks(blk: np.ndarray, lo: int, hi: int, bits: np.ndarray) -> np.nda
     out = np.empty(len(blk), dtype=np.int64)
     k = lib().pgp_unique_blocks(_p(blk), len(blk), lo, hi, _p(bits), _p(out))
     return out[:k]
+
+
+def gather(src: np.ndarray, start: np.ndarray, length: np.ndarray, dst: np.ndarray, to: np.ndarray) -> None:
+    """``dst[to[k]:to[k] + length[k]] = src[start[k]:start[k] + length[k]]`` for every k (contiguous uint8 arrays)."""
+    start, length, to = _i64(start), _i64(length), _i64(to)
+    if len(start) and not ((start >= 0) & (to >= 0) & (length >= 0) & (start + length <= src.size)
+                           & (to + length <= dst.size)).all():
+        raise ValueError("gather: a range outside its array")
+    lib().pgp_gather(_p(src), _p(start), _p(length), len(start), _p(dst), _p(to))
 
 
 def walk_chain(nxt: np.ndarray, live: np.ndarray, level: np.ndarray, lv: int, start: int, visited: np.ndarray,

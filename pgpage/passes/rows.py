@@ -22,10 +22,11 @@ import numpy as np
 
 from pgpage.analysis.btree.toastindex import ToastIndex
 from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
-from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL
+from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL, ONDISK_POINTER_SIZE, read_pointers
 from pgpage.decode import datum, pgtz, typeout
-from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, ToastPointer, Undecoded,
-                                 Unreadable, parse_varlena)
+from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
+                                 VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
+                                 parse_varlena)
 from pgpage.decode.deform import (ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, Attribute, deform_tuple,
                                   heap_oid_old)
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
@@ -341,35 +342,16 @@ class ToastStore:
 
     def _fetch_many(self, places: ChunkPlaces, pointers: list[ToastPointer], inflate: bool) -> list:
         """The values of ``pointers`` from their chunks in ``places``, the pages they lie on read once, in block
-        order: the data of a plain chunk tuple (three attributes, no nulls, a 24-byte header, chunk_data with a
-        1-byte or an uncompressed 4-byte header, within the tuple: what TOAST tables hold) is sliced from them; a
-        value with any other chunk is fetched alone (``_fetch``: each chunk tuple deformed)."""
+        order: the data of a plain chunk tuple (``_payloads``) is sliced from them; a value with any other chunk
+        is fetched alone (``_fetch``: each chunk tuple deformed)."""
         ids = np.array([p.va_valueid for p in pointers], dtype=np.int64)
         lo, hi = places.bounds(ids)
         rows = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist())] or [np.zeros(0, int)])
-        blocks = np.unique(places.block[rows]).astype(np.int64)
         payload: dict[int, bytes | None] = {}      # by row: its chunk data (None: not plain)
-        if len(blocks):
-            pages = self.read_blocks(blocks)
-            bs = pages.shape[1]
-            flat = pages.reshape(-1)
-            base = np.searchsorted(blocks, places.block[rows]) * bs
-            word = pages.view("<u4")[base // bs, SIZE_OF_PAGE_HEADER // 4 + places.item[rows] - 1].astype(np.int64)
-            off, lp_flags, length = word & 0x7FFF, (word >> 15) & 3, word >> 17
-            at = base + np.minimum(off, bs - CHUNK_T_HOFF - 8)
-            im2 = flat[at + 18].astype(np.int64) | (flat[at + 19].astype(np.int64) << 8)
-            im = flat[at + 20].astype(np.int64)
-            data = at + CHUNK_T_HOFF + 8      # chunk_data's varlena header, as the page holds it now
-            b0 = flat[data].astype(np.int64)
-            w4 = flat[np.minimum(data[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
-            size = np.where(b0 & 1, (b0 >> 1) - 1, (w4.astype(np.int64) >> 2) - 4)
-            header = np.where(b0 & 1, 1, 4)
-            start = off + CHUNK_T_HOFF + 8 + header
-            plain = ((lp_flags == LP_NORMAL) & (off + length <= bs) & ((im2 & HEAP_NATTS_MASK) == 3)
-                     & ((im & HEAP_HASNULL) == 0) & (flat[at + 22] == CHUNK_T_HOFF) & (size >= 0)
-                     & (((b0 & 3) == 0) | (((b0 & 1) == 1) & (b0 != 1))) & (start + size <= off + length))
+        if len(rows):
+            flat, at, size, plain = self._payloads(places, rows)
             raw = flat.tobytes()
-            for r, ok, a, n in zip(rows.tolist(), plain.tolist(), (base + start).tolist(), size.tolist()):
+            for r, ok, a, n in zip(rows.tolist(), plain.tolist(), at.tolist(), size.tolist()):
                 payload[r] = raw[a:a + n] if ok else None
         out = []
         for pointer, a, b in zip(pointers, lo.tolist(), hi.tolist()):
@@ -379,6 +361,60 @@ class ToastStore:
             else:
                 out.append(self._reassembled(places, pointer, rows, payload.__getitem__, inflate))
         return out
+
+    def _payloads(self, places: ChunkPlaces, rows: np.ndarray):
+        """Where the chunk_data of chunks ``rows`` of ``places`` lies in their pages, read now: (the pages, flat;
+        the first byte and the size of each chunk's data; whether its tuple is plain: three attributes, no nulls,
+        a 24-byte header, chunk_data with a 1-byte or an uncompressed 4-byte header, within the tuple, what TOAST
+        tables hold; the others must be deformed)."""
+        blocks = np.unique(places.block[rows]).astype(np.int64)
+        pages = self.read_blocks(blocks)
+        bs = pages.shape[1]
+        flat = pages.reshape(-1)
+        base = np.searchsorted(blocks, places.block[rows]) * bs
+        word = pages.view("<u4")[base // bs, SIZE_OF_PAGE_HEADER // 4 + places.item[rows] - 1].astype(np.int64)
+        off, lp_flags, length = word & 0x7FFF, (word >> 15) & 3, word >> 17
+        at = base + np.minimum(off, bs - CHUNK_T_HOFF - 8)
+        im2 = flat[at + 18].astype(np.int64) | (flat[at + 19].astype(np.int64) << 8)
+        im = flat[at + 20].astype(np.int64)
+        data = at + CHUNK_T_HOFF + 8      # chunk_data's varlena header, as the page holds it now
+        b0 = flat[data].astype(np.int64)
+        w4 = flat[np.minimum(data[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
+        size = np.where(b0 & 1, (b0 >> 1) - 1, (w4.astype(np.int64) >> 2) - 4)
+        header = np.where(b0 & 1, 1, 4)
+        start = off + CHUNK_T_HOFF + 8 + header
+        plain = ((lp_flags == LP_NORMAL) & (off + length <= bs) & ((im2 & HEAP_NATTS_MASK) == 3)
+                 & ((im & HEAP_HASNULL) == 0) & (flat[at + 22] == CHUNK_T_HOFF) & (size >= 0)
+                 & (((b0 & 3) == 0) | (((b0 & 1) == 1) & (b0 != 1))) & (start + size <= off + length))
+        return flat, base + start, size, plain
+
+    def fetch_stored(self, valueids: np.ndarray, extsizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The stored data of many values at once, for a caller that prints them: va_extsize bytes each (the
+        value, or va_tcinfo and the compressed stream), one after another in one buffer, and where each starts
+        in it; -1 for a value whose chunks are not all there once each, in sequence, of their sizes and in plain
+        tuples (``chunks_clean``, ``_payloads``): ``fetch_many`` gives those, or says why it cannot."""
+        valueids, extsizes = np.asarray(valueids, dtype=np.int64), np.asarray(extsizes, dtype=np.int64)
+        from pgpage.decode import kernels
+        start = np.full(len(valueids), -1, dtype=np.int64)
+        found = self._through_index(valueids)
+        places = self.every_chunk() if found is None else found
+        which = np.flatnonzero(_clean_chunks(places, valueids, extsizes, self.max_chunk))
+        if not len(which):
+            return np.zeros(0, dtype=np.uint8), start
+        lo, _ = places.bounds(valueids[which])
+        count = (extsizes[which] + self.max_chunk - 1) // self.max_chunk
+        first = np.cumsum(count) - count
+        seq = np.arange(int(count.sum())) - np.repeat(first, count)   # (clean: rows lo.. hold chunk_seq 0, 1, ...)
+        rows = np.repeat(lo, count) + seq
+        flat, at, size, plain = self._payloads(places, rows)
+        whole = np.logical_and.reduceat(plain & (size == places.chunk_size[rows]), first)
+        stored = np.where(whole, extsizes[which], 0)
+        begin = np.cumsum(stored) - stored
+        take = np.repeat(whole, count)
+        data = np.empty(int(stored.sum()), dtype=np.uint8)
+        kernels.gather(flat, at[take], size[take], data, (np.repeat(begin, count) + seq * self.max_chunk)[take])
+        start[which[whole]] = begin[whole]
+        return data, start
 
     def _chunk_data(self, page: np.ndarray, block: int, item: int):
         lp = int(page[SIZE_OF_PAGE_HEADER + 4 * (item - 1):SIZE_OF_PAGE_HEADER + 4 * item].view("<u4")[0])
@@ -870,65 +906,82 @@ class TableRows:
         cols = self._printed_varlenas(printer)
         attrs = [i for _, i in cols]
         fast, pos, lens, lz4 = self._varlenas(c, hasnull, rows, attrs)
-        pointers = np.zeros_like(lz4)
-        if cols:   # a TOAST pointer's first byte is 0x01 (VARATT_IS_1B_E)
-            has = fast[:, None] & (pos[:, attrs] >= 0)
-            at = np.where(has, c.start[rows][:, None] + pos[:, attrs], 0)
-            pointers = has & (c.flat[at] == 0x01) & external[rows - first][:, None]
+        present = fast[:, None] & (pos[:, attrs] >= 0)   # (pos and lens: only where the walk found the value)
+        cell_at = np.where(present, c.start[rows][:, None] + pos[:, attrs], 0)   # each value's first byte
+        # on-disk TOAST pointers: VARATT_IS_1B_E (0x01), VARTAG_ONDISK, their 18 bytes
+        pointers = present & external[rows - first][:, None] & (c.flat[cell_at] == 0x01) \
+            & (c.flat[np.minimum(cell_at + 1, c.flat.size - 1)] == VARTAG_ONDISK) \
+            & (lens[:, attrs] == ONDISK_POINTER_SIZE)
+        ptr = read_pointers(c.flat, np.where(pointers, cell_at, 0).reshape(-1)).reshape(pointers.shape)
+        extsize = ptr["va_extinfo"].astype(np.int64) & VARLENA_EXTSIZE_MASK
+        # what each version's values come to (an inline lz4 value: its raw size, va_tcinfo's); the versions up to
+        # about TOASTED_BYTES are done now
+        tcinfo = c.flat[np.where(lz4, cell_at, 0)[..., None] + np.arange(4, 8)].copy().view("<u4")[..., 0]
+        size = np.where(pointers, extsize, 0) + np.where(lz4, tcinfo.astype(np.int64) & VARLENA_EXTSIZE_MASK, 0)
+        before = np.cumsum(size.sum(axis=1)) - size.sum(axis=1)
+        over = np.flatnonzero(before > TOASTED_BYTES)
+        done = int(over[0]) if len(over) else len(rows)
+        stop = int(rows[done]) if done < len(rows) else n
         start = np.full((n - first, len(printer.cols)), -1, dtype=np.int64)
         length = np.zeros_like(start)
-        wanted: list[tuple[int, int, ToastPointer]] = []   # (row, printed column, pointer)
-        inline: list[tuple[int, int, bytes]] = []           # (row, printed column, the inflated value)
-        stored, stop = 0, n
-        for j in np.flatnonzero((pointers | lz4).any(axis=1) if cols else []).tolist():
-            version = int(rows[j])
-            if stored > TOASTED_BYTES:
-                stop = version
-                break
-            for x, (k, i) in enumerate(cols):
-                if not (pointers[j, x] or lz4[j, x]):
-                    continue
-                p = int(c.start[version] + pos[j, i])   # (pos: in the tuple)
-                raw = c.flat[p:p + int(lens[j, i])].tobytes()
-                if lz4[j, x]:
-                    value = datum.varlena_payload(raw)
-                    if isinstance(value, bytes):
-                        inline.append((version - first, k, value))
-                        stored += len(value)
-                    continue
-                v = parse_varlena(raw)
-                if isinstance(v, datum.Varlena) and v.toast is not None:
-                    wanted.append((version - first, k, v.toast))
-                    stored += v.toast.va_extsize
-        pieces: list[bytes] = []
+        pieces: list[np.ndarray] = []
         at = 0
 
         def put(row: int, k: int, value: bytes) -> None:
             nonlocal at
             start[row, k], length[row, k] = at, len(value)
-            pieces.append(value)
+            pieces.append(np.frombuffer(value, dtype=np.uint8))
             at += len(value)
 
-        for row, k, value in inline:
-            put(row, k, ((len(value) + 4) << 2).to_bytes(4, "little") + value)
-        by_relation: dict[int, list[int]] = {}
-        for w, (_, _, pointer) in enumerate(wanted):
-            by_relation.setdefault(pointer.va_toastrelid, []).append(w)
-        for rel, which in by_relation.items():
+        printed = np.array([k for k, _ in cols], dtype=np.int64)
+        for j, x in zip(*np.nonzero(lz4[:done])):
+            value = datum.varlena_payload(c.flat[cell_at[j, x]:cell_at[j, x] + lens[j, attrs[x]]].tobytes())
+            if isinstance(value, bytes):
+                put(int(rows[j]) - first, int(printed[x]), ((len(value) + 4) << 2).to_bytes(4, "little") + value)
+        j, x = np.nonzero(pointers[:done])
+        cell = ptr[j, x]
+        for rel in np.unique(cell["va_toastrelid"]).tolist():
+            mine = np.flatnonzero(cell["va_toastrelid"] == rel)
+            store = self._toast_store(rel)
+            if store is None:     # the values cannot be read: the printer declines their versions
+                continue
+            row, k, p = rows[j[mine]] - first, printed[x[mine]], cell[mine]
             # a compressed value comes as its compressed varlena: the printer inflates pglz (and declines other
             # methods: Python prints the version); lz4 is inflated here (the lz4 package; a value it cannot inflate
-            # is left to Python too)
-            values = self._toast_values(rel, [wanted[w][2] for w in which])
-            for w, value in zip(which, values):
-                row, k, pointer = wanted[w]
+            # is left to Python too). The values whose chunks are whole come at once (``fetch_stored``); the
+            # others, and lz4's, one by one.
+            ext, raw = extsize[j[mine], x[mine]], p["va_rawsize"].astype(np.int64)
+            compressed = ext < raw - VARHDRSZ
+            data, stored = store.fetch_stored(p["va_valueid"], ext)
+            # va_tcinfo of the compressed ones: their raw size must be the pointer's (else detoast refuses them)
+            tc = data[np.minimum(np.maximum(stored, 0)[:, None] + np.arange(4), max(len(data) - 1, 0))].copy() \
+                .view("<u4")[:, 0].astype(np.int64) if len(data) else np.zeros(len(stored), dtype=np.int64)
+            lz4_method = (p["va_extinfo"] >> VARLENA_EXTSIZE_BITS) == TOAST_LZ4_COMPRESSION_ID
+            whole = (stored >= 0) & ~(compressed & (lz4_method | (ext < 4)
+                                                    | ((tc & VARLENA_EXTSIZE_MASK) != raw - VARHDRSZ)))
+            w = np.flatnonzero(whole)
+            if len(w):   # each a varlena: a 4-byte header (compressed: 0x02 in its low bits), the stored data
+                header = ((ext[w] + VARHDRSZ) << 2) | np.where(compressed[w], 0x02, 0)
+                out = np.empty(int((ext[w] + VARHDRSZ).sum()), dtype=np.uint8)
+                to = np.cumsum(ext[w] + VARHDRSZ) - (ext[w] + VARHDRSZ)
+                out[to[:, None] + np.arange(VARHDRSZ)] = header.astype("<u4").view(np.uint8).reshape(-1, VARHDRSZ)
+                kernels.gather(data, stored[w], ext[w], out, to + VARHDRSZ)
+                start[row[w], k[w]], length[row[w], k[w]] = at + to, ext[w] + VARHDRSZ
+                pieces.append(out)
+                at += len(out)
+            others = np.flatnonzero(~whole)
+            pointers_left = [ToastPointer(VARTAG_ONDISK, int(q["va_rawsize"]), int(q["va_extinfo"]),
+                                          int(q["va_valueid"]), rel) for q in p[others]]
+            for m, pointer, value in zip(others.tolist(), pointers_left, self._toast_values(rel, pointers_left)):
                 method = pointer.compression
                 if isinstance(value, bytes) and method == "lz4":
                     value, method = datum.varlena_payload(value), None
                 if not isinstance(value, bytes):
                     continue
-                put(row, k, ((len(value) + 4) << 2).to_bytes(4, "little") + value if method is None else value)
+                put(int(row[m]), int(k[m]),
+                    ((len(value) + 4) << 2).to_bytes(4, "little") + value if method is None else value)
         # (given even with no value: the printer then walks over the pointers of columns it does not print)
-        data = np.frombuffer(b"".join(pieces) or b"\0", dtype=np.uint8)
+        data = np.concatenate(pieces) if pieces else np.zeros(1, dtype=np.uint8)
         return stop, (data, start[:stop - first], length[:stop - first])
 
     def _printed_varlenas(self, printer) -> list[tuple[int, int]]:

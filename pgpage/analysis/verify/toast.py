@@ -18,6 +18,7 @@ VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESS
 _FIELDS = ("va_rawsize", "va_extinfo", "va_valueid", "va_toastrelid")
 # varatt_external as a numpy record (datum's struct format: i is int32, I uint32)
 _EXTERNAL = np.dtype([(name, {"i": "<i4", "I": "<u4"}[c]) for name, c in zip(_FIELDS, VARATT_EXTERNAL[1:])])
+ONDISK_POINTER_SIZE = VARHDRSZ_EXTERNAL + _EXTERNAL.itemsize   # an on-disk TOAST pointer's bytes, with its header
 # chunk sizes ctx.toast_chunks gives for chunk_data it cannot measure
 CHUNK_NULL = -1                  # chunk_data is NULL
 CHUNK_BAD_HEADER = -2            # neither a 4-byte plain nor a 1-byte varlena header
@@ -69,7 +70,7 @@ def pointers_findings(ctx: VerifyContext, flat: np.ndarray, at: np.ndarray, blk:
     out: list[list[Finding]] = [[] for _ in range(len(at))]
     if not len(at):
         return out
-    p = flat[(at + VARHDRSZ_EXTERNAL)[:, None] + np.arange(_EXTERNAL.itemsize)].copy().view(_EXTERNAL).reshape(-1)
+    p = read_pointers(flat, at)
     rawsize = p["va_rawsize"].astype(np.int64)
     extinfo = p["va_extinfo"].astype(np.int64)
     extsize = extinfo & VARLENA_EXTSIZE_MASK
@@ -88,6 +89,12 @@ def pointers_findings(ctx: VerifyContext, flat: np.ndarray, at: np.ndarray, blk:
         out[k] = pointer_findings(ctx, tp, int(blk[k]), int(lp[k]), int(attnum[k]), bool(hasexternal[k]),
                                   bool(prunable[k]))
     return out
+
+
+def read_pointers(flat: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The varatt_external fields (va_rawsize, va_extinfo, va_valueid, va_toastrelid: a numpy record each) of the
+    on-disk TOAST pointers at bytes ``at`` of ``flat`` (their 2-byte headers)."""
+    return flat[(at + VARHDRSZ_EXTERNAL)[:, None] + np.arange(_EXTERNAL.itemsize)].copy().view(_EXTERNAL).reshape(-1)
 
 
 def chunk_problems(valueid: int, extsize: int, seqs, sizes, max_chunk: int) -> list[tuple[str, str]]:
