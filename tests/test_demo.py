@@ -228,3 +228,13 @@ def test_deleted_rows_are_recovered(oracle):
     # without --all: what a SELECT returns now
     r = pgpage("rows", DATA, "--rel", "customers", "--json")
     assert {json.loads(line)["values"]["id"] for line in r.stdout.splitlines()} == set(after)
+
+
+def test_maps_of_an_empty_table_are_not_unknown():
+    """A table without pages has no page for a visibility map or free space map to describe, so that none is
+    there says nothing is unknown, unlike a table with pages and no map (the demo's story tables, never vacuumed)."""
+    empty = pgpage_json("heap", DATA, "--rel", "pg_catalog.pg_default_acl")
+    assert empty["blocks"] == 0 and not empty["visibility"]["vm_present"]
+    assert not [f for f in empty["findings"] if f["code"] in ("heap.vm.missing", "heap.fsm.missing")]
+    bloated = pgpage_json("heap", DATA, "--rel", "public.bloated")
+    assert bloated["blocks"] and "heap.vm.missing" in {f["code"] for f in bloated["findings"]}

@@ -240,10 +240,11 @@ def heap_result(analysis, main: RelationFork, vm: RelationFork | None, fsm: Rela
                                 " commit status comes from hint bits alone; unhinted tuples are counted live"
                                 " and marked undecided", severity=WARNING, relation=relation))
     result = analysis.result(fillfactor)
-    if vm is None:
+    # (a table without pages: no page for either map to describe, nothing unknown)
+    if vm is None and main.nblocks:
         findings.append(Finding("heap.vm.missing", "no visibility map fork: VM figures are unknown",
                                 severity=INFO, relation=relation))
-    if fsm is None:
+    if fsm is None and main.nblocks:
         findings.append(Finding("heap.fsm.missing", "no free space map fork: FSM figures are unknown",
                                 severity=INFO, relation=relation))
     if result["undecided_tuples"]:
