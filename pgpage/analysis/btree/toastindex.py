@@ -19,17 +19,23 @@ import numpy as np
 from pgpage.analysis.btree.pages import (BTP_DELETED, BTP_HALF_DEAD, BTP_LEAF,
                                          BTP_META, BTREE_MAGIC, INDEX_ALT_TID_MASK, INDEX_NULL_MASK,
                                          INDEX_SIZE_MASK, P_NONE, SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_ID,
-                                         SIZE_OF_PAGE_HEADER, bt_opaque)
+                                         SIZE_OF_PAGE_HEADER)
 from pgpage.decode.flags import LP_DEAD, LP_NORMAL
 from pgpage.decode.ksy.layouts import LAYOUTS
-from pgpage.decode.vector import decode_headers, line_pointer_fields
+from pgpage.decode.vector import line_pointer_fields
 
 MAX_CACHED_PAGES = 256   # decoded index pages kept (the upper levels stay; leaves pass through)
 READ_AHEAD = 16   # index blocks read at a time: the leaves of an index filled in chunk_id order lie one after another
 _META = LAYOUTS["nbtree::bt_meta_page_data"]["fields"]
 _TUPLE = LAYOUTS["nbtree::bt_index_tuple"]["fields"]
+_HEADER = LAYOUTS["pg_page::page_header"]["fields"]
+_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["fields"]
 SIZE_OF_INDEX_TUPLE = LAYOUTS["nbtree::bt_index_tuple"]["size"]
 CHUNK_ID_END = SIZE_OF_INDEX_TUPLE + 4   # the first key column, chunk_id (an oid), right after the header
+# an item's fields as one record: IndexTupleData's (offsets from the layout), then chunk_id
+_CELL = np.dtype({"names": ["bi_hi", "bi_lo", "t_info", "chunk_id"], "formats": ["<u2", "<u2", "<u2", "<u4"],
+                  "offsets": [_TUPLE["t_tid.bi_hi"][0], _TUPLE["t_tid.bi_lo"][0], _TUPLE["t_info"][0],
+                              SIZE_OF_INDEX_TUPLE], "itemsize": CHUNK_ID_END})
 
 
 class Unusable(Exception):
@@ -50,12 +56,10 @@ class _Page:
     tid_blk: np.ndarray
 
 
-def _u16(page: np.ndarray, at: np.ndarray) -> np.ndarray:
-    return page[at].astype(np.int64) | (page[at + 1].astype(np.int64) << 8)
-
-
-def _u32(page: np.ndarray, at: np.ndarray) -> np.ndarray:
-    return _u16(page, at) | (_u16(page, at + 2) << 16)
+def _field(page: np.ndarray, layout: dict, name: str, base: int = 0) -> int:
+    """One u2 or u4 field of a structure at byte ``base`` of the page."""
+    at, kind = layout[name]
+    return int.from_bytes(page[base + at:base + at + (4 if kind == "u4" else 2)].tobytes(), "little")
 
 
 class ToastIndex:
@@ -84,7 +88,8 @@ class ToastIndex:
                 # the chunk_ids below the leaf's high key are filed on it alone, one equal to it further right too
                 j = len(ids) if leaf.high is None else int(np.searchsorted(ids, leaf.high))
                 if j > i:
-                    hit = np.isin(leaf.key, ids[i:j])
+                    asked = ids[i:j]   # (ascending: a search, not isin's sort, tells the leaf's keys among them)
+                    hit = asked[np.minimum(np.searchsorted(asked, leaf.key), len(asked) - 1)] == leaf.key
                     blks.append(leaf.tid_blk[hit])
                     i = j
                 else:
@@ -109,9 +114,8 @@ class ToastIndex:
     def _metapage(self) -> tuple[int, int]:
         if self._root is None:
             page = self._read(0)
-            at = SIZE_OF_PAGE_HEADER
-            word = (lambda f: int(_u32(page, np.array([at + _META[f][0]]))[0]))
-            flags = int(bt_opaque(page[None])["btpo_flags"][0])
+            word = (lambda f: _field(page, _META, f, SIZE_OF_PAGE_HEADER))
+            flags = _field(page, _OPAQUE, "btpo_flags", self.block_size - SIZE_OF_BT_OPAQUE)
             if not flags & BTP_META or word("btm_magic") != BTREE_MAGIC or not 2 <= word("btm_version") <= 4:
                 raise Unusable("no B-tree metapage")
             self._root = word("btm_root"), word("btm_level")
@@ -181,18 +185,16 @@ class ToastIndex:
 
     def _decode(self, raw: np.ndarray) -> _Page:
         bs = self.block_size
-        h = decode_headers(raw[None])
-        lower, upper, special = int(h.lower[0]), int(h.upper[0]), int(h.special[0])
-        if (int(h.pagesize_version[0]) & 0xFF00) != bs or special != bs - SIZE_OF_BT_OPAQUE \
+        lower, upper, special = (_field(raw, _HEADER, f) for f in ("pd_lower", "pd_upper", "pd_special"))
+        if (_field(raw, _HEADER, "pd_pagesize_version") & 0xFF00) != bs or special != bs - SIZE_OF_BT_OPAQUE \
                 or not SIZE_OF_PAGE_HEADER <= lower <= upper <= special:
             raise Unusable("not a B-tree page")
-        op = bt_opaque(raw[None])[0]
-        flags, nxt, level = int(op["btpo_flags"]), int(op["btpo_next"]), int(op["btpo_level"])
+        flags, nxt, level = (_field(raw, _OPAQUE, f, special) for f in ("btpo_flags", "btpo_next", "btpo_level"))
         leaf, rightmost = bool(flags & BTP_LEAF), nxt == P_NONE
         ignore = bool(flags & (BTP_DELETED | BTP_HALF_DEAD))
         if flags & BTP_META:
             raise Unusable("a metapage inside the tree")
-        nlp = int(h.nlp[0])
+        nlp = (lower - SIZE_OF_PAGE_HEADER) // SIZE_OF_ITEM_ID
         word = raw[SIZE_OF_PAGE_HEADER:SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * nlp].view("<u4").astype(np.int64)
         off, lp_flags, length = line_pointer_fields(word)
         first = 0 if rightmost else 1          # P_FIRSTDATAKEY, counted from 0
@@ -204,13 +206,14 @@ class ToastIndex:
         if not (((lp_flags == LP_NORMAL) | (lp_flags == LP_DEAD)) & (off >= upper) & (off + length <= special)
                 & (length >= SIZE_OF_INDEX_TUPLE)).all():
             raise Unusable("an item outside its page")
-        at = lambda f: off + _TUPLE[f][0]   # noqa: E731
-        tid_blk = (_u16(raw, at("t_tid.bi_hi")) << 16) | _u16(raw, at("t_tid.bi_lo"))
-        info = _u16(raw, at("t_info"))
+        # each item's IndexTupleData and the chunk_id after it (clamped to the page: bytes past it are never used)
+        cells = raw[np.minimum(off[:, None] + np.arange(_CELL.itemsize), bs - 1)].copy().view(_CELL).reshape(-1)
+        tid_blk = (cells["bi_hi"].astype(np.int64) << 16) | cells["bi_lo"]
+        info = cells["t_info"].astype(np.int64)
         size = info & INDEX_SIZE_MASK
         if ((info & INDEX_NULL_MASK) != 0).any() or (size > length).any():
             raise Unusable("an item TOAST indexes never hold")
-        key = np.where(size >= CHUNK_ID_END, _u32(raw, np.minimum(off + SIZE_OF_INDEX_TUPLE, bs - 4)), -1)
+        key = np.where(size >= CHUNK_ID_END, cells["chunk_id"].astype(np.int64), -1)
         high = None
         if not rightmost:
             if key[0] < 0:

@@ -63,11 +63,12 @@ def pointer_findings(ctx: VerifyContext, tp, blk: int, lp: int, attnum: int, has
 
 
 def pointers_findings(ctx: VerifyContext, flat: np.ndarray, at: np.ndarray, blk: np.ndarray, lp: np.ndarray,
-                      attnum: np.ndarray, hasexternal: np.ndarray, prunable: np.ndarray) -> list[list[Finding]]:
+                      attnum: np.ndarray, hasexternal: np.ndarray, prunable: np.ndarray) -> dict[int, list[Finding]]:
     """``pointer_findings`` of many on-disk TOAST pointers at once, each at byte ``at`` of ``flat`` (its 2-byte
-    header, VARTAG_ONDISK's): the pointers no rule can fault (nearly all) are told apart with arrays, their chunks
-    through ``ctx.toast_chunks_clean``; the others are judged one by one, as ``pointer_findings`` does."""
-    out: list[list[Finding]] = [[] for _ in range(len(at))]
+    header, VARTAG_ONDISK's), by the pointer's index among them, for those with findings: the pointers no rule
+    can fault (nearly all) are told apart with arrays, their chunks through ``ctx.toast_chunks_clean``; the
+    others are judged one by one, as ``pointer_findings`` does."""
+    out: dict[int, list[Finding]] = {}
     if not len(at):
         return out
     p = read_pointers(flat, at)
@@ -86,8 +87,10 @@ def pointers_findings(ctx: VerifyContext, flat: np.ndarray, at: np.ndarray, blk:
     for k in np.flatnonzero(~clean).tolist():
         tp = ToastPointer(VARTAG_ONDISK, int(rawsize[k]), int(extinfo[k]), int(p["va_valueid"][k]),
                           int(p["va_toastrelid"][k]))
-        out[k] = pointer_findings(ctx, tp, int(blk[k]), int(lp[k]), int(attnum[k]), bool(hasexternal[k]),
-                                  bool(prunable[k]))
+        found = pointer_findings(ctx, tp, int(blk[k]), int(lp[k]), int(attnum[k]), bool(hasexternal[k]),
+                                 bool(prunable[k]))
+        if found:
+            out[k] = found
     return out
 
 

@@ -67,7 +67,7 @@ def attribute_findings(chunk: np.ndarray, ctx: VerifyContext, sel: np.ndarray, t
     j = sel[g]
     found = pointers_findings(ctx, flat, np.concatenate(where), tblk[j], tlp[j], np.concatenate(columns) + 1,
                               (infomask[j] & HEAP_HASEXTERNAL) != 0, np.asarray(prunable)[j])
-    out += [(k, f) for k, f in zip(g.tolist(), found) if f]
+    out += [(int(g[k]), f) for k, f in found.items()]
     out.sort(key=lambda kf: kf[0])   # (stable: a tuple's pointers in attribute order)
     return [f for _, fs in out for f in fs]
 
