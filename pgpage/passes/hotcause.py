@@ -69,6 +69,10 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
     if olds:
         for c in rows.chunks():
             which = [j for j, key in enumerate(zip(c.block.tolist(), c.item.tolist())) if key in needed]
+            if not used:   # no index reads a column: no value is needed (none fetched from TOAST either)
+                for j in which:
+                    found[(int(c.block[j]), int(c.item[j]))] = (int(c.xmin[j]), [], int(c.length[j]))
+                continue
             for j, v in zip(which, rows.versions(c, which)):
                 found[(v.block, v.item)] = (v.xmin, v.values, int(c.length[j]))
     unreadable = {(f.block, f.item) for f in rows.findings if f.block is not None and f.item is not None}
