@@ -65,15 +65,19 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
                                                        max(upper - lower, 0),
                                                        (lower - PAGE_HEADER_SIZE) // ITEM_ID_SIZE >= max_items)
     needed = set(olds) | {o[0] for o in olds.values()}
+    # the values only of the updates whose new version stayed on the page (a move to another page is the cause
+    # whatever changed), and none when no index reads a column: no value fetched from TOAST for nothing
+    same_page = [old for old, o in olds.items() if o[0][0] == old[0]] if used else []
+    valued = set(same_page) | {olds[old][0] for old in same_page}
     found: dict[tuple[int, int], tuple] = {}    # ctid -> (xmin, values, lp_len)
     if olds:
         for c in rows.chunks():
-            which = [j for j, key in enumerate(zip(c.block.tolist(), c.item.tolist())) if key in needed]
-            if not used:   # no index reads a column: no value is needed (none fetched from TOAST either)
-                for j in which:
-                    found[(int(c.block[j]), int(c.item[j]))] = (int(c.xmin[j]), [], int(c.length[j]))
-                continue
-            for j, v in zip(which, rows.versions(c, which)):
+            keys = list(zip(c.block.tolist(), c.item.tolist()))
+            which = [j for j, key in enumerate(keys) if key in needed]
+            for j in which:
+                found[keys[j]] = (int(c.xmin[j]), [], int(c.length[j]))
+            decode = [j for j in which if keys[j] in valued]
+            for j, v in zip(decode, rows.versions(c, decode)):
                 found[(v.block, v.item)] = (v.xmin, v.values, int(c.length[j]))
     unreadable = {(f.block, f.item) for f in rows.findings if f.block is not None and f.item is not None}
     blocking = hot_blocking(indexes, natts, cluster.major)
