@@ -213,6 +213,20 @@ def _clean_chunks(places: ChunkPlaces, valueids: np.ndarray, extsizes: np.ndarra
     return clean
 
 
+def _ondisk_pointers(flat: np.ndarray, starts: np.ndarray, walked: np.ndarray, pos: np.ndarray, lens: np.ndarray):
+    """Of the values at ``pos`` (from each version's start, ``starts``; -1: none) of the versions the compiled walk
+    took (``walked``; pos and lens hold nothing for the others): where each begins in ``flat`` (0 for none), and
+    which are on-disk TOAST pointers: VARATT_IS_1B_E (0x01), VARTAG_ONDISK, their 18 bytes."""
+    present = walked[:, None] & (pos >= 0)
+    at = np.where(present, starts[:, None] + pos, 0)
+    return at, present & (flat[at] == 0x01) & (flat[np.minimum(at + 1, flat.size - 1)] == VARTAG_ONDISK) \
+        & (lens == ONDISK_POINTER_SIZE)
+
+
+def _pointer_key(p: ToastPointer) -> tuple[int, int, int, int]:
+    return p.va_toastrelid, p.va_valueid, p.va_rawsize, p.va_extinfo
+
+
 def toast_index(toast) -> ToastIndex | None:
     """The B-tree index on (chunk_id, chunk_seq) of TOAST table ``toast`` (None: pg_index has none, or no file)."""
     for r in toast.database.relations():
@@ -543,6 +557,7 @@ class TableRows:
         self._attlen = np.array([a.attlen for a in self.attrs], dtype=np.int64)
         self._attalign = np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in self.attrs], dtype=np.int64)
         self._toast: dict[int, ToastStore | None] = {}
+        self._fetched: dict[tuple, object] = {}   # TOASTed values fetched ahead of their printing (versions)
         self._inline_lz4 = False   # an lz4-compressed value stored inline was seen (_toasted_values)
         self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
         control = cluster.control or {}
@@ -704,7 +719,10 @@ class TableRows:
                                                  (c.infomask & HEAP_HASNULL) != 0, self._attlen, self._attalign)
         buf = c.flat.tobytes() if len(c.start) > 64 else None    # one copy of the chunk, or a slice per tuple
         cols = self.columns
+        batches = self._pointer_batches(c, fast)
         for j in range(len(c.start)):
+            if batches and j == batches[0][0]:
+                self._prefetch(batches.pop(0)[1])
             s, n = int(c.start[j]), int(c.length[j])
             data = buf[s:s + n] if buf is not None else c.flat[s:s + n].tobytes()
             blkno, lp, im = int(c.block[j]), int(c.item[j]), int(c.infomask[j])
@@ -718,6 +736,47 @@ class TableRows:
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
                              heap_oid_old(data, t_hoff, im))
+        self._fetched.clear()
+
+    def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
+        """The on-disk TOAST pointers of the printed columns of a chunk's versions (those the compiled walk took
+        are plain), in runs of versions whose values come to about TOASTED_BYTES: (the run's first version, its
+        pointers), for ``versions`` to fetch a run's values together before it prints them."""
+        from pgpage.decode import kernels
+        cols = [i for i, a in self.columns if a.attlen == -1]
+        rows = np.flatnonzero(~fast & ((c.infomask & HEAP_HASEXTERNAL) != 0))
+        if not cols or not len(rows):
+            return []
+        ok, pos, lens = kernels.deform_offsets(c.flat, c.start[rows], c.length[rows], c.t_hoff[rows], c.natts[rows],
+                                               (c.infomask[rows] & HEAP_HASNULL) != 0, self._attlen, self._attalign,
+                                               toast_pointers=True)
+        at, pointers = _ondisk_pointers(c.flat, c.start[rows], ok, pos[:, cols], lens[:, cols])
+        j, x = np.nonzero(pointers)
+        p = read_pointers(c.flat, at[j, x])
+        size = (p["va_extinfo"].astype(np.int64) & VARLENA_EXTSIZE_MASK).tolist()
+        out: list[tuple[int, list[ToastPointer]]] = []
+        total = TOASTED_BYTES + 1
+        for version, q, n in zip(rows[j].tolist(), p, size):
+            if total > TOASTED_BYTES and (not out or out[-1][0] != version):
+                out.append((version, []))
+                total = 0
+            out[-1][1].append(ToastPointer(VARTAG_ONDISK, int(q["va_rawsize"]), int(q["va_extinfo"]),
+                                           int(q["va_valueid"]), int(q["va_toastrelid"])))
+            total += n
+        return out
+
+    def _prefetch(self, pointers: list[ToastPointer]) -> None:
+        """Fetch the values of ``pointers`` together, for ``_toast_value`` to take (those fetched before and not
+        taken are dropped: memory holds one run's values)."""
+        self._fetched.clear()
+        by_relation: dict[int, list[ToastPointer]] = {}
+        for q in pointers:
+            by_relation.setdefault(q.va_toastrelid, []).append(q)
+        for rel, mine in by_relation.items():
+            store = self._toast_store(rel)
+            if store is not None:
+                for q, value in zip(mine, store.fetch_many(mine)):
+                    self._fetched[_pointer_key(q)] = value
 
     # ------------------------------------------------------------------------------------------ CSV
     def csv_stream(self, system: bool = False) -> Iterator["tuple[bytes, int] | RowVersion"]:
@@ -906,12 +965,8 @@ class TableRows:
         cols = self._printed_varlenas(printer)
         attrs = [i for _, i in cols]
         fast, pos, lens, lz4 = self._varlenas(c, hasnull, rows, attrs)
-        present = fast[:, None] & (pos[:, attrs] >= 0)   # (pos and lens: only where the walk found the value)
-        cell_at = np.where(present, c.start[rows][:, None] + pos[:, attrs], 0)   # each value's first byte
-        # on-disk TOAST pointers: VARATT_IS_1B_E (0x01), VARTAG_ONDISK, their 18 bytes
-        pointers = present & external[rows - first][:, None] & (c.flat[cell_at] == 0x01) \
-            & (c.flat[np.minimum(cell_at + 1, c.flat.size - 1)] == VARTAG_ONDISK) \
-            & (lens[:, attrs] == ONDISK_POINTER_SIZE)
+        cell_at, pointers = _ondisk_pointers(c.flat, c.start[rows], fast, pos[:, attrs], lens[:, attrs])
+        pointers &= external[rows - first][:, None]
         ptr = read_pointers(c.flat, np.where(pointers, cell_at, 0).reshape(-1)).reshape(pointers.shape)
         extsize = ptr["va_extinfo"].astype(np.int64) & VARLENA_EXTSIZE_MASK
         # what each version's values come to (an inline lz4 value: its raw size, va_tcinfo's); the versions up to
@@ -1112,6 +1167,9 @@ class TableRows:
         return self._toast[rel]
 
     def _toast_value(self, pointer: ToastPointer):
+        value = self._fetched.pop(_pointer_key(pointer), None)
+        if value is not None:
+            return value
         store = self._toast_store(pointer.va_toastrelid)
         if store is None:
             return Unreadable("toast.relation_missing", f"TOAST value {pointer.va_valueid}: TOAST relation"

@@ -243,3 +243,36 @@ def test_why_not_hot_fetches_no_value_it_does_not_need(monkeypatch):
             assert truth[t]["causes"]["other_page"] == truth[t]["not_hot"] >= 50
             assert (w["not_hot"], w["causes"], w["by_index"]) == (truth[t]["not_hot"], truth[t]["causes"],
                                                                  truth[t]["by_index"])
+
+
+def test_why_not_hot_fetches_toasted_values_together(monkeypatch):
+    """Updates that stayed on their page and changed an indexed column held out of line in TOAST (jsonb
+    documents under an expression index): the causes are heap_page_items', and the values of a chunk's versions
+    are fetched together, not one by one (10 000 such updates: 10.3 s before, 1.8 s)."""
+    from pgpage.passes.hotcause import why_not_hot
+    from pgpage.passes.rows import ToastStore
+    from pgpage.storage.datadir import open_data_directory
+    with running_server() as srv:
+        conn = srv.connect()
+        conn.execute("CREATE EXTENSION pageinspect")
+        major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000
+        conn.execute("CREATE TABLE upd_jsonb (id int PRIMARY KEY, doc jsonb) WITH (fillfactor = 50)")
+        conn.execute("ALTER TABLE upd_jsonb ALTER doc SET STORAGE EXTERNAL")
+        conn.execute("CREATE INDEX upd_jsonb_k_idx ON upd_jsonb ((doc->>'k'))")
+        conn.execute("INSERT INTO upd_jsonb SELECT g, jsonb_build_object('k', g, 'body', (SELECT"
+                     " string_agg(md5((g * i)::text), '') FROM generate_series(1, 120) i))"
+                     " FROM generate_series(1, 400) g")
+        conn.execute("""UPDATE upd_jsonb SET doc = doc || '{"k": 0}' WHERE id % 2 = 0""")
+        conn.execute("CHECKPOINT")
+        truth = heap_truth("upd_jsonb", major, conn.execute(PAGE_ITEMS_SQL, ("upd_jsonb", "upd_jsonb")).fetchall())
+        conn.close()
+        srv.stop("fast")
+        calls = []
+        fetch_many = ToastStore.fetch_many
+        monkeypatch.setattr(ToastStore, "fetch_many", lambda self, pointers, inflate=True: calls.append(
+            len(pointers)) or fetch_many(self, pointers, inflate))
+        cluster = open_data_directory(srv.data)
+        w = why_not_hot(cluster, cluster.database("postgres").relation("upd_jsonb"))
+    assert truth["causes"]["indexed_column"] == truth["not_hot"] == 200
+    assert (w["not_hot"], w["causes"], w["by_index"]) == (truth["not_hot"], truth["causes"], truth["by_index"])
+    assert sum(calls) == 400 and len(calls) <= 4     # the old and new version of each update, a chunk at a time
