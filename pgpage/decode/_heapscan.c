@@ -779,7 +779,8 @@ void pgp_checksum_pages(const uint32_t *words, int64_t n, int64_t bs, const int6
 static inline int64_t maxalign8(int64_t n) { return (n + 7) & ~(int64_t)7; }
 
 typedef struct {
-    int64_t *blk, *off, *iblk, *item;
+    uint32_t *blk, *iblk;   /* block numbers: 32 bits, as BlockNumber */
+    uint16_t *off, *item;   /* line pointer numbers: 16 bits, as OffsetNumber */
     uint8_t *dead;
     int64_t cap;
 } Tids;
@@ -804,7 +805,8 @@ static inline int64_t bt_tid(const Tids *t, int64_t n, int64_t *ev, int64_t ev_c
         return n;
     }
     if (n < t->cap) {
-        t->blk[n] = blk; t->off[n] = off; t->iblk[n] = block; t->item[n] = item; t->dead[n] = (uint8_t)dead;
+        t->blk[n] = (uint32_t)blk; t->off[n] = (uint16_t)off;
+        t->iblk[n] = (uint32_t)block; t->item[n] = (uint16_t)item; t->dead[n] = (uint8_t)dead;
     }
     return n + 1;
 }
@@ -825,7 +827,7 @@ static inline int64_t bt_tid(const Tids *t, int64_t n, int64_t *ev, int64_t ev_c
 int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, int64_t first_blkno, const int64_t *layout,
                     const int64_t *page_in, int64_t can_post, int64_t maxoff, int64_t *page_out, int64_t *totals,
                     int64_t *posting_hist, int64_t *natts_hist, int64_t *size_hist, int64_t *downlinks,
-                    int64_t dl_cap, int64_t *tid_blk, int64_t *tid_off, int64_t *tid_iblk, int64_t *tid_item,
+                    int64_t dl_cap, uint32_t *tid_blk, uint16_t *tid_off, uint32_t *tid_iblk, uint16_t *tid_item,
                     uint8_t *tid_dead, int64_t tid_cap, int64_t *ev, int64_t ev_cap, int64_t *posting,
                     int64_t posting_cap)
 {
@@ -842,7 +844,7 @@ int pgp_btree_items(const uint8_t *pages, int64_t npages, int64_t bs, int64_t fi
     memset(posting_hist, 0, sizeof(int64_t) * (BT_OFFSET_MASK + 1));
     memset(natts_hist, 0, sizeof(int64_t) * (BT_OFFSET_MASK + 2));
     memset(size_hist, 0, sizeof(int64_t) * bs);
-    const Tids tids = {tid_blk, tid_off, tid_iblk, tid_item, tid_dead, tid_cap};
+    const Tids tids = {tid_blk, tid_iblk, tid_off, tid_item, tid_dead, tid_cap};
     int64_t ntid = 0, nev = 0, npost = 0, ndl = 0;
 
     for (int64_t p = 0; p < npages; p++) {
@@ -1070,7 +1072,7 @@ int64_t pgp_heap_lp_states_read(int fd, int64_t offset, int64_t n, int64_t bs, c
  * TID would wait for the count before it).
  */
 #define TID_PREFETCH 16
-void pgp_tid_verdicts(const int64_t *blk, const int64_t *off, const uint8_t *dead, int64_t n, int64_t lo, int64_t hi,
+void pgp_tid_verdicts(const uint32_t *blk, const uint16_t *off, const uint8_t *dead, int64_t n, int64_t lo, int64_t hi,
                       const uint8_t *states, int64_t stride, int32_t *meta, int8_t *out, int64_t *counts,
                       int64_t *counts_dead, uint8_t *needed, int64_t *bad_blocks, int64_t *nbad)
 {
@@ -1135,7 +1137,7 @@ void pgp_gather(const uint8_t *src, const int64_t *from, const int64_t *len, int
 
 /* The distinct blocks in lo..hi-1 among blk[0..n), ascending, into out; returns how many. `bits` is a zeroed
    bitmap of hi - lo bits (block b: bit b - lo), left zeroed. Linear in n and in the span of the blocks / 64. */
-int64_t pgp_unique_blocks(const int64_t *blk, int64_t n, int64_t lo, int64_t hi, uint64_t *bits, int64_t *out)
+int64_t pgp_unique_blocks(const uint32_t *blk, int64_t n, int64_t lo, int64_t hi, uint64_t *bits, int64_t *out)
 {
     int64_t first = hi - lo, last = -1;
     for (int64_t i = 0; i < n; i++) {

@@ -543,8 +543,9 @@ class BtreeItemsOutputs:
         self._tid_buffers(1 << 16)
 
     def _tid_buffers(self, n: int) -> None:
-        self.tid_blk, self.tid_off = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-        self.tid_iblk, self.tid_item = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+        # (BlockNumber and OffsetNumber wide: 13 bytes a TID, written and read back once for each of millions)
+        self.tid_blk, self.tid_off = np.zeros(n, dtype=np.uint32), np.zeros(n, dtype=np.uint16)
+        self.tid_iblk, self.tid_item = np.zeros(n, dtype=np.uint32), np.zeros(n, dtype=np.uint16)
         self.tid_dead = np.zeros(n, dtype=np.bool_)
         self.pointers = None
 
@@ -627,6 +628,8 @@ def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi
     """``pgp_tid_verdicts`` over HeapTidCheck ``cache``'s arrays, for the TIDs into its window of table
     blocks lo..hi-1 (marked in ``cache.needed``): the blocks whose page is bad, each once per time it was
     cached."""
+    blk, off = np.ascontiguousarray(blk, dtype=np.uint32), np.ascontiguousarray(off, dtype=np.uint16)
+    dead = np.ascontiguousarray(dead, dtype=np.bool_)
     bad_blocks = np.empty(hi - lo, dtype=np.int64)
     nbad = np.zeros(1, dtype=np.int64)
     lib().pgp_tid_verdicts(_p(blk), _p(off), _p(dead), len(blk), lo, hi, *cache.c_args, _p(out), _p(counts),
@@ -637,6 +640,7 @@ def tid_verdicts(blk: np.ndarray, off: np.ndarray, dead: np.ndarray, lo: int, hi
 def unique_blocks(blk: np.ndarray, lo: int, hi: int, bits: np.ndarray) -> np.ndarray:
     """The distinct values of ``blk`` in lo..hi-1, ascending (``bits``: a zeroed uint64 bitmap of hi - lo
     bits, left zeroed)."""
+    blk = np.ascontiguousarray(blk, dtype=np.uint32)
     out = np.empty(len(blk), dtype=np.int64)
     k = lib().pgp_unique_blocks(_p(blk), len(blk), lo, hi, _p(bits), _p(out))
     return out[:k]

@@ -174,10 +174,10 @@ class HeapTidCheck:
 
     def check(self, hblk: np.ndarray, hoff: np.ndarray, iblk: np.ndarray, iitem: np.ndarray,
               idead: np.ndarray, find: FindingSink, pages: tuple[int, int] = (0, 0)) -> None:
-        """Verdicts of heap TIDs (int64 block and offset numbers; offsets in 1..MaxHeapTuplesPerPage) into the
-        window in the cache (and, in the index's pass, past the table's end), counted, and a finding for each
-        that is corruption (``iblk``, ``iitem``: the index item holding it; ``pages``: the index pages lo..hi-1
-        the TIDs come from, all of them)."""
+        """Verdicts of heap TIDs (block and offset numbers, uint32 and uint16 as BlockNumber and OffsetNumber;
+        offsets in 1..MaxHeapTuplesPerPage) into the window in the cache (and, in the index's pass, past the
+        table's end), counted, and a finding for each that is corruption (``iblk``, ``iitem``: the index item
+        holding it; ``pages``: the index pages lo..hi-1 the TIDs come from, all of them)."""
         from pgpage.decode import kernels
         if len(hblk) == 0:
             return
