@@ -981,11 +981,6 @@ enum { H_NORMAL, H_REDIRECT, H_DEAD, H_UNUSED, H_HEAP_ONLY, H_BEYOND_PAGE, H_BEY
  */
 /* Line pointer o's verdict in a slot of `states`: two to a byte, o's low bit picking the nibble. */
 static inline int lp_state_get(const uint8_t *st, int64_t o) { return (st[o >> 1] >> ((o & 1) * 4)) & 0xF; }
-static inline void lp_state_set(uint8_t *st, int64_t o, int v)
-{
-    const int sh = (int)(o & 1) * 4;
-    st[o >> 1] = (uint8_t)((st[o >> 1] & ~(0xF << sh)) | (v << sh));
-}
 
 static void lp_states_page(const uint8_t *page, int64_t bs, const int64_t *layout, uint8_t *st, int64_t stride,
                            int32_t *meta_slot)
@@ -1001,7 +996,6 @@ static void lp_states_page(const uint8_t *page, int64_t bs, const int64_t *layou
     const int is_new = upper == 0;
     const int sane = (pv & 0xFF00) == bs && lower >= SIZE_OF_PAGE_HEADER && lower <= upper && upper <= special
         && special <= bs;
-    memset(st, H_UNUSED * 0x11, (size_t)stride);
     int64_t nlp = 0;
     if (sane) {
         nlp = ((lower < bs ? lower : bs) - SIZE_OF_PAGE_HEADER) / SIZE_OF_ITEM_ID;
@@ -1009,15 +1003,22 @@ static void lp_states_page(const uint8_t *page, int64_t bs, const int64_t *layou
         if (nlp > 2 * stride - 1) nlp = 2 * stride - 1;
     }
     *meta_slot = (int32_t)(nlp | (sane || is_new ? META_SANE : META_BAD));
-    for (int64_t i = 0; i < nlp; i++) {
-        const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * i);
+    /* byte b holds line pointers 2b (low nibble) and 2b + 1 (high), written whole when the odd one is known (a
+       byte's two nibbles set apart would make each wait for the one before); line pointer 0 does not exist */
+    int low = H_UNUSED;
+    for (int64_t o = 1; o <= nlp; o++) {
+        const int64_t w = u32(page + SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (o - 1));
         const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
-        int8_t v = by_flags[fl & 3];
+        int v = by_flags[fl & 3];
         if (fl == LP_NORMAL && ln >= MIN_HEAP_TUPLE_SIZE && off + MIN_HEAP_TUPLE_SIZE <= bs
             && (u16(page + off + o_im2) & HEAP_ONLY_TUPLE))
             v = H_HEAP_ONLY;
-        lp_state_set(st, i + 1, v);
+        if (o & 1) st[o >> 1] = (uint8_t)(low | (v << 4));
+        else low = v;
     }
+    const int64_t filled = nlp >> 1;   /* the bytes before it are written */
+    if (!(nlp & 1)) st[filled] = (uint8_t)(low | (H_UNUSED << 4));   /* (nlp 0: line pointer 0's byte) */
+    memset(st + filled + 1, H_UNUSED * 0x11, (size_t)(stride - filled - 1));
 }
 
 void pgp_heap_lp_states(const uint8_t *pages, int64_t n, int64_t bs, const int64_t *rows, const int64_t *layout,
