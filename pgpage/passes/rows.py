@@ -402,11 +402,12 @@ class ToastStore:
                  & (((b0 & 3) == 0) | (((b0 & 1) == 1) & (b0 != 1))) & (start + size <= off + length))
         return flat, base + start, size, plain
 
-    def fetch_stored(self, valueids: np.ndarray, extsizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def fetch_stored(self, valueids: np.ndarray, extsizes: np.ndarray, room: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """The stored data of many values at once, for a caller that prints them: va_extsize bytes each (the
-        value, or va_tcinfo and the compressed stream), one after another in one buffer, and where each starts
-        in it; -1 for a value whose chunks are not all there once each, in sequence, of their sizes and in plain
-        tuples (``chunks_clean``, ``_payloads``): ``fetch_many`` gives those, or says why it cannot."""
+        value, or va_tcinfo and the compressed stream), one after another in one buffer, each after ``room``
+        bytes left for the caller (a varlena header), and where each starts in it; -1 for a value whose chunks
+        are not all there once each, in sequence, of their sizes and in plain tuples (``chunks_clean``,
+        ``_payloads``): ``fetch_many`` gives those, or says why it cannot."""
         valueids, extsizes = np.asarray(valueids, dtype=np.int64), np.asarray(extsizes, dtype=np.int64)
         from pgpage.decode import kernels
         start = np.full(len(valueids), -1, dtype=np.int64)
@@ -422,8 +423,8 @@ class ToastStore:
         rows = np.repeat(lo, count) + seq
         flat, at, size, plain = self._payloads(places, rows)
         whole = np.logical_and.reduceat(plain & (size == places.chunk_size[rows]), first)
-        stored = np.where(whole, extsizes[which], 0)
-        begin = np.cumsum(stored) - stored
+        stored = np.where(whole, extsizes[which] + room, 0)
+        begin = np.cumsum(stored) - stored + room
         take = np.repeat(whole, count)
         data = np.empty(int(stored.sum()), dtype=np.uint8)
         kernels.gather(flat, at[take], size[take], data, (np.repeat(begin, count) + seq * self.max_chunk)[take])
@@ -1007,7 +1008,7 @@ class TableRows:
             # others, and lz4's, one by one.
             ext, raw = extsize[j[mine], x[mine]], p["va_rawsize"].astype(np.int64)
             compressed = ext < raw - VARHDRSZ
-            data, stored = store.fetch_stored(p["va_valueid"], ext)
+            data, stored = store.fetch_stored(p["va_valueid"], ext, room=VARHDRSZ)
             # va_tcinfo of the compressed ones: their raw size must be the pointer's (else detoast refuses them)
             tc = data[np.minimum(np.maximum(stored, 0)[:, None] + np.arange(4), max(len(data) - 1, 0))].copy() \
                 .view("<u4")[:, 0].astype(np.int64) if len(data) else np.zeros(len(stored), dtype=np.int64)
@@ -1015,15 +1016,13 @@ class TableRows:
             whole = (stored >= 0) & ~(compressed & (lz4_method | (ext < 4)
                                                     | ((tc & VARLENA_EXTSIZE_MASK) != raw - VARHDRSZ)))
             w = np.flatnonzero(whole)
-            if len(w):   # each a varlena: a 4-byte header (compressed: 0x02 in its low bits), the stored data
+            if len(w):   # each a varlena: a 4-byte header (compressed: 0x02 in its low bits) in the room before it
                 header = ((ext[w] + VARHDRSZ) << 2) | np.where(compressed[w], 0x02, 0)
-                out = np.empty(int((ext[w] + VARHDRSZ).sum()), dtype=np.uint8)
-                to = np.cumsum(ext[w] + VARHDRSZ) - (ext[w] + VARHDRSZ)
-                out[to[:, None] + np.arange(VARHDRSZ)] = header.astype("<u4").view(np.uint8).reshape(-1, VARHDRSZ)
-                kernels.gather(data, stored[w], ext[w], out, to + VARHDRSZ)
-                start[row[w], k[w]], length[row[w], k[w]] = at + to, ext[w] + VARHDRSZ
-                pieces.append(out)
-                at += len(out)
+                data[(stored[w] - VARHDRSZ)[:, None] + np.arange(VARHDRSZ)] = \
+                    header.astype("<u4").view(np.uint8).reshape(-1, VARHDRSZ)
+                start[row[w], k[w]], length[row[w], k[w]] = at + stored[w] - VARHDRSZ, ext[w] + VARHDRSZ
+                pieces.append(data)
+                at += len(data)
             others = np.flatnonzero(~whole)
             pointers_left = [ToastPointer(VARTAG_ONDISK, int(q["va_rawsize"]), int(q["va_extinfo"]),
                                           int(q["va_valueid"]), rel) for q in p[others]]
