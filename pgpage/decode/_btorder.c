@@ -32,6 +32,8 @@ enum { K_NONE = 0, K_INT = 1, K_UINT = 2, K_FLOAT4 = 3, K_FLOAT8 = 4, K_BYTES = 
 #define BT_OPAQUE 16
 #define UNCOMPARABLE (-100)
 
+void pgp_prefetch_page(const uint8_t *page, int64_t bs);   /* _heapscan.c */
+
 static inline uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t u32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
@@ -285,6 +287,7 @@ void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const ui
         status[i] = 0;
         if (!check[i]) continue;
         const uint8_t *pg = pages + i * bs;
+        if (i + 2 < n) pgp_prefetch_page(pg + 2 * bs, bs);
         uint16_t flags = u16(pg + bs - 4), lower = u16(pg + 12);
         uint32_t next = u32(pg + bs - 12);
         if (flags & (BTP_DELETED | BTP_META | BTP_HALF_DEAD)) continue;
