@@ -275,6 +275,9 @@ class HeapAnalysis:
         chain_hist = {str(i) if i < CHAIN_HISTOGRAM else f"{CHAIN_HISTOGRAM}+": int(n)
                       for i, n in enumerate(self.chain_lengths) if n}
         longest = self.longest_chain
+        # the VM's figures: None without a VM fork (unknown offline: it may be lost), unless the table has no block
+        # (nothing to be all-visible: 0, as pg_visibility_map_summary says)
+        vm_known = self.vm_present or table_len == 0
         return {
             "pgstattuple": s.pgstattuple(),
             "line_pointers": {"lp_unused": s.lp_unused, "lp_normal": s.lp_normal, "lp_redirect": s.lp_redirect,
@@ -300,12 +303,12 @@ class HeapAnalysis:
             "visibility": {
                 "vm_present": self.vm_present,
                 "pd_all_visible_pages": s.all_visible_pages,
-                "vm_all_visible_pages": c("vm_all_visible") if self.vm_present else None,
-                "vm_all_frozen_pages": c("vm_all_frozen") if self.vm_present else None,
-                "pages_that_could_be_all_visible": c("could_be_all_visible") if self.vm_present else None,
-                "pages_that_could_be_all_frozen": c("could_be_all_frozen") if self.vm_present else None,
+                "vm_all_visible_pages": c("vm_all_visible") if vm_known else None,
+                "vm_all_frozen_pages": c("vm_all_frozen") if vm_known else None,
+                "pages_that_could_be_all_visible": c("could_be_all_visible") if vm_known else None,
+                "pages_that_could_be_all_frozen": c("could_be_all_frozen") if vm_known else None,
                 "check_visible_tuples": c("not_all_visible_tuples"),
-                "check_frozen_tuples": c("not_frozen_tuples") if self.vm_present else None,
+                "check_frozen_tuples": c("not_frozen_tuples") if vm_known else None,
             },
             "freezing": {
                 "unfrozen_tuples": c("unfrozen_tuples"),

@@ -118,9 +118,10 @@ def database_summary(cluster: DataDirectory, db) -> dict:
 
 
 def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | None:
-    """(all_visible, all_frozen) heap blocks according to the visibility map fork."""
+    """(all_visible, all_frozen) heap blocks according to the visibility map fork; None without one, unless the
+    table has no block (nothing to be all-visible: 0 and 0, as pg_visibility_map_summary says)."""
     if vm is None:
-        return None
+        return (0, 0) if heap_blocks == 0 else None
     from pgpage.decode.vector import count_set_bits
     from pgpage.decode.vmfsm import VISIBILITYMAP_ALL_FROZEN, VISIBILITYMAP_ALL_VISIBLE
     visible_bits, frozen_bits = (sum(flag << (2 * i) for i in range(4))

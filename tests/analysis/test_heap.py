@@ -9,6 +9,7 @@ import pytest
 
 from conftest import all_rel_cases, data_dir, rel_oracle
 from pgpage.passes.heap import heap_report
+from pgpage.passes.scan import vm_counts
 from pgpage.storage.datadir import open_data_directory
 
 HEAP_CASES = [(m, r) for m, r in all_rel_cases() if rel_oracle(m, r)["relkind"] in "rtm"
@@ -56,6 +57,26 @@ def test_heap_report_agrees_with_the_server(major, relname):
     assert r["undecided_tuples"] == 0
     errors = [f for f in r["findings"] if f.get("severity") == "error"]
     assert not errors, errors  # clean fixtures: no false alarms
+
+
+EMPTY_CASES = [(m, r) for m, r in all_rel_cases() if rel_oracle(m, r)["relkind"] in "rtm"
+               and rel_oracle(m, r)["pgstattuple"]["table_len"] == 0]
+
+
+@pytest.mark.parametrize("major,relname", EMPTY_CASES, ids=lambda v: f"pg{v}" if isinstance(v, int) else v)
+def test_empty_table_visibility_is_the_servers(major, relname):
+    """A table without a block has no VM fork; the server counts no page all-visible or all-frozen, and so
+    does pgpage (where a table with pages but no VM fork gets None: its map may have been lost)."""
+    oracle = rel_oracle(major, relname)
+    vis = report(major, relname)["visibility"]
+    assert "vm" not in oracle["forks"] and not vis["vm_present"]
+    assert (vis["vm_all_visible_pages"], vis["vm_all_frozen_pages"]) == (
+        sum(1 for row in oracle["pg_visibility_map"] if row["all_visible"]),
+        sum(1 for row in oracle["pg_visibility_map"] if row["all_frozen"]))
+    assert vis["check_frozen_tuples"] == len(oracle["pg_check_frozen"])
+    rel = open_data_directory(data_dir(major)).database(None).relation(f"{oracle['nspname']}.{relname}")
+    assert vm_counts(rel.forks.get("vm"), rel.forks["main"].nblocks) == (
+        vis["vm_all_visible_pages"], vis["vm_all_frozen_pages"])   # what `scan` shows
 
 
 def test_hot_chains_are_found(major):
