@@ -15,6 +15,7 @@ class ExitCode(IntEnum):
     FINDINGS = 1     # corruption found, snapshots differ, an audit threshold crossed
     USAGE = 2        # bad arguments
     UNREADABLE = 3   # the input could not be read as what it claims to be
+    PIPE_CLOSED = 141  # stdout's reader went away (`| head`): 128 + SIGPIPE, as a shell reports such a process
 
 
 ERROR = "error"

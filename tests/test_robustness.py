@@ -632,7 +632,7 @@ def test_verify_refuses_a_file_that_is_not_a_relation(tmp_path):
     p = tmp_path / "notes.txt"
     p.write_bytes(b"not a PostgreSQL file\n" * 1000)
     with pytest.raises(PgpageError) as e:
-        verify_command(str(p), None, None, None, True, None, False)
+        verify_command(target=str(p), json_out=True)
     assert e.value.exit_code == 3
 
 

@@ -201,7 +201,7 @@ def diff_heap_chunk(before_raw: np.ndarray, after_raw: np.ndarray, before: HeapC
     ev.pruned_roots_written = int((((af == LP_DEAD) | (af == LP_REDIRECT)) & no_root_before).sum())
     ev.pruned_heap_only_written = int(((af == LP_UNUSED) & (bf == -1)).sum())
     if page_classes is not None:
-        page_classes[:n] = (changed * 1 | soft * 2 | (hint_changed & soft) * 4 | (flag_changed & soft) * 8
+        page_classes[:n] = (changed * 1 | soft * 2 | (hint_changed & changed) * 4 | (flag_changed & changed) * 8
                             | frozen_page * 16 | (hard & pruned_page) * 32 | (hard & new_tuple_page) * 64
                             | (hard & deletion_page) * 128)
     if predicted_pages is not None:  # judged on pages nothing else happened to (pruning rewrites a page anyway)
@@ -257,3 +257,8 @@ def tuple_events(after: HeapChunk, before_next_xid: int, first_new_page: int = 0
 
 CLASS_BITS = {"changed": 1, "soft": 2, "hint_bits": 4, "all_visible": 8, "freezing": 16, "pruned": 32,
               "new_tuples": 64, "deletions": 128}
+
+
+def class_names(bits: int) -> list[str]:
+    """The names of a page's ``CLASS_BITS``, in that order."""
+    return [name for name, bit in CLASS_BITS.items() if bits & bit]

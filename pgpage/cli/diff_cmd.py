@@ -5,7 +5,8 @@ from pgpage.cli.common import emit
 from pgpage.findings import ExitCode
 
 
-def diff_command(before: str, after: str, db, rel, details: bool, show_all: bool, json_out: bool) -> int:
+def diff_command(*, before: str, after: str, db=None, rel=None, details: bool = False, show_all: bool = False,
+                 json_out: bool = False) -> int:
     from pgpage.passes.diff import diff_document
 
     doc = diff_document(before, after, db, rel, details)

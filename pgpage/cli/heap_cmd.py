@@ -7,7 +7,7 @@ from pgpage.findings import ExitCode, PgpageError
 MAP_METRICS = ("dead", "fill", "hints", "vm")
 
 
-def heap_command(target, db, rel, json_out, map_metric, jobs: int = 1) -> int:
+def heap_command(*, target, db=None, rel=None, json_out=False, map_metric=None, jobs: int = 1) -> int:
     from pgpage.passes.heap import HeapPass
     from pgpage.render.progress import progress
 
@@ -36,17 +36,22 @@ def database_command(target, db, json_out, map_metric, jobs: int) -> int:
     if map_metric is not None:
         raise PgpageError("--map goes with one table (--rel)", ExitCode.USAGE)
     name, heaps = database_heaps(target, db)
-    tables = []
+    from pgpage.storage.relfile import Unreadable
+    tables, unreadable = [], []
     with progress("heap", sum(h.blocks for h in heaps)) as advance:
         for h in heaps:
-            d = h.document(jobs, on_chunk=advance)
+            try:
+                d = h.document(jobs, on_chunk=advance)
+            except Unreadable as e:  # one table's file: a finding, and the other tables still reported
+                unreadable.append(e.finding(h.target.label, "main").to_json())
+                continue
             d.pop("map")
             tables.append(d)
-    doc = {"schema": "pgpage.heap.database/1", "database": name, "tables": tables}
+    doc = {"schema": "pgpage.heap.database/1", "database": name, "tables": tables, "findings": unreadable}
 
     def text(d):
         from pgpage.render.heap import render_heap_database
         render_heap_database(d)
 
     emit(doc, json_out, text)
-    return exit_status([f for t in tables for f in t["findings"]])
+    return exit_status(unreadable + [f for t in tables for f in t["findings"]])

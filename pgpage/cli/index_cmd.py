@@ -5,8 +5,8 @@ from __future__ import annotations
 from pgpage.cli.common import emit, exit_status
 
 
-def index_command(target: str, db: str | None, rel: str | None, json_out: bool, show_map: bool,
-                  block: int | None, jobs: int = 1) -> int:
+def index_command(*, target: str, db: str | None = None, rel: str | None = None, json_out: bool = False,
+                  show_map: bool = False, block: int | None = None, jobs: int = 1) -> int:
     from pgpage.passes.index import IndexPass
     from pgpage.render.progress import progress
 

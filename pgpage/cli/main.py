@@ -63,15 +63,16 @@ def page(
     item: Optional[int] = typer.Option(None, "--item", help="With --hex: only line pointer N and its item's bytes."),
 ) -> None:
     """Decode pages: header, line pointers, tuples, index items, VM/FSM contents, checksums."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.page_cmd import page_command
-    raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump, item))
+    _run(page_command, options)
 
 
 @app.command()
 def scan(
     pgdata: str = typer.Argument(..., help="A PostgreSQL data directory (server up, down, crashed, or a copy)."),
     db: Optional[str] = typer.Option(None, "--db", help="Only this database."),
-    top: Optional[int] = typer.Option(None, "--top", help="Only the N largest relations per database."),
+    top: Optional[int] = typer.Option(None, "--top", min=1, help="Only the N largest relations per database."),
     kind: Optional[str] = typer.Option(None, "--kind", help="Only these kinds, comma-separated: table, index, "
                                        "toast table, materialized view, sequence, or an AM such as btree."),
     name: Optional[str] = typer.Option(None, "--name", help="Only relations whose name matches this glob."),
@@ -81,8 +82,9 @@ def scan(
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
     """The cluster, its databases and relations: sizes, kinds, and a health line each."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.scan_cmd import scan_command
-    raise typer.Exit(scan_command(pgdata, db, top, kind, name, deep, json_out, jobs))
+    _run(scan_command, options)
 
 
 @app.command()
@@ -98,8 +100,9 @@ def heap(
 ) -> None:
     """Heap forensics: pgstattuple's figures, HOT chains and why updates were not HOT, hint bits, visibility,
     freezing, bloat."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.heap_cmd import heap_command
-    raise typer.Exit(heap_command(target, db, rel, json_out, map_metric, jobs))
+    _run(heap_command, options)
 
 
 @app.command()
@@ -113,8 +116,9 @@ def index(
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
     """B-tree forensics: pgstatindex's figures, deduplication, dead items, structure and heap-TID checks."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.index_cmd import index_command
-    raise typer.Exit(index_command(target, db, rel, json_out, show_map, block, jobs))
+    _run(index_command, options)
 
 
 @app.command()
@@ -135,8 +139,9 @@ def verify(
                                         " (as amcheck's heapallindexed)."),
 ) -> None:
     """Audit integrity: checksums, page and tuple structure, xids, HOT chains, B-trees, VM, control files."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.verify_cmd import verify_command
-    raise typer.Exit(verify_command(target, db, rel, fork, json_out, fail_on, verbose, jobs, heapallindexed))
+    _run(verify_command, options)
 
 
 @app.command()
@@ -152,8 +157,9 @@ def diff(
     """What happened between two snapshots: pages changed and why, tuples written, index growth.
 
     Exit status 1 when the snapshots differ, 0 when they do not (like diff(1))."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.diff_cmd import diff_command
-    raise typer.Exit(diff_command(before, after, db, rel, details, show_all, json_out))
+    _run(diff_command, options)
 
 
 @app.command()
@@ -176,9 +182,9 @@ def rows(
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.rows_cmd import rows_command
-    raise typer.Exit(rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide,
-                                  jobs))
+    _run(rows_command, options)
 
 
 @app.command()
@@ -199,8 +205,26 @@ def report(
     """One self-contained HTML file (no network request): the cluster, a sortable table of relations, per table
     page maps, HOT chains and bloat, per B-tree levels and deduplication, findings by code, and with --before
     what changed. Needs the report extra: pip install 'pgpage[report]'."""
+    options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.report_cmd import report_command
-    raise typer.Exit(report_command(target, db, rel, before, from_dir, output, top, jobs, verify))
+    _run(report_command, options)
+
+
+def _run(command, options: dict) -> None:
+    """Run a command body with its options as keyword arguments and exit with its status. A reader that closes
+    stdout early (`| head`) ends the command quietly, as SIGPIPE ends other tools (Click would exit 1, the
+    status of findings)."""
+    try:
+        status = command(**options)
+        sys.stdout.flush()  # inside the try: output still buffered meets the closed pipe here, not at exit
+    except BrokenPipeError:
+        status = _pipe_closed()
+    raise typer.Exit(int(status))
+
+
+def _pipe_closed() -> ExitCode:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+    return ExitCode.PIPE_CLOSED
 
 
 def run() -> None:
@@ -212,9 +236,12 @@ def run() -> None:
         sys.exit(int(e.exit_code))
     except KeyboardInterrupt:
         sys.exit(130)
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(0)
+    except BrokenPipeError:  # the reader closed the pipe (`| head`) outside a command body (--help)
+        sys.exit(int(_pipe_closed()))
+    except OSError as e:  # what TARGET names cannot be reached (permission, I/O error): the input is unreadable
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"pgpage: {where}{e.strerror or e}", file=sys.stderr)
+        sys.exit(int(ExitCode.UNREADABLE))
     except Exception as e:  # a bug: say so in one line; PGPAGE_DEBUG=1 shows the traceback
         if os.environ.get("PGPAGE_DEBUG"):
             raise

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pgpage.cli.common import exit_status
 
 
-def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump=False, item=None) -> int:
+def page_command(*, target, block=None, blocks=None, all_blocks=False, db=None, rel=None, fork="main", json_out=False,
+                 hex_dump=False, item=None) -> int:
     from pgpage.passes.page import PageRun
 
     run = PageRun(target, db, rel, fork, block, blocks, all_blocks, hex_dump, item)

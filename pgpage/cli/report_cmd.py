@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -20,8 +21,9 @@ from pgpage.findings import ExitCode, PgpageError
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")  # in the table, in detail only when --rel names them
 
 
-def report_command(target: str | None, db: str | None, rel: str | None, before: str | None, from_dir: str | None,
-                   output: str, top: int, jobs: int = 1, verify: bool = False) -> int:
+def report_command(*, target: str | None, output: str, db: str | None = None, rel: str | None = None,
+                   before: str | None = None, from_dir: str | None = None, top: int = 20, jobs: int = 1,
+                   verify: bool = False) -> int:
     try:
         import jinja2  # noqa: F401  (the report extra)
         import plotly  # noqa: F401
@@ -31,6 +33,7 @@ def report_command(target: str | None, db: str | None, rel: str | None, before: 
                           ExitCode.USAGE) from None
     if (target is None) == (from_dir is None):
         raise PgpageError("give a data directory or --from DIR (saved --json outputs), not both", ExitCode.USAGE)
+    check_output(Path(output), [Path(p) for p in (target, before) if p is not None])
     if from_dir is not None:
         if db or rel or before or verify:
             raise PgpageError("--db, --rel, --before and --verify go with a data directory, not --from",
@@ -41,12 +44,32 @@ def report_command(target: str | None, db: str | None, rel: str | None, before: 
     else:
         inputs = gather(target, db, rel, before, top, jobs, verify)
     html = render_report(inputs)
-    Path(output).write_text(html, encoding="utf-8")
+    try:
+        Path(output).write_text(html, encoding="utf-8")
+    except OSError as e:   # what os.access could not foresee (a read-only file system, /proc)
+        raise PgpageError(f"-o {output}: {e.strerror or e}", ExitCode.USAGE) from None
     findings = [f for d in inputs.scan["databases"] for r in d["relations"] for f in r["findings"]]
+    findings += [f for d in inputs.scan["databases"] for f in d.get("findings", [])]
     findings += [f for doc in inputs.heaps + inputs.indexes for f in doc.get("findings", [])]
     findings += inputs.scan.get("findings", [])
     findings += [f for f in inputs.verify or [] if f.get("type") == "finding" and f.get("fails")]
     return exit_status(findings)
+
+
+def check_output(output: Path, inputs: list[Path]) -> None:
+    """Refuse, before any work, an output file that cannot be written, or that lies inside a data directory being
+    read (pgpage never writes to what it inspects)."""
+    where = output.resolve()
+    if output.is_dir():
+        raise PgpageError(f"-o {output}: is a directory: name the HTML file to write", ExitCode.USAGE)
+    if not where.parent.is_dir():
+        raise PgpageError(f"-o {output}: no directory {output.parent}", ExitCode.USAGE)
+    if not os.access(where if where.exists() else where.parent, os.W_OK):
+        raise PgpageError(f"-o {output}: not writable", ExitCode.USAGE)
+    for p in inputs:
+        if p.is_dir() and where.is_relative_to(p.resolve()):
+            raise PgpageError(f"-o {output}: inside {p}, which is being read: pgpage never writes into what it"
+                              " inspects", ExitCode.USAGE)
 
 
 def as_printed(doc: dict) -> dict:
@@ -55,11 +78,11 @@ def as_printed(doc: dict) -> dict:
     return json.loads(json.dumps(materialized(doc), default=_jsonable))
 
 
-def command_lines(command, *args) -> list[dict]:
+def command_lines(command, **options) -> list[dict]:
     """What a command streams with --json (newline-delimited records), run in this process."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        command(*args)
+        command(**options)
     return [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
 
 
@@ -75,14 +98,26 @@ def gather(target: str, db: str | None, rel: str | None, before: str | None, top
     if not Path(target).is_dir():
         raise PgpageError(f"{target}: pgpage report reads a data directory (or --from DIR)", ExitCode.USAGE)
     scan = as_printed(ClusterScan(target, db, None, None, rel, jobs).document(deep=True))
-    heaps = [as_printed(HeapPass(target, name_db, r).document(jobs))
-             for name_db, r in chosen(scan, rel, top, "heap")]
-    indexes = [as_printed(IndexPass(target, name_db, r).document(jobs))
-               for name_db, r in chosen(scan, rel, top, "btree")]
+    heaps = readable(lambda name_db, r: HeapPass(target, name_db, r).document(jobs), chosen(scan, rel, top, "heap"))
+    indexes = readable(lambda name_db, r: IndexPass(target, name_db, r).document(jobs),
+                       chosen(scan, rel, top, "btree"))
     one = rel if rel and not any(c in rel for c in "*?[") else None  # diff and verify take one name, no glob
     diff = as_printed(diff_document(before, target, db, one)) if before is not None else None
-    records = command_lines(verify_command, target, db, one, None, True, None, False, jobs) if verify else None
+    records = command_lines(verify_command, target=target, db=db, rel=one, json_out=True, jobs=jobs) if verify else None
     return ReportInputs(scan, heaps, indexes, diff, records)
+
+
+def readable(document, relations: list[tuple[str, str]]) -> list[dict]:
+    """``document(db, name)`` of each relation as printed, leaving out those whose files cannot be read (the
+    scan's relations table already carries their storage.unreadable finding)."""
+    from pgpage.storage.relfile import Unreadable
+    docs = []
+    for name_db, r in relations:
+        try:
+            docs.append(as_printed(document(name_db, r)))
+        except Unreadable:
+            continue
+    return docs
 
 
 def chosen(scan: dict, rel: str | None, top: int, am: str) -> list[tuple[str, str]]:

@@ -23,13 +23,19 @@ def _rendered_part(csv_out: bool, all_versions: bool):
     return work
 
 
-def rows_command(target, db, rel, all_versions, columns, blocks, csv_out, json_out, timezone, wide,
-                 jobs: int = 1) -> int:
+def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
+                 json_out=False, timezone=None, wide=False, jobs: int = 1) -> int:
     from pgpage.passes.rows import STATUS_NAMES, RowOptions, table_rows
     from pgpage.render import rows as render
 
     if csv_out and json_out:
         raise PgpageError("give only one of --csv and --json", ExitCode.USAGE)
+    if wide and (csv_out or json_out):
+        raise PgpageError("--wide goes with the table for people: --csv and --json always hold whole values",
+                          ExitCode.USAGE)
+    if columns is not None and not all(c.strip() for c in columns.split(",")):
+        raise PgpageError(f"--columns {columns!r}: an empty column name (give names separated by commas)",
+                          ExitCode.USAGE)
     options = RowOptions(all_versions=all_versions, timezone=timezone,
                          columns=[c.strip() for c in columns.split(",")] if columns else None)
     table = table_rows(target, db, rel, options, blocks)

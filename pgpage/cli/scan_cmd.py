@@ -6,13 +6,13 @@ import sys
 from pgpage.cli.common import emit, exit_status
 
 
-def scan_command(pgdata, db_name, top, kind, name, deep, json_out, jobs: int = 1) -> int:
+def scan_command(*, pgdata, db=None, top=None, kind=None, name=None, deep=False, json_out=False, jobs: int = 1) -> int:
     from pgpage.passes.scan import ClusterScan
     from pgpage.render.output import emit_json, materialized
     from pgpage.render.progress import progress
 
     kinds = {k.strip() for k in kind.split(",")} if kind else None
-    scan = ClusterScan(pgdata, db_name, top, kinds, name, jobs)
+    scan = ClusterScan(pgdata, db, top, kinds, name, jobs)
     status = [exit_status([])]  # the worst exit status of the findings written so far
 
     def noted(findings: list[dict]) -> None:

@@ -46,6 +46,12 @@ class FailOn:
                 self.include.append(part)
         if spec is not None and not (self.include or self.exclude):
             raise PgpageError("--fail-on takes comma-separated code prefixes, e.g. checksum,heap.hot", ExitCode.USAGE)
+        from pgpage.codes import families, names_a_code
+        unknown = [p for p in self.include + self.exclude if not names_a_code(p)]
+        if unknown:  # a typo would otherwise select nothing and pass a corrupt cluster
+            raise PgpageError(f"--fail-on: {', '.join(map(repr, unknown))} names no finding code (codes start with"
+                              f" {', '.join(families())}; `pgpage verify --json` prints each finding's code)",
+                              ExitCode.USAGE)
 
     @staticmethod
     def _match(code: str, prefix: str) -> bool:
@@ -64,8 +70,9 @@ class FailOn:
         return rec.get("severity", ERROR) == ERROR
 
 
-def verify_command(target: str, db: str | None, rel: str | None, fork: str | None, json_out: bool,
-                   fail_on: str | None, verbose: bool, jobs: int = 1, heapallindexed: bool = False) -> int:
+def verify_command(*, target: str, db: str | None = None, rel: str | None = None, fork: str | None = None,
+                   json_out: bool = False, fail_on: str | None = None, verbose: bool = False, jobs: int = 1,
+                   heapallindexed: bool = False) -> int:
     from pgpage.passes.verify import plan
     from pgpage.render.progress import progress
 

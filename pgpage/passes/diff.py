@@ -22,7 +22,7 @@ import numpy as np
 
 from pgpage.findings import ExitCode, PgpageError
 from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
-from pgpage.storage.relfile import RelationFork
+from pgpage.storage.relfile import RelationFork, Unreadable
 
 
 def diff_document(before: str, after: str, db: str | None, rel: str | None, details: bool = False) -> dict:
@@ -39,7 +39,7 @@ def diff_document(before: str, after: str, db: str | None, rel: str | None, deta
     else:
         if db or rel:
             raise PgpageError("--db and --rel go with data directories", ExitCode.USAGE)
-        doc = compare_files(before, after)
+        doc = _compare_relation_files(before, after, details)
     doc = {"schema": "pgpage.diff/1", **doc}
     doc["relations_changed"] = sum(1 for r in doc["relations"] if r["status"] != "in place" or r.get("changed"))
     doc["databases_changed"] = sum(1 for d in doc.get("databases", []) if d["status"] != "in both")
@@ -87,8 +87,8 @@ def _delta(before: dict | None, after: dict | None) -> dict | None:
 def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fork: RelationFork,
                        before_next_xid: int | None, detail_pages: list | None = None) -> dict:
     """Block-by-block comparison of one heap kept in place (same file)."""
-    from pgpage.analysis.diff import (HintPrediction, PageClasses, TupleEvents, diff_heap_chunk, pruned_on_new_pages,
-                                      tuple_events)
+    from pgpage.analysis.diff import (HintPrediction, PageClasses, TupleEvents, class_names, diff_heap_chunk,
+                                      pruned_on_new_pages, tuple_events)
     from pgpage.analysis.heap import chunk_stats
     from pgpage.decode.xact import ClogArray
     from pgpage.decode.vector import decode_heap_chunk
@@ -118,7 +118,8 @@ def compare_heap_pages(before_cluster, after_cluster, b_fork: RelationFork, a_fo
         ev.merge(e)
         hp.merge(h)
         if detail_pages is not None:
-            detail_pages.extend((b_first + i, int(v)) for i, v in enumerate(classes) if v)
+            detail_pages.extend({"blkno": b_first + i, "changes": class_names(int(v))}
+                                for i, v in enumerate(classes) if v)
     return {"page_classes": asdict(pc), "tuples": asdict(ev), "hint_prediction": asdict(hp)}
 
 
@@ -155,6 +156,19 @@ def _forks(b_rel: Relation, a_rel: Relation) -> dict:
 
 def compare_relation(before: DataDirectory | None, after: DataDirectory | None, b_rel: Relation | None,
                      a_rel: Relation | None, before_next_xid: int | None, details: bool = False) -> dict:
+    """One relation on both sides; a file that cannot be read makes it a storage.unreadable entry, and the
+    diff goes on with the other relations."""
+    try:
+        return _compare_relation(before, after, b_rel, a_rel, before_next_xid, details)
+    except Unreadable as e:
+        rel = a_rel or b_rel
+        return {"name": rel.qualified_name, "database": None if rel.row["relisshared"] else rel.database.name,
+                "oid": rel.oid, "kind": rel.kind_name, "am": rel.access_method, "status": "unreadable",
+                "finding": e.finding(rel.qualified_name, None).to_json()}
+
+
+def _compare_relation(before: DataDirectory | None, after: DataDirectory | None, b_rel: Relation | None,
+                      a_rel: Relation | None, before_next_xid: int | None, details: bool = False) -> dict:
     rel = a_rel or b_rel
     database = None if rel.row["relisshared"] else rel.database.name  # shared catalogs: global/, in no database
     out = {"name": rel.qualified_name, "database": database, "oid": rel.oid, "kind": rel.kind_name,
@@ -464,12 +478,31 @@ def _write_amplification(relations: list[dict], bs: int, *dbs) -> None:
         }
 
 
-def compare_files(before_path: str, after_path: str) -> dict:
-    """Two relation files: the same relation at two moments."""
-    from pgpage.storage.target import resolve_fork
-    b, a = resolve_fork(before_path, None, None, "main"), resolve_fork(after_path, None, None, "main")
+def _compare_relation_files(before_path: str, after_path: str, details: bool) -> dict:
+    """Two files of the same relation at two moments. Inside data directories whose catalogs name them, the
+    relation is compared as `diff BEFORE_DIR AFTER_DIR --rel` compares it (every fork, its indexes, the
+    statistics); files read without catalogs are compared page by page."""
+    from pgpage.storage.names import spelled
+    from pgpage.storage.target import resolve
+    b, a = resolve(before_path), resolve(after_path)
     if b.fork.fork != "main" or a.fork.fork != "main":
         raise PgpageError("diff compares main forks of heaps and indexes", ExitCode.USAGE)
+    if b.relation is not None and a.relation is not None:
+        if (b.relation.oid, b.database.oid) != (a.relation.oid, a.database.oid):
+            raise PgpageError(f"BEFORE is {b.label} and AFTER is {a.label}: two different relations (diff compares"
+                              " one relation at two moments)", ExitCode.USAGE)
+        if b.segno is None and a.segno is None:
+            return compare_clusters(str(b.cluster.path), str(a.cluster.path), a.database.name,
+                                    spelled(a.relation.namespace, a.relation.name), details)
+    elif b.fork.stem != a.fork.stem:
+        raise PgpageError(f"BEFORE is relation file {b.fork.stem} and AFTER is {a.fork.stem}: two different"
+                          " relations (diff compares one relation at two moments)", ExitCode.USAGE)
+    return compare_files(b, a)
+
+
+def compare_files(b, a) -> dict:
+    """Two relation files (``storage.target.Target``s) read page by page: the same relation at two moments."""
+    before_path, after_path = b.label, a.label
     next_xid = ((b.cluster.control or {}).get("checkPointCopy", {}).get("nextXid")
                 if b.cluster is not None and b.cluster.control else None)
     nb, na = b.fork.nblocks, a.fork.nblocks
@@ -485,6 +518,8 @@ def compare_files(before_path: str, after_path: str) -> dict:
     else:
         pages.update(compare_index_pages(b.fork, a.fork))
         changed = pages["changed"]
-    rel = {"name": a.label, "kind": "table" if kind == "heap" else "index", "status": "in place", "pages": pages,
-           "changed": bool(changed or pages["added"] or pages["removed"])}
+    rel = {"name": a.label, "kind": "table" if kind == "heap" else "index", "status": "in place",
+           "before": {"size_bytes": b.fork.size_bytes, "blocks": nb}, "after": {"size_bytes": a.fork.size_bytes,
+                                                                               "blocks": na},
+           "pages": pages, "changed": bool(changed or pages["added"] or pages["removed"])}
     return {"before": {"path": before_path}, "after": {"path": after_path}, "relations": [rel]}

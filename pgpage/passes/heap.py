@@ -20,8 +20,8 @@ class HeapPass:
     ``blocks`` is what ``document`` reads (for a progress bar)."""
 
     def __init__(self, target: str, db: str | None, rel: str | None, fork_target=None):
-        from pgpage.storage.target import resolve_fork
-        t = fork_target or resolve_fork(target, db, rel, "main")
+        from pgpage.storage.target import resolve
+        t = fork_target or resolve(target, db, rel, "main", what="table")
         if not t.fork.exists:
             raise PgpageError(f"{t.label}: the main fork has no file", ExitCode.UNREADABLE)
         if t.relation is not None and t.relation.kind not in "rtm":
@@ -78,14 +78,13 @@ SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
 def database_heaps(target: str, db: str | None) -> tuple[str, list[HeapPass]]:
     """`pgpage heap` of a whole database: (its name, a HeapPass per table and materialized view outside the
     system schemas whose main fork has a file), in name order."""
-    from pgpage.storage.datadir import open_data_directory
-    from pgpage.storage.target import fork_target
-    cluster = open_data_directory(target)
-    database = cluster.database(db)
+    from pgpage.storage.target import relation_target, resolve
+    t = resolve(target, db, whole=True)
+    cluster = t.cluster
+    database = t.database or cluster.database(db)
     rels = sorted((r for r in database.relations() if r.kind in "rm" and r.namespace not in SYSTEM_SCHEMAS
                    and r.forks.get("main") is not None and r.forks["main"].exists), key=lambda r: r.qualified_name)
-    return database.name, [HeapPass(target, None, None, fork_target(cluster, database.name, r.qualified_name,
-                                                                        "main")) for r in rels]
+    return database.name, [HeapPass(target, None, None, relation_target(cluster, r)) for r in rels]
 
 
 def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:

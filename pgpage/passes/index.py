@@ -11,9 +11,7 @@ time. Either way the report and findings are the ones one pass gives. Returns pl
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
@@ -24,8 +22,7 @@ from pgpage.analysis.btree.pages import BTP_META, BTREE_MAGIC, SIZE_OF_BT_OPAQUE
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
-from pgpage.storage.datadir import open_data_directory
-from pgpage.storage.target import find_data_directory, fork_target, resolve_fork
+from pgpage.storage.target import resolve
 
 ROOT_ITEMS_SHOWN = 24  # separator keys of the root page shown in the report
 
@@ -36,7 +33,8 @@ class IndexPass:
     ``block``: one page to decode with its keys as well. ``blocks`` is what ``document`` reads."""
 
     def __init__(self, target: str, db: str | None, rel: str | None, block: int | None = None):
-        t, cluster, relation, database = _resolve(target, db, rel)
+        t = resolve(target, db, rel, "main", what="index")
+        cluster, relation, database = t.cluster, t.relation, t.database
         relfork = t.fork
         findings: list[Finding] = list(relfork.findings)
         if relfork.fork != "main":
@@ -288,39 +286,6 @@ def _scan_in_workers(new_scan: Callable[[HeapTidCheck | None], BtreeScan], chunk
     if heap is not None:
         heap.release()
     return scan
-
-
-# ------------------------------------------------------------------------- what TARGET names
-def _resolve(target: str, db: str | None, rel: str | None):
-    """(ForkTarget, DataDirectory or None, catalog Relation or None, Database or None)."""
-    path = Path(target)
-    if path.is_dir():
-        if not rel:
-            raise PgpageError(f"{target} is a directory: name an index with --rel (and --db)", ExitCode.USAGE)
-        cluster = open_data_directory(path)
-        database = cluster.database(db)
-        relation = database.relation(rel)
-        return fork_target(cluster, db, rel, "main"), cluster, relation, database
-    t = resolve_fork(target, db, rel, "main")
-    datadir = find_data_directory(path) if path.exists() else None
-    if datadir is None:
-        return t, None, None, None
-    # a file inside a data directory: find its database and relation by the file's place and name
-    try:
-        cluster = open_data_directory(datadir)
-        parts = path.resolve().relative_to(datadir.resolve()).parts
-        if len(parts) == 3 and parts[0] == "base" and parts[1].isdigit():
-            database = next((d for d in cluster.databases() if d.oid == int(parts[1])), None)
-            if database is not None:
-                stem = t.fork.stem
-                hits = [r for r in database.relations() if r.has_storage and str(r.relfilenode) == stem]
-                if len(hits) == 1:
-                    ctx = replace(t.context, relation=hits[0].qualified_name, am=hits[0].access_method)
-                    t.context = ctx
-                    return t, cluster, hits[0], database
-        return t, cluster, None, None
-    except PgpageError:
-        return t, None, None, None
 
 
 def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:

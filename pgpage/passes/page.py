@@ -11,7 +11,7 @@ from typing import Iterator
 from pgpage.decode.page import counts_as_page, decode_page, raw_header_is_plausible
 from pgpage.findings import ERROR, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
-from pgpage.storage.target import resolve_fork
+from pgpage.storage.target import resolve
 
 
 class PageRun:
@@ -22,7 +22,7 @@ class PageRun:
     def __init__(self, target: str, db: str | None, rel: str | None, fork: str, block: int | None = None,
                  blocks: str | None = None, all_blocks: bool = False, hex_dump: bool = False,
                  item: int | None = None):
-        t = resolve_fork(target, db, rel, fork)
+        t = resolve(target, db, rel, fork)
         relfork = self.relfork = t.fork
         self.t, self.hex_dump, self.item = t, hex_dump, item
         self.dumper = None  # the compiled dumper, once records() runs

@@ -39,7 +39,7 @@ from pgpage.decode.xact import ST_ABORTED, xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
 from pgpage.storage.datadir import open_data_directory
-from pgpage.storage.target import find_data_directory
+from pgpage.storage.target import resolve
 
 DEFAULT_TIMEZONE = "GMT"   # the server's boot value of TimeZone when no configuration file sets it
 MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
@@ -496,25 +496,9 @@ def table_rows(target: str, db: str | None, rel: str | None, options: RowOptions
 
 
 def open_table(target: str, db: str | None, rel: str | None):
-    """(cluster, relation): a data directory with --rel, or a table's file inside one."""
-    path = Path(target)
-    if path.is_dir():
-        if not rel:
-            raise PgpageError(f"{target} is a directory: name a table with --rel (and --db)", ExitCode.USAGE)
-        cluster = open_data_directory(path)
-        return cluster, cluster.database(db).relation(rel)
-    if not path.exists():
-        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
-    if db or rel:
-        raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
-    home = find_data_directory(path)
-    if home is None:
-        raise PgpageError(f"{target}: rows need the catalogs to know the columns: give the data directory the"
-                          " file belongs to (this file is not inside one)", ExitCode.USAGE)
-    cluster = open_data_directory(home)
-    stem = path.name.split(".")[0]
-    database = cluster.database(path.parent.name if path.parent.name.isdigit() else None)
-    return cluster, database.relation(stem)
+    """(cluster, relation): a data directory with --rel, or a table's file inside one (``storage.target``)."""
+    t = resolve(target, db, rel, "main", need_relation=True, what="table")
+    return t.cluster, t.relation
 
 
 class TableRows:
@@ -561,6 +545,7 @@ class TableRows:
         self._fetched: dict[tuple, object] = {}   # TOASTed values fetched ahead of their printing (versions)
         self._inline_lz4 = False   # an lz4-compressed value stored inline was seen (_toasted_values)
         self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
+        self.undecided = 0   # versions left out of the live rows because no commit status could be found
         control = cluster.control or {}
         self._max_chunk = control.get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
 
@@ -610,6 +595,10 @@ class TableRows:
                 self.status_counts += np.bincount(chunk.status, minlength=len(STATUS_NAMES))
                 yield chunk
         self.findings.extend(self.fork.size_changes())
+        if self.undecided and not self.options.all_versions:  # "0 rows" would be a wrong answer, not an empty table
+            self.findings.append(Finding("rows.visibility.undecided", f"{self.undecided} row versions whose commit"
+                                         " status neither hint bits nor pg_xact tell are not among the rows (see"
+                                         " them with --all)", relation=self.label, actual=self.undecided))
 
     def in_parallel(self, work, jobs: int, write) -> Iterator[int]:
         """``work(part, out) -> rows`` for parts of the table of RANGE_BLOCKS blocks each, in ``jobs`` worker
@@ -696,6 +685,7 @@ class TableRows:
         lps = items.lp[its].astype(np.int64)
         ctid_block, ctid_offset = tups.ctid_block[sel].astype(np.int64), tups.ctid_offset[sel].astype(np.int64)
         status = row_statuses(xmin_st, xmax_st, blocks, lps, ctid_block, ctid_offset)
+        self.undecided += int((status == STATUS_NAMES.index("unknown")).sum())
         keep = slice(None) if self.options.all_versions else np.flatnonzero(status == LIVE)
         sel, its = sel[keep], its[keep]
         if not len(sel):

@@ -11,16 +11,19 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator
 
-from pgpage.findings import WARNING, Finding
+from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
 from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary, statistics_warnings
-from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
+from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, DataDirectory, Relation, open_data_directory
 from pgpage.storage.relfile import RelationFork, Unreadable
 
 BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched) ...
 BATCH_TASKS = 64     # ... and at most this many forks per batch, so the catalogs' forks at the end spread out
 HEAP_PASS_COST = 3  # a heap block's analysis and checksum take about 3x a checksum alone (ordering --jobs work)
 XID_WRAP_LIMIT = 2 ** 31  # an xid more than 2^31 older than the next one would seem to be in the future
+
+
+BUILTIN_AMS = {"heap", "btree", "hash", "gist", "gin", "spgist", "brin"}  # pg_am's rows in every major 12+
 
 
 class ClusterScan:
@@ -36,6 +39,15 @@ class ClusterScan:
         self.jobs = jobs or default_jobs()
         dbs = [cluster.database(db_name)] if db_name else [d for d in cluster.databases() if d.path.is_dir()]
         read_catalogs(cluster, dbs, self.jobs)
+        if kinds:   # checked against what the catalogs know before any relation is read
+            known = set(RELKIND_NAMES.values()) | set(RELKIND_NAMES) | BUILTIN_AMS | {
+                r.access_method for d in dbs for r in d.relations() if r.access_method}
+            unknown = sorted(kinds - known)
+            if unknown:
+                raise PgpageError(f"--kind: {', '.join(map(repr, unknown))} is no relation kind or access method"
+                                  f" here (kinds: {', '.join(RELKIND_NAMES.values())}; access methods:"
+                                  f" {', '.join(sorted(known - set(RELKIND_NAMES.values()) - set(RELKIND_NAMES)))})",
+                                  ExitCode.USAGE)
         plan = [(d, select_relations(d.relations(), kinds, name_glob)) for d in dbs]
         if top is not None:
             plan = [(d, rels[:top]) for d, rels in plan]

@@ -38,7 +38,7 @@ from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, t
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
 from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, check_segment_file, open_segment_file,
                                    parse_segment_name, segment_files)
-from pgpage.storage.target import find_data_directory
+from pgpage.storage.target import find_data_directory, relation_of_file, resolve
 
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
@@ -57,38 +57,35 @@ def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: i
 
 
 def _plan(target: str, db: str | None, rel: str | None, fork: str | None):
-    if fork is not None and fork not in FORKS:
-        raise PgpageError(f"--fork must be one of {', '.join(FORKS)}", ExitCode.USAGE)
-    path = Path(target)
-    if path.is_dir():
-        cluster = open_data_directory(path)
-        v = Verification(cluster)
-        start = _cluster_start(cluster)
-        if rel:
-            relation = cluster.database(db).relation(rel)
-            relation.database.relations()  # checks the files against pg_class: a missing file is a finding
-            subject = v.subject_of(relation, fork)
-            start.update(scope="relation", database=relation.database.name, relation=relation.qualified_name)
-            start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
+    t = resolve(target, db, rel, fork, whole=True) if Path(target).is_dir() else None
+    if t is None:
+        if not Path(target).exists():
+            raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
+        if db or rel:
+            raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
+        return _plan_file(Path(target), fork)
+    cluster = t.cluster
+    v = Verification(cluster)
+    start = _cluster_start(cluster)
+    if t.relation is not None:
+        relation = t.relation
+        relation.database.relations()  # checks the files against pg_class: a missing file is a finding
+        subject = v.subject_of(relation, fork)
+        start.update(scope="relation", database=relation.database.name, relation=relation.qualified_name)
+        start["blocks_planned"] = sum(f.nblocks for f in subject.forks.values())
 
-            def records():
-                yield from v.cluster_findings_for_relation()
-                for f in relation.database.findings:
-                    if f.relation == relation.qualified_name:
-                        yield {"type": "finding", "database": relation.database.name, **f.to_json()}
-                yield from v.index_table_records(relation)
-                yield from v.subjects_records([subject])
-            return v, records(), start
-        if fork:
-            raise PgpageError("--fork goes with --rel (a whole data directory is verified fork by fork)",
-                              ExitCode.USAGE)
-        start.update(scope="database" if db else "cluster", database=db)
-        return v, v.cluster_records(db), start
-    if not path.exists():
-        raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
-    if db or rel:
-        raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
-    return _plan_file(path, fork)
+        def records():
+            yield from v.cluster_findings_for_relation()
+            for f in relation.database.findings:
+                if f.relation == relation.qualified_name:
+                    yield {"type": "finding", "database": relation.database.name, **f.to_json()}
+            yield from v.index_table_records(relation)
+            yield from v.subjects_records([subject])
+        return v, records(), start
+    if fork:
+        raise PgpageError("--fork goes with --rel (a whole data directory is verified fork by fork)", ExitCode.USAGE)
+    start.update(scope="database" if db else "cluster", database=db)
+    return v, v.cluster_records(db), start
 
 
 def _cluster_start(cluster) -> dict:
@@ -117,7 +114,9 @@ def _plan_file(path: Path, fork: str | None):
     if datadir is not None:
         try:
             cluster = open_data_directory(datadir)
-            relation = _relation_of_file(cluster, path, parsed)
+            relation = relation_of_file(cluster, path)
+            if relation is not None and parsed.fork not in relation.forks:
+                relation = None
         except PgpageError:
             cluster, relation = None, None
     # a FIFO, a device or a file larger than a segment is refused from its stat, before anything opens it
@@ -154,20 +153,6 @@ def _plan_file(path: Path, fork: str | None):
             yield from v.index_table_records(relation)
         yield from v.relation_records(subject)
     return v, records(), start
-
-
-def _relation_of_file(cluster, path: Path, parsed):
-    """The catalog's relation whose files include ``path`` (None when no catalog names it)."""
-    if parsed is None:
-        return None
-    directory = path.resolve().parent
-    for d in cluster.databases():
-        if not d.path.is_dir():
-            continue
-        for r in d.relations():
-            if r.has_storage and r.file_stem == parsed.stem and r.directory.resolve() == directory:
-                return r if parsed.fork in r.forks else None
-    return None
 
 
 def number(v) -> int | None:

@@ -67,6 +67,11 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
         head.append(f"{status}, {human_bytes(side['size_bytes'])}", "bold yellow")
         out.print(head)
         return
+    if status == "unreadable":
+        head.append("UNREADABLE", "bold red")
+        out.print(head)
+        out.print(Text(f"  {r['finding']['code']}: {r['finding']['message']}", "red"))
+        return
     if status.startswith("file missing"):
         head.append(status.upper(), "bold red")
         bb, ab = r.get("before") or {}, r.get("after") or {}
@@ -88,6 +93,8 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
     pages = r.get("pages")
     if pages and "page_classes" in pages:
         _heap_pages(out, pages)
+        if pages.get("detail"):
+            _page_details(out, pages["detail"])
     elif pages:
         out.print(f"  pages: {pages['changed']:,} changed, {pages['added']:,} added, {pages['removed']:,} removed")
     if r.get("statistics"):
@@ -153,6 +160,26 @@ def _fork_change(f: dict) -> str:
     if f["before_bytes"] != f["after_bytes"]:
         parts.append(f"{f['before_bytes']:,} → {f['after_bytes']:,} bytes")
     return ", ".join(parts)
+
+
+DETAIL_WORDS = {"changed": "changed", "soft": "only hint bits or PD_ALL_VISIBLE", "hint_bits": "hint bits",
+                "all_visible": "PD_ALL_VISIBLE", "freezing": "freezing", "pruned": "pruned",
+                "new_tuples": "new tuples", "deletions": "xmax set"}
+
+
+def _page_details(out, detail: list[dict]) -> None:
+    """--details: what changed on each changed page, runs of consecutive pages with the same changes on one line."""
+    runs: list[list] = []   # [first, last, changes]
+    for page in detail:
+        changes = [c for c in page["changes"] if c != "changed"]
+        if runs and runs[-1][1] + 1 == page["blkno"] and runs[-1][2] == changes:
+            runs[-1][1] = page["blkno"]
+        else:
+            runs.append([page["blkno"], page["blkno"], changes])
+    out.print("  changed pages:")
+    for first, last, changes in runs:
+        where = f"block {first}" if first == last else f"blocks {first}-{last}"
+        out.print(Text(f"    {where:<18} " + (", ".join(DETAIL_WORDS[c] for c in changes) or "other bytes")))
 
 
 def _heap_pages(out, pages: dict) -> None:

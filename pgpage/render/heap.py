@@ -24,6 +24,9 @@ def render_heap_database(doc: dict) -> None:
     for t in doc["tables"]:
         out.print()
         render_heap(t, brief=True)
+    for f in doc.get("findings", []):
+        out.print()
+        out.print(Text(f"{f['relation']}: {f['severity']} {f['code']}: {f['message']}", "red"))
 
 
 def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -> None:

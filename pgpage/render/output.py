@@ -83,9 +83,13 @@ def _jsonable(value):
 def console():
     """A Rich console on stdout: 100 columns, colour only on a terminal."""
     from rich.console import Console
+
+    class PipeConsole(Console):
+        def on_broken_pipe(self) -> None:  # Rich would exit 1, the status of findings: the CLI ends it as a pipe
+            raise BrokenPipeError
     tty = sys.stdout.isatty()
-    return Console(width=min(WIDTH, Console().width) if tty else WIDTH, highlight=False,
-                   soft_wrap=False, force_terminal=None)
+    return PipeConsole(width=min(WIDTH, Console().width) if tty else WIDTH, highlight=False,
+                       soft_wrap=False, force_terminal=None)
 
 
 def err_console():

@@ -24,6 +24,7 @@ from functools import cached_property
 from pathlib import Path
 
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.storage.names import spelled, split_name, suggestions
 from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork, Unreadable,
                                     directory_listing, parse_segment_name, segment_files)
 
@@ -123,12 +124,18 @@ class DataDirectory:
         if not xdir.is_dir():
             xdir = self.path / "pg_clog"  # before PostgreSQL 10
         try:
-            for p in sorted(xdir.iterdir()):
-                if slru_segno(p.name) is not None:
-                    segments[p.name] = p.read_bytes()
+            names = sorted(p.name for p in xdir.iterdir() if slru_segno(p.name) is not None)
         except OSError:
             self.findings.append(Finding("cluster.pg_xact.missing", "pg_xact/ is missing: commit status comes"
                                          " from hint bits only", severity=WARNING))
+            return segments
+        for name in names:
+            try:
+                segments[name] = (xdir / name).read_bytes()
+            except OSError as e:  # the other segments still answer for their transactions
+                self.findings.append(Finding("storage.unreadable", f"{xdir.name}/{name}: {e.strerror or e}: the"
+                                             " commit status of its transactions comes from hint bits only",
+                                             actual=e.strerror or str(e)))
         return segments
 
     @cached_property
@@ -498,20 +505,22 @@ class Database:
         self.__dict__.pop("_attribute_rows", None)
 
     def relation(self, name: str) -> "Relation":
-        """By [schema.]name, oid or relfilenode."""
+        """By [schema.]name as psql takes it (``storage.names``), or by oid or relfilenode."""
         rels = self._relations
-        schema, _, relname = name.rpartition(".")
-        hits = [r for r in rels if r.name == relname and (not schema or r.namespace == schema)]
-        if len(hits) > 1:
+        schema, relname = split_name(name)
+        hits = [r for r in rels if r.name == relname and (schema is None or r.namespace == schema)]
+        if len(hits) > 1 and schema is None:
             hits = [r for r in hits if r.namespace == "public"] or hits
         if not hits and name.isdigit():
             hits = [r for r in rels if r.relfilenode == int(name)] or [r for r in rels if r.oid == int(name)]
         if len(hits) == 1:
             return hits[0]
         if not hits:
-            raise PgpageError(f"no relation {name!r} in database {self.name}", ExitCode.USAGE)
+            maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels])
+            hint = f": did you mean {' or '.join(maybe)}?" if maybe else ""
+            raise PgpageError(f"no relation {name!r} in database {self.name}{hint}", ExitCode.USAGE)
         raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
-                          f"{', '.join(str(r.qualified_name) for r in hits)}", ExitCode.USAGE)
+                          f"{', '.join(spelled(r.namespace, r.name) for r in hits)}", ExitCode.USAGE)
 
     def _check_files(self, rels: list["Relation"]) -> None:
         """Orphan files (no pg_class row) and rows whose file is missing."""

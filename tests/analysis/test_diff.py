@@ -150,7 +150,7 @@ def test_two_relation_files():
     path = next(p for p in (SNAP / "t1" / "data" / "base").iterdir() if p.is_dir())
     rel = diff_pass.compare_clusters(data("t1"), data("t2"), None, "hint_load")["relations"][0]
     stem = str(rel["before"]["relfilenode"])
-    doc = diff_pass.compare_files(str(path / stem), str(SNAP / "t2" / "data" / "base" / path.name / stem))
+    doc = diff_pass.diff_document(str(path / stem), str(SNAP / "t2" / "data" / "base" / path.name / stem), None, None)
     assert doc["relations"][0]["pages"]["page_classes"] == rel["pages"]["page_classes"]
 
 

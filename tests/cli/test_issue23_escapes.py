@@ -203,8 +203,15 @@ def test_btree_metapage_with_the_wrong_special_size_is_not_clean(tmp_path):
         assert [{k: f[k] for k in want} for f in page["findings"]] == [want]
     r = run("page", data, "--db", "pgpage", "--rel", "idx_dup", "--block", 0)
     assert r.returncode == 1 and "btree.page.bad_special_size" in r.stdout and "gin" not in r.stdout, r.stdout
-    # a file given alone has no catalog: its special space decides, as ever
+    # the index's file inside its data directory names the same relation: the catalog's B-tree, as with --rel
     r = run("page", index_file, "--block", 0, "--json")
+    assert r.returncode == 1 and [{k: f[k] for k in want} for f in json.loads(r.stdout)["pages"][0]["findings"]] \
+        == [want], r.stdout
+    # a copy of the file outside any data directory has no catalog: its special space decides, as ever
+    alone = tmp_path / "alone" / index_file.name
+    alone.parent.mkdir()
+    alone.write_bytes(buf)
+    r = run("page", alone, "--block", 0, "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["pages"][0]["page_type"] == "gin", r.stdout
     # `index` checks the metapage's special space as _bt_checkpage does
     r = run("index", data, "--db", "pgpage", "--rel", "idx_dup", "--json")

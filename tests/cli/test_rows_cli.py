@@ -144,8 +144,8 @@ def test_jobs_give_the_same_output(cluster_copy, monkeypatch, capfdbinary, fmt, 
         monkeypatch.setattr(parallel, "TURN_BUFFER_BYTES", kept)
     outs = []
     for jobs in (1, 2):
-        rc = rows_command(str(cluster_copy), None, "row_history", True, None, None, fmt == "--csv", fmt == "--json",
-                          None, False, jobs)
+        rc = rows_command(target=str(cluster_copy), rel="row_history", all_versions=True, csv_out=fmt == "--csv",
+                          json_out=fmt == "--json", jobs=jobs)
         outs.append((rc, *capfdbinary.readouterr()))
     assert outs[0] == outs[1]
     # every version on disk (pageinspect's LP_NORMAL items), the live ones = the server's SELECT

@@ -95,7 +95,7 @@ def test_scan_json_into_a_pipe_is_written_as_read_and_equals_a_terminals(tmp_pat
         for jobs in (1, 2):
             out = Out(tty)
             monkeypatch.setattr(sys, "stdout", out)
-            status = scan_command(str(copy), None, None, None, None, False, True, jobs)
+            status = scan_command(pgdata=str(copy), json_out=True, jobs=jobs)
             monkeypatch.undo()
             assert status == 1
             assert ("\n " in out.getvalue()) == tty  # indented on a terminal only
