@@ -6,6 +6,8 @@ scripts can select them.
 """
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
+
 from dataclasses import asdict, dataclass
 from enum import IntEnum
 
@@ -48,3 +50,99 @@ class PgpageError(Exception):
     def __init__(self, message: str, exit_code: ExitCode = ExitCode.UNREADABLE):
         super().__init__(message)
         self.exit_code = exit_code
+
+
+# Every finding code pgpage can report, so that a code a user names (`verify --fail-on`) is checked before any work.
+# A test reads the package's sources and fails when a code written there is missing here. Codes made from a
+# variable part (a type name, a direction) are ``fnmatch`` patterns in CODE_PATTERNS.
+CODES = frozenset({
+    "btree.downlink.duplicate", "btree.downlink.level_mismatch", "btree.downlink.missing",
+    "btree.downlink.not_live", "btree.downlink.order", "btree.downlink.out_of_range", "btree.heap.bad_page",
+    "btree.heap.no_table", "btree.heap.table_missing", "btree.heap.table_unreadable",
+    "btree.heapallindexed.key_mismatch", "btree.heapallindexed.missing", "btree.heapallindexed.not_checked",
+    "btree.item.bad_lp_flags", "btree.item.bad_natts", "btree.item.out_of_bounds", "btree.item.size_mismatch",
+    "btree.item.too_large", "btree.item.undecodable", "btree.item.unexpected_pivot", "btree.level.above_root",
+    "btree.level.internal_zero", "btree.level.leaf_not_zero", "btree.level.leftmost", "btree.level.rightmost",
+    "btree.lp.misaligned", "btree.lp.overlap", "btree.meta.bad_allequalimage", "btree.meta.bad_fastroot",
+    "btree.meta.bad_magic", "btree.meta.bad_root", "btree.meta.bad_version", "btree.meta.fastroot_level",
+    "btree.meta.new", "btree.meta.no_root", "btree.meta.not_meta", "btree.meta.not_read",
+    "btree.meta.root_has_siblings", "btree.meta.root_level", "btree.meta.root_not_flagged", "btree.meta.stray_root",
+    "btree.meta.unreadable", "btree.order.child_high_key", "btree.order.cross_page",
+    "btree.order.downlink_lower_bound", "btree.order.high_key", "btree.order.items", "btree.order.not_checked",
+    "btree.page.bad_cycleid", "btree.page.bad_flags", "btree.page.bad_special_size",
+    "btree.page.deleted_and_half_dead", "btree.page.fullxid_not_deleted", "btree.page.internal_half_dead",
+    "btree.page.internal_has_garbage", "btree.page.new", "btree.page.no_downlink", "btree.page.no_high_key",
+    "btree.page.not_btree", "btree.page.stray_meta", "btree.page.too_many_items", "btree.posting.overrun",
+    "btree.posting.too_few", "btree.posting.unsorted", "btree.sibling.cycle", "btree.sibling.level_mismatch",
+    "btree.sibling.unreachable", "btree.tid.invalid",
+    "catalog.missing", "catalog.page.bad_header", "catalog.row.ambiguous", "catalog.visibility.undecided",
+    "checksum.mismatch",
+    "cluster.config.unreadable", "cluster.control.missing", "cluster.control.unreadable",
+    "cluster.pg_version.unreadable", "cluster.pg_xact.missing",
+    "control.crc.mismatch", "control.float_format.mismatch", "control.state.unknown", "control.trailing_bytes",
+    "control.wal_level.unknown",
+    "database.directory_missing", "database.stray_file",
+    "datum.array.bad_dataoffset", "datum.array.bad_dims", "datum.array.bad_element", "datum.array.bad_header",
+    "datum.array.bad_ndim", "datum.array.elemtype_mismatch", "datum.array.overrun", "datum.array.too_deep",
+    "datum.array.unknown_elemtype", "datum.bad_length", "datum.bool.bad_value", "datum.enum.bad_length",
+    "datum.enum.unknown_label", "datum.lz4.corrupt", "datum.numeric.bad_digit", "datum.numeric.bad_header",
+    "datum.numeric.bad_sign", "datum.numeric.bad_special", "datum.numeric.odd_length", "datum.pglz.corrupt",
+    "datum.text.bad_encoding", "datum.timestamp.out_of_range", "datum.toast.not_on_disk_pointer",
+    "datum.varlena.bad_compression", "datum.varlena.bad_length", "datum.varlena.bad_vartag", "datum.varlena.overrun",
+    "filenode_map.bad_magic", "filenode_map.crc.mismatch", "filenode_map.crc_mismatch", "filenode_map.mapping.zero",
+    "filenode_map.missing", "filenode_map.num_mappings.out_of_range", "filenode_map.unreadable",
+    "heap.ctid.block_beyond_end", "heap.ctid.invalid", "heap.ctid.offset_out_of_range", "heap.deform.bad_attlen",
+    "heap.deform.bad_missingval", "heap.deform.bad_t_hoff", "heap.deform.bitmap_short", "heap.deform.datum_overrun",
+    "heap.deform.error", "heap.deform.external_mismatch", "heap.deform.length_mismatch",
+    "heap.deform.natts_exceeds_descriptor", "heap.deform.unreachable", "heap.deform.varwidth_mismatch",
+    "heap.fsm.missing", "heap.hot.aborted_xmin_updated", "heap.hot.bad_link", "heap.hot.broken_chain",
+    "heap.hot.chains_intersect", "heap.hot.ctid_off_page", "heap.hot.heap_only_root",
+    "heap.hot.hot_update_to_non_heap_only", "heap.hot.link_to_unused", "heap.hot.non_hot_update_to_heap_only",
+    "heap.hot.redirect_not_heap_only", "heap.hot.redirect_to_dead", "heap.hot.redirect_to_redirect",
+    "heap.hot.xmin_mismatch", "heap.lp.bad_redirect", "heap.lp.misaligned", "heap.lp.normal_without_storage",
+    "heap.lp.out_of_bounds", "heap.lp.overlap", "heap.lp.unexpected_storage", "heap.lp.unused_with_offset",
+    "heap.multixact.no_update_xid", "heap.page.special_space", "heap.toast.bad_compression",
+    "heap.toast.bad_vartag", "heap.toast.external_flag_missing", "heap.toast.no_toast_relation",
+    "heap.toast.rawsize_too_large", "heap.toast.relation_missing", "heap.toast.wrong_relation",
+    "heap.tuple.attribute_beyond_end", "heap.tuple.bad_attribute", "heap.tuple.bad_compression",
+    "heap.tuple.bad_hoff", "heap.tuple.heap_only_not_updated", "heap.tuple.hot_updated_without_xmax",
+    "heap.tuple.multi_committed", "heap.tuple.too_many_attributes", "heap.tuple.too_short",
+    "heap.tuple.undecodable", "heap.visibility.undecided", "heap.vm.missing", "heap.why_not_hot.unavailable",
+    "heap.xact.unavailable", "heap.xid.since_checkpoint",
+    "page.all_visible_wrong", "page.header.bad_bounds", "page.header.bad_flags", "page.header.bad_lower",
+    "page.header.bad_pagesize", "page.header.bad_special", "page.header.bad_upper", "page.header.bad_version",
+    "page.new_not_zeroed", "page.truncated", "page.undecodable", "page.unrecognised",
+    "relation.empty", "relation.file_missing", "relation.orphan_file",
+    "rows.timezone.default", "rows.tuple.unreadable", "rows.visibility.undecided", "rows.type.not_decoded", "rows.value.unreadable",
+    "segment.extra", "segment.grew", "segment.missing", "segment.oversized", "segment.partial_block",
+    "segment.short", "segment.shrank",
+    "sequence.bad_magic",
+    "stats.absent", "stats.entry_unknown", "stats.format_unknown", "stats.stale", "stats.trailing_bytes",
+    "stats.truncated",
+    "storage.unreadable",
+    "tablespace.link_dangling",
+    "toast.chunk_duplicate", "toast.chunk_extra", "toast.chunk_missing", "toast.chunk_size",
+    "toast.chunk_unreadable", "toast.decompress", "toast.relation_missing",
+    "vm.all_frozen_wrong", "vm.all_visible_new_page", "vm.all_visible_wrong", "vm.bit_without_pd_all_visible",
+    "vm.bits_beyond_heap_end", "vm.frozen_not_visible", "vm.missing_fork", "vm.page_all_visible_not_in_vm"
+})
+CODE_PATTERNS = (
+    "btree.heap.tid_*", "btree.sibling.*_mismatch", "btree.sibling.*_not_live", "btree.sibling.*_out_of_range",
+    "datum.*.bad_value", "heap.multixact.*", "heap.xid.*",
+)
+
+
+def names_a_code(selector: str) -> bool:
+    """Whether a --fail-on selector (a code, a dotted prefix of codes, or a glob) names any code pgpage reports."""
+    if selector in ("all", "*"):
+        return True
+    if any(ch in selector for ch in "*?["):
+        return any(fnmatchcase(c, selector) for c in CODES) or any(fnmatchcase(p, selector) for p in CODE_PATTERNS)
+    prefix = selector.rstrip(".")
+    return any(c == prefix or c.startswith(prefix + ".") for c in CODES) or any(
+        fnmatchcase(prefix, p) or p.startswith(prefix + ".") for p in CODE_PATTERNS)
+
+
+def families() -> list[str]:
+    """The codes' first parts (checksum, heap, btree...), for a short hint after a typo."""
+    return sorted({c.split(".")[0] for c in CODES})

@@ -30,28 +30,18 @@ def heap_command(*, target, db=None, rel=None, json_out=False, map_metric=None, 
 
 def database_command(target, db, json_out, map_metric, jobs: int) -> int:
     """`pgpage heap DATADIR [--db]`: every table of the database, each as `heap --rel` reports it (no page map)."""
-    from pgpage.passes.heap import database_heaps
+    from pgpage.passes.heap import DatabaseHeaps
     from pgpage.render.progress import progress
 
     if map_metric is not None:
         raise PgpageError("--map goes with one table (--rel)", ExitCode.USAGE)
-    name, heaps = database_heaps(target, db)
-    from pgpage.storage.relfile import Unreadable
-    tables, unreadable = [], []
-    with progress("heap", sum(h.blocks for h in heaps)) as advance:
-        for h in heaps:
-            try:
-                d = h.document(jobs, on_chunk=advance)
-            except Unreadable as e:  # one table's file: a finding, and the other tables still reported
-                unreadable.append(e.finding(h.target.label, "main").to_json())
-                continue
-            d.pop("map")
-            tables.append(d)
-    doc = {"schema": "pgpage.heap.database/1", "database": name, "tables": tables, "findings": unreadable}
+    heaps = DatabaseHeaps(target, db)
+    with progress("heap", heaps.blocks) as advance:
+        doc = heaps.document(jobs, on_chunk=advance)
 
     def text(d):
         from pgpage.render.heap import render_heap_database
         render_heap_database(d)
 
     emit(doc, json_out, text)
-    return exit_status(unreadable + [f for t in tables for f in t["findings"]])
+    return exit_status(doc["findings"] + [f for t in doc["tables"] for f in t["findings"]])

@@ -95,9 +95,8 @@ def gather(target: str, db: str | None, rel: str | None, before: str | None, top
     from pgpage.passes.scan import ClusterScan
     from pgpage.render.report import ReportInputs
 
-    if not Path(target).is_dir():
-        raise PgpageError(f"{target}: pgpage report reads a data directory (or --from DIR)", ExitCode.USAGE)
-    scan = as_printed(ClusterScan(target, db, None, None, rel, jobs).document(deep=True))
+    scan = as_printed(ClusterScan(target, db, None, None, rel, jobs, command="report (or give --from DIR)")
+                      .document(deep=True))
     heaps = readable(lambda name_db, r: HeapPass(target, name_db, r).document(jobs), chosen(scan, rel, top, "heap"))
     indexes = readable(lambda name_db, r: IndexPass(target, name_db, r).document(jobs),
                        chosen(scan, rel, top, "btree"))
@@ -110,13 +109,13 @@ def gather(target: str, db: str | None, rel: str | None, before: str | None, top
 def readable(document, relations: list[tuple[str, str]]) -> list[dict]:
     """``document(db, name)`` of each relation as printed, leaving out those whose files cannot be read (the
     scan's relations table already carries their storage.unreadable finding)."""
-    from pgpage.storage.relfile import Unreadable
     docs = []
     for name_db, r in relations:
         try:
             docs.append(as_printed(document(name_db, r)))
-        except Unreadable:
-            continue
+        except PgpageError as e:
+            if e.exit_code != ExitCode.UNREADABLE:
+                raise
     return docs
 
 

@@ -46,7 +46,7 @@ class FailOn:
                 self.include.append(part)
         if spec is not None and not (self.include or self.exclude):
             raise PgpageError("--fail-on takes comma-separated code prefixes, e.g. checksum,heap.hot", ExitCode.USAGE)
-        from pgpage.codes import families, names_a_code
+        from pgpage.findings import families, names_a_code
         unknown = [p for p in self.include + self.exclude if not names_a_code(p)]
         if unknown:  # a typo would otherwise select nothing and pass a corrupt cluster
             raise PgpageError(f"--fail-on: {', '.join(map(repr, unknown))} names no finding code (codes start with"

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from pgpage.findings import ExitCode, PgpageError
-from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation, open_data_directory
+from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation
+from pgpage.storage.target import cluster_target
 from pgpage.storage.relfile import RelationFork, Unreadable
 
 
@@ -328,7 +329,7 @@ def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel
     """Two data directories: every database of either (or the one ``db_name`` names), relations matched
     by database and pg_class oid; with ``rel_name``, that relation alone (its indexes' entries too, for
     the write amplification)."""
-    before, after = open_data_directory(before_path), open_data_directory(after_path)
+    before, after = (cluster_target(p, command="diff").cluster for p in (before_path, after_path))
     if before.major != after.major:
         raise PgpageError(f"the snapshots are of different majors ({before.major} and {after.major})", ExitCode.USAGE)
     next_xid = (before.control or {}).get("checkPointCopy", {}).get("nextXid")
@@ -518,7 +519,8 @@ def compare_files(b, a) -> dict:
     else:
         pages.update(compare_index_pages(b.fork, a.fork))
         changed = pages["changed"]
-    rel = {"name": a.label, "kind": "table" if kind == "heap" else "index", "status": "in place",
+    # the file's name (its relfilenode): the paths are the document's "before" and "after"
+    rel = {"name": a.fork.name, "kind": "table" if kind == "heap" else "index", "status": "in place",
            "before": {"size_bytes": b.fork.size_bytes, "blocks": nb}, "after": {"size_bytes": a.fork.size_bytes,
                                                                                "blocks": na},
            "pages": pages, "changed": bool(changed or pages["added"] or pages["removed"])}

@@ -75,16 +75,36 @@ def statistics_keys(cluster, relation, hot: dict) -> dict:
 SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
 
 
-def database_heaps(target: str, db: str | None) -> tuple[str, list[HeapPass]]:
-    """`pgpage heap` of a whole database: (its name, a HeapPass per table and materialized view outside the
-    system schemas whose main fork has a file), in name order."""
-    from pgpage.storage.target import relation_target, resolve
-    t = resolve(target, db, whole=True)
-    cluster = t.cluster
-    database = t.database or cluster.database(db)
-    rels = sorted((r for r in database.relations() if r.kind in "rm" and r.namespace not in SYSTEM_SCHEMAS
-                   and r.forks.get("main") is not None and r.forks["main"].exists), key=lambda r: r.qualified_name)
-    return database.name, [HeapPass(target, None, None, relation_target(cluster, r)) for r in rels]
+class DatabaseHeaps:
+    """`pgpage heap` of a whole database: every table and materialized view outside the system schemas whose main
+    fork has a file, in name order, each as `heap --rel` reports it (no page map). ``blocks``: what ``document``
+    reads."""
+
+    def __init__(self, target: str, db: str | None):
+        from pgpage.storage.target import cluster_target, relation_target
+        t = cluster_target(target, db, command="heap without --rel")
+        database = t.database or t.cluster.database(db)
+        rels = sorted((r for r in database.relations() if r.kind in "rm" and r.namespace not in SYSTEM_SCHEMAS
+                       and r.forks.get("main") is not None and r.forks["main"].exists),
+                      key=lambda r: r.qualified_name)
+        self.name = database.name
+        self.heaps = [HeapPass(target, None, None, relation_target(t.cluster, r)) for r in rels]
+        self.blocks = sum(h.blocks for h in self.heaps)
+
+    def document(self, jobs: int = 1, on_chunk=None) -> dict:
+        """The pgpage.heap.database/1 document; a table whose file cannot be read is a storage.unreadable finding
+        and the other tables are still reported."""
+        from pgpage.storage.relfile import Unreadable
+        tables, unreadable = [], []
+        for h in self.heaps:
+            try:
+                d = h.document(jobs, on_chunk=on_chunk)
+            except Unreadable as e:
+                unreadable.append(e.finding(h.target.label, "main").to_json())
+                continue
+            d.pop("map")
+            tables.append(d)
+        return {"schema": "pgpage.heap.database/1", "database": self.name, "tables": tables, "findings": unreadable}
 
 
 def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:

@@ -14,7 +14,8 @@ from typing import Iterable, Iterator
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
 from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary, statistics_warnings
-from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, DataDirectory, Relation, open_data_directory
+from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, DataDirectory, Relation
+from pgpage.storage.target import cluster_target
 from pgpage.storage.relfile import RelationFork, Unreadable
 
 BATCH_BLOCKS = 4096  # blocks a --jobs worker reads per task at least (small forks are batched) ...
@@ -33,9 +34,9 @@ class ClusterScan:
     ``jobs`` workers when there are several databases); ``total_blocks`` is what ``document`` reads."""
 
     def __init__(self, pgdata: str, db_name: str | None, top: int | None, kinds: set[str] | None,
-                 name_glob: str | None, jobs: int = 1):
+                 name_glob: str | None, jobs: int = 1, command: str = "scan"):
         from pgpage.passes.parallel import default_jobs
-        self.cluster = cluster = open_data_directory(pgdata)
+        self.cluster = cluster = cluster_target(pgdata, command=command).cluster
         self.jobs = jobs or default_jobs()
         dbs = [cluster.database(db_name)] if db_name else [d for d in cluster.databases() if d.path.is_dir()]
         read_catalogs(cluster, dbs, self.jobs)

@@ -61,6 +61,15 @@ def resolve(target: str, db: str | None = None, rel: str | None = None, fork: st
     return file_target(path, need_relation, what)
 
 
+def cluster_target(target: str, db: str | None = None, *, command: str = "this command") -> Target:
+    """A data directory (and --db) for a command that reads whole clusters; a file is refused with one line."""
+    t = resolve(target, db, whole=True)
+    if t.fork is not None:
+        raise PgpageError(f"{target} is a file: {command} reads a data directory (one relation's file: `pgpage heap`,"
+                          " `index` or `page`)", ExitCode.USAGE)
+    return t
+
+
 def relation_target(cluster: DataDirectory, relation: Relation, fork: str = "main") -> Target:
     """A fork of a relation the catalogs name (its file need not exist)."""
     f = relation.forks.get(fork) or cluster.fork(relation.directory, relation.file_stem, fork)

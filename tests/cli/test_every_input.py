@@ -165,12 +165,12 @@ def test_every_code_in_the_sources_is_registered():
     or one of the few NOT_CODES."""
     from fnmatch import fnmatchcase
 
-    from pgpage.codes import CODE_PATTERNS, CODES
+    from pgpage.findings import CODE_PATTERNS, CODES
     families = sorted({c.split(".")[0] for c in CODES})
     literal = re.compile(r'"((?:%s)(?:\.[a-z_0-9]+)+)"' % "|".join(families))
     written = set()
     for path in list((REPO / "pgpage").rglob("*.py")) + list((REPO / "pgpage").rglob("*.c")):
-        if "ksy" in path.parts or path.name == "codes.py":
+        if "ksy" in path.parts or path.name == "findings.py":
             continue
         written |= set(literal.findall(path.read_text()))
     assert len(written) > 150
