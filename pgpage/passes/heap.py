@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.storage.datadir import DataDirectory
 from pgpage.storage.relfile import RelationFork
 
@@ -25,7 +25,7 @@ class HeapPass:
         if not t.fork.exists:
             raise PgpageError(f"{t.label}: the main fork has no file", ExitCode.UNREADABLE)
         if t.relation is not None and t.relation.kind not in "rtm":
-            raise PgpageError(f"{t.label} is a {t.relation.kind_name}, not a heap (use `pgpage index` for an index)",
+            raise PgpageError(f"{t.label} is {a_or_an(t.relation.kind_name)}, not a heap (use `pgpage index` for an index)",
                               ExitCode.USAGE)
         self.target = t
         self.fillfactor = t.relation.fillfactor if t.relation is not None else 100

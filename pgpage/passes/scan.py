@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator
 
+from pgpage.analysis.share import share
 from pgpage.findings import WARNING, Finding
 from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
 from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary, statistics_warnings
@@ -177,7 +178,7 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
         counts = vm_counts(forks.get("vm"), main.nblocks)
         visible, frozen = counts if counts else (None, None)
         health["all_visible_pages"], health["all_frozen_pages"] = visible, frozen
-        health["all_visible_percent"] = round(100.0 * visible / main.nblocks, 1) if counts and main.nblocks else None
+        health["all_visible_percent"] = share(visible, main.nblocks, 1) if counts else None
         if stats.undecided_count:
             findings.append(Finding("heap.visibility.undecided", f"{stats.undecided_count} tuples counted live without"
                                     " knowing whether their transaction committed", severity=WARNING,

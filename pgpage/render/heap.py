@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from pgpage.render.output import console
+from pgpage.render.output import console, percent
 from pgpage.render.scan import human_bytes, render_findings_summary
 
 LABEL_WIDTH = 11
@@ -13,7 +13,7 @@ SHADES = [("·", "dim"), ("▁", "green"), ("▃", "green"), ("▅", "yellow"), 
 
 
 def _pct(part, whole) -> str:
-    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+    return f"{percent(100.0 * part / whole, 1)}%" if whole else "-"
 
 
 def render_heap_database(doc: dict) -> None:
@@ -61,10 +61,7 @@ def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -
     _bloat(line, doc["bloat"], doc["blocks"], doc["block_size"])
     if doc["findings"]:
         out.print()
-        render_findings_summary(out, doc["findings"])
-        hidden = {k: v for k, v in doc["finding_counts"].items() if v > 50}
-        for code, n in hidden.items():
-            out.print(Text(f"  {code}: {n:,} in all (50 listed)", "dim"))
+        render_findings_summary(out, doc["findings"], counts=doc["finding_counts"])
     if map_metric:
         out.print()
         render_map(out, doc["map"], map_metric, doc["block_size"])
@@ -133,8 +130,8 @@ def hot_ratio_text(r: dict | None) -> str:
     if not r or r["ratio"] is None:
         return ""
     if r["exact"]:
-        return f"{100 * r['ratio']:.1f}% HOT ({r['hot']:,} of {r['updated']:,} updates), exact: {r['source']}"
-    return (f">= {100 * r['ratio']:.1f}% HOT ({r['hot']:,} of the {r['updated']:,} updated versions on disk),"
+        return f"{percent(100 * r['ratio'], 1)}% HOT ({r['hot']:,} of {r['updated']:,} updates), exact: {r['source']}"
+    return (f">= {percent(100 * r['ratio'], 1)}% HOT ({r['hot']:,} of the {r['updated']:,} updated versions on disk),"
             " a lower bound from the pages")
 
 

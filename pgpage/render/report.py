@@ -19,6 +19,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from pgpage.render.diff import change_effect
+from pgpage.render.output import percent
 from pgpage.render.scan import human_bytes
 
 MAP_COLUMNS = 40          # heat map cells per row; a heap's map has at most 800 bins (20 rows)
@@ -96,7 +97,7 @@ def fmt_value(v, fmt: str = "int") -> str:
     if fmt == "bytes":
         return human_bytes(v)
     if fmt == "pct":
-        return f"{v:.1f}%" if isinstance(v, (int, float)) else str(v)
+        return f"{percent(v, 1)}%" if isinstance(v, (int, float)) else str(v)
     if isinstance(v, bool):
         return "on" if v else "off"
     if isinstance(v, int):
@@ -155,13 +156,13 @@ def heat_maps(doc: dict) -> list[dict]:
     last = [max(first[i], int((i + 1) * per) - 1) for i in range(n)]
 
     def share(num, den):
-        return [None if den[i] <= 0 else round(100 * num[i] / den[i], 1) for i in range(n)]
+        return [None if den[i] <= 0 else float(percent(100 * num[i] / den[i], 1)) for i in range(n)]
 
     pages = m["pages"]
     cap = [p * usable for p in pages]
     metrics = [
         ("dead", "dead tuples: share of tuple bytes that are dead", share(m["dead"], m["used"]), "Reds"),
-        ("fill", "fill: share of the page's space in use", [None if c <= 0 else round(100 - 100 * f / c, 1)
+        ("fill", "fill: share of the page's space in use", [None if c <= 0 else float(percent(100 - 100 * f / c, 1))
                                                             for f, c in zip(m["free"], cap)], "Blues"),
         ("hints", "hint bits: share of pages the next read dirties", share(m["hint_pages"], pages), "Oranges"),
     ]
