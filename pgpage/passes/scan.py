@@ -150,6 +150,7 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
     out = {
         "name": rel.qualified_name, "oid": rel.oid, "kind": rel.kind_name, "relkind": rel.kind,
         "am": rel.access_method, "persistence": rel.persistence, "relfilenode": rel.relfilenode,
+        "relisshared": bool(rel.row["relisshared"]),  # a shared catalog (global/): the same in every database
         "files": [os.path.join(os.path.relpath(f.directory, cluster.path), f.segment_name(segno))
                   for f in forks.values() for segno, _ in f.sizes],
         "fork_bytes": {name: f.size_bytes for name, f in forks.items()},

@@ -101,7 +101,7 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
     if r.get("why_not_hot") and r["why_not_hot"]["not_hot"]:
         from pgpage.render.heap import why_not_hot_lines
         why_not_hot_lines(lambda label, *parts: out.print(Text.assemble(f"  {label + ':' if label else '':<10}",
-                                                                        *parts)), r["why_not_hot"])
+                                                                        *parts), hang=14), r["why_not_hot"])
 
 
 def _statistics(out, st: dict) -> None:

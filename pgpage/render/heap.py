@@ -34,7 +34,7 @@ def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -
                             f"  PostgreSQL {doc['major'] or '?'}", f"  fillfactor {doc['fillfactor']}"))
 
     def line(label: str, *parts) -> None:
-        out.print(Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), *parts))
+        out.print(Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), *parts), hang=LABEL_WIDTH + 2)
 
     line("tuples", f"{p['tuple_count']:,} live ({human_bytes(p['tuple_len'])}, {p['tuple_percent']}%)  ",
          (f"{p['dead_tuple_count']:,} dead ({human_bytes(p['dead_tuple_len'])}, {p['dead_tuple_percent']}%)",

@@ -138,9 +138,10 @@ class _Lines:
         return getattr(self.stream, name)
 
 
-# where a line may fold: the blanks after a comma, semicolon or colon, and runs of two or more blanks (which
-# part a line's figures); a single blank between words is inside a phrase
-PHRASE_BREAK = re.compile(r"(?<=[,;:]) +| {2,}")
+# where a line may fold: the blanks after a comma, semicolon or colon, runs of two or more blanks (which part a
+# line's figures) and the blank before a parenthesis, outside parentheses first; a single blank between words is
+# inside a phrase
+PHRASE_BREAK = re.compile(r"(?<=[,;:]) +| {2,}| (?=\()")
 WORD_BREAK = re.compile(r" +")
 
 
@@ -197,6 +198,10 @@ def fold(text, width: int, hang: int | None = None) -> list:
         return [text]
     indent = len(plain) - len(plain.lstrip(" "))
     hang = min(indent + 2 if hang is None else hang, width // 2)
+    depth, outside = 0, []  # outside[i]: position i is outside any parenthesis
+    for ch in plain:
+        depth = max(0, depth + (ch == "(") - (ch == ")"))
+        outside.append(depth == 0 or ch == "(")
     lines, start, room = [], 0, width
     while True:
         end = _fitting(plain, start, room)
@@ -204,7 +209,7 @@ def fold(text, width: int, hang: int | None = None) -> list:
             lines.append(text[start:])
             break
         words = start + len(plain[start:]) - len(plain[start:].lstrip(" "))  # past the first line's indentation
-        cut = _last_break(PHRASE_BREAK, plain, words, end)
+        cut = _last_break(PHRASE_BREAK, plain, words, end, outside) or _last_break(PHRASE_BREAK, plain, words, end)
         if cut is not None:  # a phrase that would not fit a line of its own either fills this one first
             following = PHRASE_BREAK.search(plain, cut.end() + 1)
             if cell_len(plain[cut.end():following.start() if following else len(plain)]) > width - hang:
@@ -228,11 +233,13 @@ def _fitting(plain: str, start: int, room: int) -> int:
     return end
 
 
-def _last_break(pattern: re.Pattern, plain: str, first: int, end: int):
-    """The last match of ``pattern`` that starts after ``first`` and at or before ``end``, or None."""
+def _last_break(pattern: re.Pattern, plain: str, first: int, end: int, outside: list[bool] | None = None):
+    """The last match of ``pattern`` that starts after ``first`` and at or before ``end`` (and, given ``outside``,
+    outside parentheses), or None."""
     last = None
     for m in pattern.finditer(plain, first + 1):
         if m.start() > end:
             break
-        last = m
+        if outside is None or outside[m.start()]:
+            last = m
     return last

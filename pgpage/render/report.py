@@ -108,18 +108,27 @@ def fmt_value(v, fmt: str = "int") -> str:
 
 
 # ----------------------------------------------------------------------------------- the relations table
+SHARED = "(shared)"  # the database column of a shared catalog (global/), listed once whatever the databases
+
+
 def relation_rows(scan: dict) -> list[list]:
     """One compact row per relation: [db, name, kind, am, size, blocks, live, dead, dead%, free%, HOT%, vis%,
-    findings, worst severity]. Kept as a JSON array in the page; the table is drawn from it."""
-    rows = []
+    findings, worst severity]. Kept as a JSON array in the page; the table is drawn from it. Every database
+    lists the shared catalogs: each is one row, its database SHARED."""
+    rows, shared = [], set()
     for d in scan["databases"]:
         for r in d["relations"]:
+            if r.get("relisshared"):
+                if r["oid"] in shared:
+                    continue
+                shared.add(r["oid"])
             h = r.get("health") or {}
             heap = r.get("heap") or {}
             pst = heap.get("pgstattuple") or {}
             sev = {f.get("severity") for f in r.get("findings", [])}
             worst = "error" if "error" in sev else "warning" if "warning" in sev else "info" if sev else ""
-            rows.append([d["name"], r["name"], r.get("kind"), r.get("am"), r.get("size_bytes"), r.get("blocks"),
+            rows.append([SHARED if r.get("relisshared") else d["name"], r["name"], r.get("kind"), r.get("am"),
+                         r.get("size_bytes"), r.get("blocks"),
                          h.get("live_tuples"), h.get("dead_tuples"), pst.get("dead_tuple_percent"),
                          h.get("free_percent"), (heap.get("hot") or {}).get("hot_update_percent"),
                          h.get("all_visible_percent"), len(r.get("findings", [])), worst])
