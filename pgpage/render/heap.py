@@ -7,7 +7,7 @@ from pgpage.render.output import console, percent
 from pgpage.render.scan import human_bytes, render_findings_summary
 
 LABEL_WIDTH = 11
-MAP_WIDTH = 80
+MAP_WIDTH = 80  # map cells a row, fewer when the console is narrower than a row and its block label
 # map cell shades, low to high
 SHADES = [("·", "dim"), ("▁", "green"), ("▃", "green"), ("▅", "yellow"), ("▆", "yellow"), ("█", "red")]
 
@@ -235,9 +235,10 @@ def render_map(out, m: dict, metric: str, block_size: int) -> None:
         key.append(ch, style)
         key.append(f" {'0' if i == 0 else f'<={int(100 * i / (len(SHADES) - 1))}%'}  ")
     out.print(key)
-    for start in range(0, len(values), MAP_WIDTH):
+    cells = max(8, min(MAP_WIDTH, out.width - 11))
+    for start in range(0, len(values), cells):
         row = Text(f"{int(start * per_cell):>10} ")
-        for v in values[start:start + MAP_WIDTH]:
+        for v in values[start:start + cells]:
             idx = 0 if v <= 0 else min(len(SHADES) - 1, 1 + int(v * (len(SHADES) - 2) + 0.999))
             ch, style = SHADES[idx]
             row.append(ch, style)
