@@ -146,3 +146,17 @@ def names_a_code(selector: str) -> bool:
 def families() -> list[str]:
     """The codes' first parts (checksum, heap, btree...), for a short hint after a typo."""
     return sorted({c.split(".")[0] for c in CODES})
+
+
+def a_or_an(word: str) -> str:
+    """``word`` after its indefinite article, chosen by sound as messages read aloud: "an index",
+    "an 8-byte item", "an 11-byte item", "an SP-GiST page", "a B-tree", "a unique index"."""
+    digits = len(word) - len(word.lstrip("0123456789"))
+    if digits:
+        n = int(word[:digits])
+        vowel = word.startswith("8") or n in (11, 18) or 11_000 <= n < 12_000 or 18_000 <= n < 19_000
+    elif word[:1].isupper() and not word[1:2].islower():  # an acronym, read letter by letter: "an SP-GiST"
+        vowel = word[0] in "AEFHILMNORSX"
+    else:
+        vowel = word[:1].lower() in "aeiou" and not word.lower().startswith(("uni", "use", "usu", "uti", "uu"))
+    return ("an " if vowel else "a ") + word

@@ -3,12 +3,17 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# Text is laid out at COLUMNS when set (render/output.py). GNU readline, which pytest loads, exports COLUMNS and
+# LINES of its own (80 without a terminal) to the environment at C level, unseen by os.environ but inherited by
+# every command a test runs: the tests read text laid out at the width of a pipe, 100, unless they say otherwise.
+os.environ["COLUMNS"] = "100"
 FIXTURES = REPO / "fixtures"
 # The majors the fixture script produces; a missing one is a failure, not a skip.
 REQUIRED_MAJORS = (10, 11, 12, 13, 14, 15, 16, 17, 18)

@@ -83,10 +83,13 @@ class TupleEvents:
 
 @dataclass
 class HintPrediction:
-    """BEFORE's prediction of the pages a read would dirty for hint bits, against what happened."""
+    """BEFORE's prediction of the pages a read would dirty for hint bits, against what happened. The prediction
+    is judged on the pages nothing but hints, PD_ALL_VISIBLE or freezing changed (pruning or a new tuple rewrites
+    a page whatever its hints): ``predicted`` and the three counts after ``hinted_judged`` are of those pages."""
 
     predicted: int = 0
-    hinted: int = 0                # pages AFTER shows with new hint bits
+    hinted: int = 0                # pages AFTER shows with new hint bits, whatever else changed (PageClasses.hint_bits)
+    hinted_judged: int = 0         # those of them nothing else but hints, PD_ALL_VISIBLE or freezing changed
     predicted_and_hinted: int = 0
     predicted_not_hinted: int = 0
     hinted_not_predicted: int = 0
@@ -204,11 +207,12 @@ def diff_heap_chunk(before_raw: np.ndarray, after_raw: np.ndarray, before: HeapC
         page_classes[:n] = (changed * 1 | soft * 2 | (hint_changed & changed) * 4 | (flag_changed & changed) * 8
                             | frozen_page * 16 | (hard & pruned_page) * 32 | (hard & new_tuple_page) * 64
                             | (hard & deletion_page) * 128)
+    hp.hinted = pc.hint_bits
     if predicted_pages is not None:  # judged on pages nothing else happened to (pruning rewrites a page anyway)
         predicted = predicted_pages[:n] & ~hard
         hinted = soft & hint_changed
         hp.predicted = int(predicted.sum())
-        hp.hinted = int(hinted.sum())
+        hp.hinted_judged = int(hinted.sum())
         hp.predicted_and_hinted = int((predicted & hinted).sum())
         hp.predicted_not_hinted = int((predicted & ~hinted).sum())
         hp.hinted_not_predicted = int((hinted & ~predicted).sum())

@@ -22,6 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from pgpage.analysis.heapstats import HeapStats
+from pgpage.analysis.share import share
 from pgpage.decode.xact import ClogArray
 from pgpage.findings import ERROR, WARNING, Finding
 from pgpage.decode.vector import new_not_zeroed, sorted_unique
@@ -285,7 +286,7 @@ class HeapAnalysis:
             "hot": {
                 "chains": c("hot_roots"), "redirects": s.lp_redirect, "hot_updated_tuples": hot_updates,
                 "heap_only_tuples": s.heap_only, "non_hot_updated_tuples": c("non_hot_updates"),
-                "hot_update_percent": round(100.0 * hot_updates / updates_seen, 1) if updates_seen else None,
+                "hot_update_percent": share(hot_updates, updates_seen, 1),
                 "chain_length_histogram": chain_hist,
                 "longest_chain": {"length": longest[0], "block": longest[1], "root_item": longest[2]}
                 if longest[1] is not None else None,
@@ -322,7 +323,7 @@ class HeapAnalysis:
             "bloat": {
                 "table_len": table_len, "live_bytes": s.tuple_len, "dead_bytes": s.dead_tuple_len,
                 "free_bytes": s.free_space, "line_pointer_bloat_bytes": lp_bloat_bytes,
-                "live_percent": round(100.0 * s.tuple_len / table_len, 2) if table_len else None,
+                "live_percent": share(s.tuple_len, table_len, 2),
                 "vacuum_reclaims_bytes": s.dead_tuple_len + s.lp_dead_len,
                 "vacuum_truncates_pages": self._trailing_run,
                 "size_after_vacuum": (self.nblocks - self._trailing_run) * self.block_size,

@@ -13,7 +13,7 @@ from pgpage.decode.flags import HEAP2_XACT_MASK, LP_NORMAL, LP_REDIRECT, LP_UNUS
 from pgpage.decode.ksy.heap_tuple import HeapTuple
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.pagebase import PageContext, flag_names, format_tid, line_pointers, maxalign
-from pgpage.findings import WARNING
+from pgpage.findings import WARNING, a_or_an
 
 SIZEOF_HEAP_TUPLE_HEADER = 23  # offsetof(HeapTupleHeaderData, t_bits)
 MIN_HEAP_TUPLE_SIZE = 24       # MinHeapTupleSize = MAXALIGN(SizeofHeapTupleHeader), pageinspect's lower bound
@@ -93,7 +93,7 @@ def _decode_tuple_header(data: bytes, lp: dict, ctx: PageContext, find, n: int) 
     bitmap_len = (natts + 7) // 8 if tup.has_nulls else 0
     if tup.t_hoff < SIZEOF_HEAP_TUPLE_HEADER + bitmap_len or tup.t_hoff > len(data) or tup.t_hoff != maxalign(tup.t_hoff):
         find("heap.tuple.bad_hoff", f"t_hoff {tup.t_hoff} does not fit a header with {natts} attributes"
-             f"{' and a null bitmap' if tup.has_nulls else ''} in a {len(data)}-byte item",
+             f"{' and a null bitmap' if tup.has_nulls else ''} in {a_or_an(f'{len(data)}-byte')} item",
              item=n, actual=tup.t_hoff)
     elif tup.has_nulls:
         lp["t_bits"] = null_bitmap_text(tup.t_bits)

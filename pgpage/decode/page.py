@@ -18,7 +18,7 @@ from pgpage.decode.flags import PD_VALID_FLAG_BITS
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.pg_page import PgPage
 from pgpage.decode.pagebase import PageContext, flag_names, maxalign
-from pgpage.findings import Finding, WARNING
+from pgpage.findings import WARNING, Finding, a_or_an
 
 SIZE_OF_PAGE_HEADER = 24
 SIZE_OF_ITEM_ID = 4
@@ -40,7 +40,7 @@ AM_NAMES = {"btree": "B-tree", "hash": "hash", "gist": "GiST", "gin": "GIN", "sp
 def bad_special_size(am: str, blkno: int, special_size: int) -> str:
     """``{am}.page.bad_special_size``'s message, worded as PostgreSQL's page checks."""
     return (f"index contains corrupted page at block {blkno}: its special area is {special_size} bytes,"
-            f" a {AM_NAMES[am]} page's is {AM_SPECIAL_SIZE[am]}")
+            f" {a_or_an(AM_NAMES[am])} page's is {AM_SPECIAL_SIZE[am]}")
 
 
 def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pgpage.analysis.share import share
 from pgpage.findings import ExitCode, PgpageError
 from pgpage.storage.datadir import HEAP_KINDS, DataDirectory, Relation
 from pgpage.storage.target import cluster_target
@@ -291,7 +292,7 @@ def statistics_delta(before: DataDirectory | None, after: DataDirectory | None, 
         return {"exact": False, "why": "the counters went back between the snapshots (statistics reset)"}
     upd = delta["n_tup_upd"]
     return {"exact": True, "source": a["source"], **delta,
-            "hot_ratio": round(delta["n_tup_hot_upd"] / upd, 4) if upd else None}
+            "hot_ratio": share(delta["n_tup_hot_upd"], upd, 4, scale=1)}
 
 
 def _why_not_hot(after: DataDirectory | None, a_rel: Relation, before_next_xid: int | None) -> dict | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.storage.datadir import DataDirectory
 from pgpage.storage.relfile import RelationFork
 
@@ -19,13 +19,13 @@ class HeapPass:
     """`pgpage heap` on one heap: a segment file, or a table of a data directory named with --db/--rel.
     ``blocks`` is what ``document`` reads (for a progress bar)."""
 
-    def __init__(self, target: str, db: str | None, rel: str | None, fork_target=None):
+    def __init__(self, target: str, db: str | None, rel: str | None, resolved=None):
         from pgpage.storage.target import resolve
-        t = fork_target or resolve(target, db, rel, "main", what="table")
+        t = resolved or resolve(target, db, rel, "main", what="table")
         if not t.fork.exists:
             raise PgpageError(f"{t.label}: the main fork has no file", ExitCode.UNREADABLE)
         if t.relation is not None and t.relation.kind not in "rtm":
-            raise PgpageError(f"{t.label} is a {t.relation.kind_name}, not a heap (use `pgpage index` for an index)",
+            raise PgpageError(f"{t.label} is {a_or_an(t.relation.kind_name)}, not a heap (use `pgpage index` for an index)",
                               ExitCode.USAGE)
         self.target = t
         self.fillfactor = t.relation.fillfactor if t.relation is not None else 100

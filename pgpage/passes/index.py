@@ -21,7 +21,7 @@ from pgpage.analysis.btree.keys import page_view
 from pgpage.analysis.btree.pages import BTP_META, BTREE_MAGIC, SIZE_OF_BT_OPAQUE
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
-from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.storage.target import resolve
 
 ROOT_ITEMS_SHOWN = 24  # separator keys of the root page shown in the report
@@ -43,7 +43,7 @@ class IndexPass:
         if not relfork.exists:
             raise PgpageError(f"{t.label}: the index has no file", ExitCode.UNREADABLE)
         if relation is not None and relation.access_method != "btree":
-            raise PgpageError(f"{t.label} is a {relation.kind_name} ({relation.access_method or 'no access method'}),"
+            raise PgpageError(f"{t.label} is {a_or_an(relation.kind_name)} ({relation.access_method or 'no access method'}),"
                               " not a B-tree index", ExitCode.USAGE)
         nblocks = relfork.end_block
         _refuse_if_not_btree(relfork, t.label, relation is not None)

@@ -36,7 +36,7 @@ from pgpage.decode.typeout import ranges
 from pgpage.decode.values import ValueFormatter
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, new_not_zeroed, tuple_has_header
 from pgpage.decode.xact import ST_ABORTED, xmax_states, xmin_states
-from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
 from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.target import resolve
@@ -508,7 +508,7 @@ class TableRows:
     def __init__(self, cluster, relation, options: RowOptions | None = None):
         self.options = options = options or RowOptions()
         if relation.kind not in "rtm":
-            raise PgpageError(f"{relation.qualified_name} is a {relation.kind_name}: rows are read from tables",
+            raise PgpageError(f"{relation.qualified_name} is {a_or_an(relation.kind_name)}: rows are read from tables",
                               ExitCode.USAGE)
         self.cluster, self.relation = cluster, relation
         self.label = f"{relation.database.name}.{relation.qualified_name}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator
 
+from pgpage.analysis.share import share
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.heap import fork_pass, heap_result, new_heap_analysis, statistics_keys
 from pgpage.passes.stats import hot_ratio, relation_statistics, statistics_summary, statistics_warnings
@@ -162,6 +163,7 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
     out = {
         "name": rel.qualified_name, "oid": rel.oid, "kind": rel.kind_name, "relkind": rel.kind,
         "am": rel.access_method, "persistence": rel.persistence, "relfilenode": rel.relfilenode,
+        "relisshared": bool(rel.row["relisshared"]),  # a shared catalog (global/): the same in every database
         "files": [os.path.join(os.path.relpath(f.directory, cluster.path), f.segment_name(segno))
                   for f in forks.values() for segno, _ in f.sizes],
         "fork_bytes": {name: f.size_bytes for name, f in forks.items()},
@@ -190,7 +192,7 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
         counts = vm_counts(forks.get("vm"), main.nblocks)
         visible, frozen = counts if counts else (None, None)
         health["all_visible_pages"], health["all_frozen_pages"] = visible, frozen
-        health["all_visible_percent"] = round(100.0 * visible / main.nblocks, 1) if counts and main.nblocks else None
+        health["all_visible_percent"] = share(visible, main.nblocks, 1) if counts else None
         if stats.undecided_count:
             findings.append(Finding("heap.visibility.undecided", f"{stats.undecided_count} tuples counted live without"
                                     " knowing whether their transaction committed", severity=WARNING,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from pgpage.analysis.share import share
 from pgpage.decode.versions import PGSTAT_SHARED_MEMORY_SINCE
 from pgpage.findings import INFO, WARNING, Finding
 
@@ -138,10 +139,10 @@ def hot_ratio(stats: dict | None, page_hot: int | None = None, page_updated: int
     what the pages show (heap-only versions among the updated ones still on disk): a lower bound."""
     if stats and stats["status"] == "current" and "n_tup_upd" in stats:
         upd, hot = stats["n_tup_upd"], stats["n_tup_hot_upd"]
-        return {"hot": hot, "updated": upd, "ratio": round(hot / upd, 4) if upd else None, "exact": True,
+        return {"hot": hot, "updated": upd, "ratio": share(hot, upd, 4, scale=1), "exact": True,
                 "source": stats["source"]}
     if page_updated is None:
         return None
     return {"hot": page_hot, "updated": page_updated,
-            "ratio": round(page_hot / page_updated, 4) if page_updated else None, "exact": False,
+            "ratio": share(page_hot, page_updated, 4, scale=1), "exact": False,
             "source": PAGES_SOURCE}

@@ -476,9 +476,9 @@ class Verification:
                "forks": {n: f.nblocks for n, f in s.forks.items()}, "findings": count}
 
     def _fork_findings(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
-        for f in fork.findings:       # torn last blocks, gaps, short segments (found by storage)
+        for f in fork.findings:       # torn last blocks, gaps, short segments (storage's: ``relation`` their file)
             yield dataclasses.replace(f, relation=s.label,
-                                      message=f.message if f.relation == s.label else f"{f.relation}: {f.message}")
+                                      message=f.message if f.relation == s.label else f"{f.message} (file {f.relation})")
         yield from self._segment_findings(fork, ctx)
         name = fork.fork
         if name == "main" and s.kind in HEAP_KINDS and s.am in ("heap", None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from pgpage.render.output import console
+from pgpage.render.output import console, percent
 from pgpage.render.scan import human_bytes
 
 SHOWN = 10
@@ -108,7 +108,7 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
     if r.get("why_not_hot") and r["why_not_hot"]["not_hot"]:
         from pgpage.render.heap import why_not_hot_lines
         why_not_hot_lines(lambda label, *parts: out.print(Text.assemble(f"  {label + ':' if label else '':<10}",
-                                                                        *parts)), r["why_not_hot"])
+                                                                        *parts), hang=14), r["why_not_hot"])
 
 
 def _statistics(out, st: dict) -> None:
@@ -121,7 +121,7 @@ def _statistics(out, st: dict) -> None:
     line = Text("  pg_stat: ")
     if upd:
         share = 100 * st["n_tup_hot_upd"] / upd
-        line.append(f"{st['n_tup_hot_upd']:,} of {upd:,} updates HOT ({share:.1f}%)",
+        line.append(f"{st['n_tup_hot_upd']:,} of {upd:,} updates HOT ({percent(share, 1)}%)",
                     "bold green" if share >= 90 else "bold yellow")
         line.append(", ")
     line.append(f"{st['n_tup_ins']:,} inserted, {st['n_tup_del']:,} deleted (exact: the server's counters)")
@@ -198,9 +198,12 @@ def _heap_pages(out, pages: dict) -> None:
     if parts:
         line.append(": " + ", ".join(parts))
     out.print(line)
-    if hp["hinted"] or hp["predicted"]:
+    if hp["hinted_judged"] or hp["predicted"]:  # the prediction is judged on pages nothing else rewrote
         match = "matches" if hp["predicted_not_hinted"] == 0 and hp["hinted_not_predicted"] == 0 else "differs from"
-        out.print(Text(f"  hint bits set on {hp['hinted']:,} pages; {match} the prediction made on BEFORE"
+        other = hp["hinted"] - hp["hinted_judged"]
+        out.print(Text(f"  hint bits set on {hp['hinted']:,} pages"
+                       + (f" ({other:,} changed otherwise too, not judged)" if other else "")
+                       + f"; {match} the prediction made on BEFORE"
                        f" ({hp['predicted']:,} pages; {hp['predicted_and_hinted']:,} both)",
                        "green" if match == "matches" else "yellow"))
     pruned_since = t["pruned_roots_written"] + t["pruned_heap_only_written"]

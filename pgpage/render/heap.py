@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from pgpage.render.output import console
+from pgpage.render.output import console, percent
 from pgpage.render.scan import human_bytes, render_findings_summary
 
 LABEL_WIDTH = 11
-MAP_WIDTH = 80
+MAP_WIDTH = 80  # map cells a row, fewer when the console is narrower than a row and its block label
 # map cell shades, low to high
 SHADES = [("·", "dim"), ("▁", "green"), ("▃", "green"), ("▅", "yellow"), ("▆", "yellow"), ("█", "red")]
 
 
 def _pct(part, whole) -> str:
-    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+    return f"{percent(100.0 * part / whole, 1)}%" if whole else "-"
 
 
 def render_heap_database(doc: dict) -> None:
@@ -37,7 +37,7 @@ def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -
                             f"  PostgreSQL {doc['major'] or '?'}", f"  fillfactor {doc['fillfactor']}"))
 
     def line(label: str, *parts) -> None:
-        out.print(Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), *parts))
+        out.print(Text.assemble((f"{label:<{LABEL_WIDTH}}", "bold"), *parts), hang=LABEL_WIDTH + 2)
 
     line("tuples", f"{p['tuple_count']:,} live ({human_bytes(p['tuple_len'])}, {p['tuple_percent']}%)  ",
          (f"{p['dead_tuple_count']:,} dead ({human_bytes(p['dead_tuple_len'])}, {p['dead_tuple_percent']}%)",
@@ -64,10 +64,7 @@ def render_heap(doc: dict, map_metric: str | None = None, brief: bool = False) -
     _bloat(line, doc["bloat"], doc["blocks"], doc["block_size"])
     if doc["findings"]:
         out.print()
-        render_findings_summary(out, doc["findings"])
-        hidden = {k: v for k, v in doc["finding_counts"].items() if v > 50}
-        for code, n in hidden.items():
-            out.print(Text(f"  {code}: {n:,} in all (50 listed)", "dim"))
+        render_findings_summary(out, doc["findings"], counts=doc["finding_counts"])
     if map_metric:
         out.print()
         render_map(out, doc["map"], map_metric, doc["block_size"])
@@ -136,8 +133,8 @@ def hot_ratio_text(r: dict | None) -> str:
     if not r or r["ratio"] is None:
         return ""
     if r["exact"]:
-        return f"{100 * r['ratio']:.1f}% HOT ({r['hot']:,} of {r['updated']:,} updates), exact: {r['source']}"
-    return (f">= {100 * r['ratio']:.1f}% HOT ({r['hot']:,} of the {r['updated']:,} updated versions on disk),"
+        return f"{percent(100 * r['ratio'], 1)}% HOT ({r['hot']:,} of {r['updated']:,} updates), exact: {r['source']}"
+    return (f">= {percent(100 * r['ratio'], 1)}% HOT ({r['hot']:,} of the {r['updated']:,} updated versions on disk),"
             " a lower bound from the pages")
 
 
@@ -241,9 +238,10 @@ def render_map(out, m: dict, metric: str, block_size: int) -> None:
         key.append(ch, style)
         key.append(f" {'0' if i == 0 else f'<={int(100 * i / (len(SHADES) - 1))}%'}  ")
     out.print(key)
-    for start in range(0, len(values), MAP_WIDTH):
+    cells = max(8, min(MAP_WIDTH, out.width - 11))
+    for start in range(0, len(values), cells):
         row = Text(f"{int(start * per_cell):>10} ")
-        for v in values[start:start + MAP_WIDTH]:
+        for v in values[start:start + cells]:
             idx = 0 if v <= 0 else min(len(SHADES) - 1, 1 + int(v * (len(SHADES) - 2) + 0.999))
             ch, style = SHADES[idx]
             row.append(ch, style)

@@ -154,7 +154,7 @@ def _pages(out, doc: dict) -> None:
     t = Text.assemble(("pages", "bold"), "  ")
     t.append("; ".join(parts) if parts else "no half-dead, deleted, incompletely split or all-zero page",
              "" if parts else "dim")
-    out.print(t, overflow="fold")
+    out.print(t)
 
 
 def _pivots(out, doc: dict) -> None:
@@ -194,7 +194,7 @@ def _heap(out, doc: dict) -> None:
     if h is None:
         t.append(f"not done ({why['message']})" if why is not None  # a table missing or unreadable
                  else "not done (the table's file is only known with a data directory, --db and --rel)", "dim")
-        out.print(t, overflow="fold")
+        out.print(t)
         return
     t.append(f"{h['tids_checked']:,} heap TIDs against {h['table']} ({_plural(h['heap_blocks'], 'block')}): ")
     first = True
@@ -204,7 +204,7 @@ def _heap(out, doc: dict) -> None:
         if h[key] or key == "normal":
             t.append(("" if first else ", ") + f"{key.replace('_', ' ')} {h[key]:,}", style if h[key] else "dim")
             first = False
-    out.print(t, overflow="fold")
+    out.print(t)
     fd = h.get("from_dead_items") or {}
     if fd:
         out.print(Text("  of the TIDs behind LP_DEAD index items: "
@@ -320,4 +320,4 @@ def _findings(out, doc: dict) -> None:
     errors = sum(1 for f in fs if f.get("severity", "error") == "error")
     out.print(Text(f"findings: {errors} errors, {len(fs) - errors} warnings/notes", "bold red" if errors else "yellow"))
     for f in fs:
-        out.print(Text("  ") + finding_text(f), overflow="fold")
+        out.print(Text("  ") + finding_text(f))

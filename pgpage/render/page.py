@@ -39,7 +39,7 @@ def render_pages(doc: dict, pages, heap_written=lambda: False) -> None:
                             ("  block size ", "dim"), str(doc["block_size"]),
                             ("  major ", "dim"), str(doc["major"] or "unknown")))
     for f in doc["findings"]:
-        out.print(finding_text(f), overflow="fold")
+        out.print(finding_text(f))
     heap = False
     for page in pages:
         if isinstance(page, bytes):
@@ -259,7 +259,7 @@ def _fsm(out, fsm: dict) -> None:
 def _line_pointers(out, items: list[dict]) -> None:
     if items:
         cells = [f"{i['lp']}:{LP_SHORT[i['lp_flags']]}@{i['lp_off']}+{i['lp_len']}" for i in items]
-        out.print(Text("  items  " + "  ".join(cells), "dim", overflow="fold"))
+        out.print(Text("  items  " + "  ".join(cells), "dim"))
 
 
 HEX_STYLE = {"page_header": "cyan", "line_pointer": "yellow", "tuple_header": "magenta", "null_bitmap": "bright_red",

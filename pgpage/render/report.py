@@ -19,6 +19,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from pgpage.render.diff import change_effect
+from pgpage.render.output import percent
 from pgpage.render.scan import human_bytes
 
 MAP_COLUMNS = 40          # heat map cells per row; a heap's map has at most 800 bins (20 rows)
@@ -96,7 +97,7 @@ def fmt_value(v, fmt: str = "int") -> str:
     if fmt == "bytes":
         return human_bytes(v)
     if fmt == "pct":
-        return f"{v:.1f}%" if isinstance(v, (int, float)) else str(v)
+        return f"{percent(v, 1)}%" if isinstance(v, (int, float)) else str(v)
     if isinstance(v, bool):
         return "on" if v else "off"
     if isinstance(v, int):
@@ -107,18 +108,27 @@ def fmt_value(v, fmt: str = "int") -> str:
 
 
 # ----------------------------------------------------------------------------------- the relations table
+SHARED = "(shared)"  # the database column of a shared catalog (global/), listed once whatever the databases
+
+
 def relation_rows(scan: dict) -> list[list]:
     """One compact row per relation: [db, name, kind, am, size, blocks, live, dead, dead%, free%, HOT%, vis%,
-    findings, worst severity]. Kept as a JSON array in the page; the table is drawn from it."""
-    rows = []
+    findings, worst severity]. Kept as a JSON array in the page; the table is drawn from it. Every database
+    lists the shared catalogs: each is one row, its database SHARED."""
+    rows, shared = [], set()
     for d in scan["databases"]:
         for r in d["relations"]:
+            if r.get("relisshared"):
+                if r["oid"] in shared:
+                    continue
+                shared.add(r["oid"])
             h = r.get("health") or {}
             heap = r.get("heap") or {}
             pst = heap.get("pgstattuple") or {}
             sev = {f.get("severity") for f in r.get("findings", [])}
             worst = "error" if "error" in sev else "warning" if "warning" in sev else "info" if sev else ""
-            rows.append([d["name"], r["name"], r.get("kind"), r.get("am"), r.get("size_bytes"), r.get("blocks"),
+            rows.append([SHARED if r.get("relisshared") else d["name"], r["name"], r.get("kind"), r.get("am"),
+                         r.get("size_bytes"), r.get("blocks"),
                          h.get("live_tuples"), h.get("dead_tuples"), pst.get("dead_tuple_percent"),
                          h.get("free_percent"), (heap.get("hot") or {}).get("hot_update_percent"),
                          h.get("all_visible_percent"), len(r.get("findings", [])), worst])
@@ -155,13 +165,13 @@ def heat_maps(doc: dict) -> list[dict]:
     last = [max(first[i], int((i + 1) * per) - 1) for i in range(n)]
 
     def share(num, den):
-        return [None if den[i] <= 0 else round(100 * num[i] / den[i], 1) for i in range(n)]
+        return [None if den[i] <= 0 else float(percent(100 * num[i] / den[i], 1)) for i in range(n)]
 
     pages = m["pages"]
     cap = [p * usable for p in pages]
     metrics = [
         ("dead", "dead tuples: share of tuple bytes that are dead", share(m["dead"], m["used"]), "Reds"),
-        ("fill", "fill: share of the page's space in use", [None if c <= 0 else round(100 - 100 * f / c, 1)
+        ("fill", "fill: share of the page's space in use", [None if c <= 0 else float(percent(100 - 100 * f / c, 1))
                                                             for f, c in zip(m["free"], cap)], "Blues"),
         ("hints", "hint bits: share of pages the next read dirties", share(m["hint_pages"], pages), "Oranges"),
     ]

@@ -6,7 +6,7 @@ from collections import Counter
 from rich.table import Table
 from rich.text import Text
 
-from pgpage.render.output import console
+from pgpage.render.output import console, percent
 from pgpage.render.page import SEVERITY_STYLE
 
 KIND_SHORT = {"table": "table", "index": "index", "toast table": "toast", "materialized view": "matview",
@@ -118,8 +118,7 @@ def _relations_table(rels: list[dict]) -> Table:
         t.add_row(r["name"], KIND_SHORT.get(r["kind"], r["kind"]), r["am"] or "",
                   human_bytes(r["size_bytes"]), _num(r["blocks"]), _num(h.get("live_tuples")),
                   Text(_num(dead), "yellow" if dead else ""),
-                  "" if h.get("free_percent") is None else f"{h['free_percent']:.0f}",
-                  "" if h.get("all_visible_percent") is None else f"{h['all_visible_percent']:.0f}",
+                  percent(h.get("free_percent")), percent(h.get("all_visible_percent")),
                   Text("-" if bad is None else str(bad), "bold red" if bad else "dim"))
     return t
 
@@ -135,7 +134,7 @@ def _statistics_table(rels: list[dict]) -> Table:
     for r in rels:
         s, ratio = r["statistics"], r.get("hot_ratio") or {}
         t.add_row(r["name"], _num(s["n_tup_ins"]), _num(s["n_tup_upd"]),
-                  "" if not ratio.get("exact") or ratio["ratio"] is None else f"{100 * ratio['ratio']:.0f}",
+                  "" if not ratio.get("exact") or ratio["ratio"] is None else percent(100 * ratio["ratio"]),
                   _num(s["n_tup_del"]), _num(s["n_live_tup"]), _num(s["n_dead_tup"]))
     return t
 
@@ -196,24 +195,29 @@ def _deep_table(rels: list[dict]) -> Table:
         frozen = h["visibility"]["vm_all_frozen_pages"]
         ratio = r.get("hot_ratio") or {}
         t.add_row(r["name"], "" if ratio.get("ratio") is None else
-                  f"{'' if ratio['exact'] else '≥'}{100 * ratio['ratio']:.0f}",
+                  ("" if ratio["exact"] else "≥") + percent(100 * ratio["ratio"]),
                   _num(hot["chains"]), _num(h["hint_bits"]["pages_next_read_will_dirty"]),
-                  "" if frozen is None else f"{100 * frozen / blocks:.0f}",
+                  "" if frozen is None else percent(100 * frozen / blocks),
                   _num(frz["oldest_unfrozen_age"]), human_bytes(bloat["vacuum_reclaims_bytes"]),
                   human_bytes(bloat["rewrite_only_bytes"]))
     return t
 
 
-def render_findings_summary(out, findings: list[dict], examples: int = 3) -> None:
-    """Findings grouped by code, most severe first, a few examples each."""
+def render_findings_summary(out, findings: list[dict], examples: int = 3, counts: dict[str, int] | None = None) -> None:
+    """Findings grouped by code, most severe first, a few examples each and how many more. ``counts``: a code's
+    number of findings when ``findings`` lists only some of them."""
     by_code = Counter(f["code"] for f in findings)
+    for code, n in (counts or {}).items():
+        if code in by_code:     # a code none of ``findings`` has is not one to show
+            by_code[code] = max(by_code[code], n)
     severity = {f["code"]: f.get("severity", "error") for f in findings}
     order = {"error": 0, "warning": 1, "info": 2}
-    out.print(Text(f"findings: {len(findings)}", "bold"))
+    out.print(Text(f"findings: {sum(by_code.values()):,}", "bold"))
     for code, n in sorted(by_code.items(), key=lambda kv: (order.get(severity[kv[0]], 3), -kv[1], kv[0])):
         sev = severity[code]
-        out.print(Text.assemble((f"  {sev:<7} ", SEVERITY_STYLE.get(sev, "")), (code, "bold"), f"  x{n}"))
+        out.print(Text.assemble((f"  {sev:<7} ", SEVERITY_STYLE.get(sev, "")), (code, "bold"), f"  x{n:,}"))
         for f in [f for f in findings if f["code"] == code][:examples]:
             where = " ".join(f"{k} {f[k]}" for k in ("relation", "block", "item") if f.get(k) is not None)
-            out.print(Text(f"      {where + ': ' if where else ''}{f['message']}", "dim"), overflow="ellipsis",
-                      no_wrap=True)
+            out.print(Text(f"      {where + ': ' if where else ''}{f['message']}", "dim"), hang=8)
+        if n > examples:
+            out.print(Text(f"      ... and {n - examples:,} more", "dim"))

@@ -121,7 +121,7 @@ class TextSink(_Sink):
             return
         self._tally(rec)
         if self.verbose:
-            self.out.print(finding_line(rec), overflow="fold")
+            self.out.print(finding_line(rec))
 
 
     def finish(self, rec: dict) -> None:
@@ -146,8 +146,9 @@ class TextSink(_Sink):
                                         (f"{sev:<7} ", SEVERITY_STYLE.get(sev, "")), (code, "bold"), f"  x{n:,}"))
                 if not self.verbose:
                     for ex in self.examples[code]:
-                        out.print(Text(f"         {where(ex)}: {ex['message']}", "dim"), overflow="ellipsis",
-                                  no_wrap=True)
+                        out.print(Text(f"         {where(ex)}: {ex['message']}", "dim"), hang=11)
+                    if n > len(self.examples[code]):
+                        out.print(Text(f"         ... and {n - len(self.examples[code]):,} more", "dim"))
         result = Text("result: ", "bold")
         if rec["exit_status"]:
             result.append(f"FAILED ({self.failing:,} failing finding{'s' if self.failing != 1 else ''})", "bold red")

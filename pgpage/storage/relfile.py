@@ -201,7 +201,7 @@ class RelationFork:
         for i, (segno, size) in enumerate(found):
             if size > full:  # not a segment PostgreSQL wrote: refused unread, and what follows it with it
                 self.findings.append(Finding(
-                    "segment.oversized", f"{self.segment_name(segno)} is {size} bytes, more than a segment's {full}"
+                    "segment.oversized", f"segment {segno} is {size} bytes, more than a segment's {full}"
                     f" ({self.relseg_size} blocks of {self.block_size} bytes): not read, nor any segment after it",
                     relation=self.name, fork=self.fork, block=segno * self.relseg_size, expected=full, actual=size))
                 self.oversized = segno
@@ -209,13 +209,13 @@ class RelationFork:
             if size % self.block_size:
                 self.findings.append(Finding(
                     "segment.partial_block",
-                    f"{self.segment_name(segno)} is {size} bytes, not a whole number of {self.block_size}-byte blocks;"
+                    f"segment {segno} is {size} bytes, not a whole number of {self.block_size}-byte blocks;"
                     f" the last {size % self.block_size} bytes are a torn block",
                     relation=self.name, fork=self.fork,
                     block=segno * self.relseg_size + size // self.block_size))
             if self.only_segno is None and i < len(found) - 1 and size != full:
                 self.findings.append(Finding(
-                    "segment.short", f"{self.segment_name(segno)} is {size} bytes but is followed by another segment;"
+                    "segment.short", f"segment {segno} is {size} bytes but is followed by another segment;"
                     f" every segment but the last holds {full} bytes",
                     relation=self.name, fork=self.fork, severity=WARNING))
         return found
@@ -320,7 +320,6 @@ class RelationFork:
         if self.only_segno is None and segments and segments[-1][1] == self.relseg_size * self.block_size:
             segments.append((segments[-1][0] + 1, 0))  # a full last segment may have been followed
         for segno, size in segments:
-            name = self.segment_name(segno)
             try:
                 now = os.stat(self.segment_file(segno)).st_size
             except OSError:
@@ -328,14 +327,14 @@ class RelationFork:
             first = segno * self.relseg_size
             if now < size:
                 out.append(Finding(
-                    "segment.shrank", f"{name} shrank from {size} to {now} bytes while it was read (a server"
+                    "segment.shrank", f"segment {segno} shrank from {size} to {now} bytes while it was read (a server"
                     f" truncating the relation): blocks {first + now // self.block_size}.."
                     f"{first + size // self.block_size - 1} may be missing from the figures",
                     severity=WARNING, relation=self.name, fork=self.fork, block=first + now // self.block_size,
                     expected=size, actual=now))
             elif now > size:
                 out.append(Finding(
-                    "segment.grew", f"{name} grew from {size} to {now} bytes while it was read (a server"
+                    "segment.grew", f"segment {segno} grew from {size} to {now} bytes while it was read (a server"
                     f" extending the relation): blocks from {first + size // self.block_size} on are not in the"
                     " figures", severity=INFO, relation=self.name, fork=self.fork,
                     block=first + size // self.block_size, expected=size, actual=now))

@@ -76,8 +76,8 @@ def check_figures(visit: browser.PageVisit, docs: dict[str, dict]) -> int:
 
 def check_table(visit: browser.PageVisit, scan: dict) -> None:
     """The relations table as drawn: one row per relation of `pgpage scan --deep --json`, its cells equal."""
-    from pgpage.render.report import RELATION_COLUMNS
-    rels = {(d["name"], r["name"]): r for d in scan["databases"] for r in d["relations"]}
+    from pgpage.render.report import RELATION_COLUMNS, SHARED
+    rels = {(SHARED if r["relisshared"] else d["name"], r["name"]): r for d in scan["databases"] for r in d["relations"]}
     assert len(visit.table_rows) == min(len(rels), 500)
     for row in visit.table_rows:
         r = rels[(row["db"], row["rel"])]

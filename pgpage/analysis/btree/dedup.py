@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from pgpage.analysis.btree.pages import BT_OFFSET_MASK
+from pgpage.analysis.share import share
 from pgpage.decode.pagebase import maxalign
 from pgpage.decode.versions import POSTING_LISTS_SINCE
 
@@ -66,7 +67,7 @@ def dedup_summary(scan, stats: dict) -> dict:
         "unique_index": scan.info.unique,
         "posting_tuples": scan.posting_tuples, "posting_tids": scan.posting_tid_count,
         "plain_tuples": scan.plain_tuples, "tids": tids,
-        "posting_tid_share": round(100.0 * scan.posting_tid_count / tids, 2) if tids else None,
+        "posting_tid_share": share(scan.posting_tid_count, tids, 2),
         "tids_per_posting_list": per,
         "posting_tuple_bytes": scan.posting_bytes, "bytes_without_posting_lists": scan.posting_plain_bytes,
         "bytes_saved": saved,

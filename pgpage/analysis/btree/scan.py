@@ -33,7 +33,7 @@ from pgpage.decode.pagebase import PageContext, format_tid
 from pgpage.decode.vector import PageHeaders, decode_headers, sorted_unique
 from pgpage.decode.versions import PGSTATINDEX_EXACT_FREE_SPACE_SINCE, POSTING_LISTS_SINCE
 from pgpage.decode.xact import xid_precedes
-from pgpage.findings import WARNING
+from pgpage.findings import WARNING, a_or_an
 
 # pages analysed together, at most (findings come code by code per sub-chunk): item buffers of some 20 MB at 8 KiB,
 # for verify's 16 MiB chunks (analysis.verify.btree.CHUNK_BYTES)
@@ -277,7 +277,7 @@ class BtreeScan:
     def _bad_page(self, blkno: int, hdr, i: int) -> None:
         pv, special = int(hdr.pagesize_version[i]), int(hdr.special[i])
         if (pv & 0xFF00) != self.bs or (pv & 0xFF) != 4:
-            why = f"pd_pagesize_version 0x{pv:04X} is not a {self.bs}-byte version-4 page"
+            why = f"pd_pagesize_version 0x{pv:04X} is not {a_or_an(f'{self.bs}-byte')} version-4 page"
         elif special != self.bs - SIZE_OF_BT_OPAQUE:
             why = f"pd_special {special}: the special space is not the 16-byte BTPageOpaqueData"
         else:

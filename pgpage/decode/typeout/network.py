@@ -22,6 +22,8 @@ the same ISC code in every major 10-18), ``utils/adt/mac.c`` and ``utils/adt/mac
 """
 from __future__ import annotations
 
+from pgpage.findings import a_or_an
+
 PGSQL_AF_INET = 2
 PGSQL_AF_INET6 = 3
 _ADDR_SIZE = {PGSQL_AF_INET: 4, PGSQL_AF_INET6: 16}
@@ -112,7 +114,7 @@ def cidr_out(payload: bytes, major=None) -> str:
 
 def _mac_out(payload: bytes, size: int) -> str:
     if len(payload) != size:
-        raise ValueError(f"a {size}-byte MAC address given {len(payload)} bytes")
+        raise ValueError(f"{a_or_an(f'{size}-byte')} MAC address given {len(payload)} bytes")
     return ":".join("%02x" % b for b in payload)
 
 
