@@ -53,7 +53,7 @@ def summary(results: list[dict], done: int, seconds: float) -> str:
     lines.append(f"failures: {len(failures)}")
     by_sig: dict[str, list[dict]] = defaultdict(list)
     for r in failures:
-        last = [ln for ln in r["detail"].strip().splitlines() if ln.strip()][-1:] or [""]
+        last = [ln for ln in (r["detail"] if r["failure"] else "").strip().splitlines() if ln.strip()][-1:] or [""]
         by_sig[f"{r['failure']} | {r['command'].split()[0]} | {last[0][:160]}"].append(r)
     for sig, rs in sorted(by_sig.items(), key=lambda kv: -len(kv[1])):
         lines.append(f"  {len(rs):>5} x {sig}")

@@ -733,7 +733,7 @@ class Workspace:
                 "target": case.target.kind, "checksum_fixed": case.checksum_fixed, "status": r["status"],
                 "failure": failure, "seconds": seconds, "reproducer": case.reproducer(),
                 "argv": " ".join(argv),
-                "detail": (r["escaped"] or r["stderr"])[-1500:] if failure else "",
+                "detail": (r["escaped"] or r["stderr"])[-1500:] if failure else r["stderr"][-300:],
                 "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
     def close(self) -> None:
@@ -832,5 +832,4 @@ if __name__ == "__main__":        # one case, in this process, whole traceback
     print(res["reproducer"])
     print(res["argv"])
     print("outcome:", outcome(res), f"{res['seconds']:.2f} s")
-    if res["detail"]:
-        print(res["detail"])
+    print(res["detail"])

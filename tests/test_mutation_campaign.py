@@ -9,9 +9,14 @@ reproduces it (``python tests/mutation.py SEED INDEX``). The large run is bench/
 from __future__ import annotations
 
 import os
+import shutil
 from collections import Counter
+from pathlib import Path
 
-from mutation import KINDS, Runner, command_names, outcome
+import pytest
+
+from conftest import MAJORS, catalog_oracle, data_dir
+from mutation import KINDS, Runner, command_names, invoke, outcome
 
 SEED = int(os.environ.get("PGPAGE_MUTATION_SEED", 20261128))
 CASES = int(os.environ.get("PGPAGE_MUTATION_CASES", 260))
@@ -36,3 +41,56 @@ def test_mutated_real_files_through_every_command():
     failures = [f"{r['failure']}: {r['reproducer']}\n    pgpage {r['argv']}\n    {r['detail'][-400:]}"
                 for r in results if r["failure"]]
     assert not failures, f"{len(failures)} of {len(results)} cases failed:\n" + "\n".join(failures)
+
+
+# ------------------------------------------------------------------ regressions: cases the campaign found
+def _damaged_copy(tmp_path, major: int, path: str, mutate) -> Path:
+    """A copy of fixture ``major``'s data directory with ``path`` (one of its files) changed by ``mutate``."""
+    d = tmp_path / "data"
+    shutil.copytree(data_dir(major), d)
+    f = d / path
+    f.chmod(0o644)
+    f.write_bytes(mutate(bytearray(f.read_bytes())))
+    return d
+
+
+def _catalog_file(major: int, relname: str) -> str:
+    return next(r["filepath"] for r in catalog_oracle(major)["relations"] if r["relname"] == relname)
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_diff_of_two_files_of_a_relation_in_text(tmp_path, major):
+    """`diff BEFORE_FILE AFTER_FILE` printed its header and then 'internal error: KeyError: 'before''
+    (python tests/mutation.py 7 154: one line pointer's flags changed on btree_wide's block 1)."""
+    path = _catalog_file(major, "btree_wide")
+
+    def mutate(data):
+        data[8192 + 100] ^= 0xFF
+        return data
+    d = _damaged_copy(tmp_path, major, path, mutate)
+    r = invoke(["diff", str(data_dir(major) / path), str(d / path)])
+    assert r["escaped"] is None and "internal error" not in r["stderr"], r["stderr"]
+    assert r["status"] == 1
+    blocks = (d / path).stat().st_size // 8192
+    text = " ".join(r["stdout"].decode().split())
+    assert f"(table) {blocks} → {blocks} pages (0)" in text and "pages: 1 changed" in text
+    same = invoke(["diff", str(data_dir(major) / path), str(data_dir(major) / path)])
+    assert same["status"] == 0 and "no differences" in same["stdout"].decode()
+
+
+@pytest.mark.parametrize("catalog,command", [("pg_database", ["heap", "--db", "pgpage", "--rel", "heap_hot"]),
+                                             ("pg_class", ["rows", "--db", "pgpage", "--rel", "heap_hot"])])
+def test_a_name_in_a_damaged_catalog_is_unreadable_input_not_usage(tmp_path, catalog, command):
+    """A database or relation named right, in a cluster whose pg_database or pg_class lost the page that names
+    it, was 'no database'/'no relation' with exit 2 (usage) (python tests/mutation.py 1 237, 1 474): it is
+    exit 3 (the input is what is wrong) and the line says which catalog is damaged. A name that is not there
+    in an undamaged cluster stays a usage error."""
+    major = MAJORS[-1]
+    d = _damaged_copy(tmp_path, major, _catalog_file(major, catalog), lambda data: bytearray(len(data)))
+    r = invoke([command[0], str(d), *command[1:]])
+    assert r["escaped"] is None and r["status"] == 3, (r["status"], r["stderr"])
+    assert ("the catalogs that name them are damaged" in r["stderr"]
+            or "pg_database names none of them (no readable row)" in r["stderr"])
+    assert len(r["stderr"].strip().splitlines()) == 1
+    clean = invoke([command[0], str(data_dir(major)), *command[1:-1], "no_such_name"])
+    assert clean["status"] == 2 and "damaged" not in clean["stderr"]

@@ -485,6 +485,8 @@ def compare_files(before_path: str, after_path: str) -> dict:
     else:
         pages.update(compare_index_pages(b.fork, a.fork))
         changed = pages["changed"]
-    rel = {"name": a.label, "kind": "table" if kind == "heap" else "index", "status": "in place", "pages": pages,
+    rel = {"name": a.label, "kind": "table" if kind == "heap" else "index", "status": "in place",
+           "before": {"blocks": nb, "size_bytes": b.fork.size_bytes},
+           "after": {"blocks": na, "size_bytes": a.fork.size_bytes}, "pages": pages,
            "changed": bool(changed or pages["added"] or pages["removed"])}
     return {"before": {"path": before_path}, "after": {"path": after_path}, "relations": [rel]}

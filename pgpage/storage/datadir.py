@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork, Unreadable,
                                     directory_listing, parse_segment_name, segment_files)
 
@@ -374,8 +374,25 @@ class DataDirectory:
         for d in dbs:
             if d.name == name or str(d.oid) == name:
                 return d
-        raise PgpageError(f"no database {name!r} in {self.path} (there are: "
-                          f"{', '.join(str(d.name or d.oid) for d in dbs)})", ExitCode.USAGE)
+        there = f"no database {name!r} in {self.path} (there are: {', '.join(str(d.name or d.oid) for d in dbs)})"
+        if any(d.name is None for d in dbs):    # pg_database gave no row: the directories' OIDs are all we know
+            raise PgpageError(f"{there}: pg_database names none of them (no readable row); give the database's"
+                              f" OID{_damage_note(self.findings)}", ExitCode.UNREADABLE)
+        raise PgpageError(there + _damage_note(self.findings), _not_found_status(self.findings))
+
+
+def _not_found_status(findings: list[Finding]) -> ExitCode:
+    """A name not found is a usage error, unless the catalogs that hold the names could not be read whole: then
+    it may be in what was lost, and the input is what is wrong."""
+    return ExitCode.UNREADABLE if any(f.severity == ERROR for f in findings) else ExitCode.USAGE
+
+
+def _damage_note(findings: list[Finding]) -> str:
+    errors = [f for f in findings if f.severity == ERROR]
+    if not errors:
+        return ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"; the catalogs that name them are damaged: {errors[0].code}: {errors[0].message}{more}"
 
 
 @dataclass
@@ -509,7 +526,8 @@ class Database:
         if len(hits) == 1:
             return hits[0]
         if not hits:
-            raise PgpageError(f"no relation {name!r} in database {self.name}", ExitCode.USAGE)
+            raise PgpageError(f"no relation {name!r} in database {self.name}{_damage_note(self.findings)}",
+                              _not_found_status(self.findings))
         raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
                           f"{', '.join(str(r.qualified_name) for r in hits)}", ExitCode.USAGE)
 
