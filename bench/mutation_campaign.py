@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
@@ -76,6 +77,10 @@ def main() -> int:
     start = max((r["index"] for r in results), default=-1) + 1
     print(f"seed {args.seed}, cases {start}..{args.cases - 1}, log {log}", file=sys.stderr)
     runner = Runner(case_seconds=args.case_seconds, rss_limit_mb=args.rss_limit_mb)
+
+    def stop(signum, frame):                  # a background job ignores SIGINT: SIGTERM stops it the same way
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
     began = time.monotonic()
     done = 0
     try:

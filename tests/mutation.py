@@ -132,8 +132,9 @@ def targets(major: int) -> tuple[Target, ...]:
         for suffix, fork_kind in (("", kind), ("_vm", "vm"), ("_fsm", "fsm")):
             f = data / (r["filepath"] + suffix)
             if f.is_file() and f.stat().st_size > 0:
+                index = index_of(oid)
                 out.append(Target(major, fork_kind, r["filepath"] + suffix, qual[oid], r["amname"] if not suffix else None,
-                                  user_table(oid), index_of(oid), blocks_of(index_of(oid))))
+                                  user_table(oid), index, blocks_of(index)))
     any_btree = qual[btrees[0]]
     for path, kind in (("global/pg_control", "pg_control"), ("global/pg_filenode.map", "filenode_map"),
                        (f"base/{cat['database_oid']}/pg_filenode.map", "filenode_map")):

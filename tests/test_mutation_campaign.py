@@ -34,13 +34,13 @@ def test_mutated_real_files_through_every_command():
         runner.close()
     outcomes = Counter(outcome(r) for r in results)
     print(f"\nmutation campaign: {len(results)} cases, seed {SEED}: {dict(outcomes)}")
+    failures = [f"{r['failure']}: {r['reproducer']}\n    pgpage {r['argv']}\n    {r['detail'][-400:]}"
+                for r in results if r["failure"]]
+    assert not failures, f"{len(failures)} of {len(results)} cases failed:\n" + "\n".join(failures)
     # every command and every kind of damage had its turn, and the damage was seen (not every case clean)
     assert {r["command"] for r in results} == set(command_names())
     assert {r["kind"] for r in results} == set(KINDS)
     assert outcomes["exit 1"] + outcomes["exit 3"] > len(results) // 10
-    failures = [f"{r['failure']}: {r['reproducer']}\n    pgpage {r['argv']}\n    {r['detail'][-400:]}"
-                for r in results if r["failure"]]
-    assert not failures, f"{len(failures)} of {len(results)} cases failed:\n" + "\n".join(failures)
 
 
 # ------------------------------------------------------------------ regressions: cases the campaign found
