@@ -622,6 +622,12 @@ class Case:
                 f"{' (checksum recomputed)' if self.checksum_fixed else ''}; pgpage {self.command}")
 
 
+CLUSTER_FILES = {"catalog", "pg_control", "filenode_map", "pg_xact"}
+# the files each command reads (besides the cluster's): a case damages one of them when its kind of damage applies
+READS = {"heap": {"heap", "toast", "vm", "fsm"}, "rows": {"heap", "toast", "toast_index"},
+         "index": {"btree", "toast_index", "heap", "toast"}}
+
+
 def plan(seed: int, index: int, commands: list[str]) -> tuple[Case, random.Random]:
     """Case ``index`` of campaign ``seed``: its command, mutation kind, major and file (not yet applied)."""
     kinds = list(KINDS)
@@ -630,7 +636,10 @@ def plan(seed: int, index: int, commands: list[str]) -> tuple[Case, random.Rando
     rng = random.Random(f"{seed}:{index}")
     applies = KINDS[kind][1]
     major = rng.choice(MAJORS)
-    target = rng.choice([t for t in targets(major) if applies is None or t.kind in applies])
+    fit = [t for t in targets(major) if applies is None or t.kind in applies]
+    reads = READS.get(command.split()[0])
+    read = [t for t in fit if reads is None or t.kind in reads | CLUSTER_FILES]
+    target = rng.choice(read or fit)
     return Case(seed, index, command, kind, major, target), rng
 
 

@@ -8,6 +8,7 @@ reproduces it (``python tests/mutation.py SEED INDEX``). The large run is bench/
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections import Counter
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MAJORS, catalog_oracle, data_dir
+from conftest import MAJORS, catalog_oracle, data_dir, rel_oracle
 from mutation import KINDS, Runner, command_names, invoke, outcome
 
 SEED = int(os.environ.get("PGPAGE_MUTATION_SEED", 20261128))
@@ -79,10 +80,12 @@ def test_diff_of_two_files_of_a_relation_in_text(tmp_path, major):
 
 
 @pytest.mark.parametrize("catalog,command", [("pg_database", ["heap", "--db", "pgpage", "--rel", "heap_hot"]),
-                                             ("pg_class", ["rows", "--db", "pgpage", "--rel", "heap_hot"])])
+                                             ("pg_class", ["rows", "--db", "pgpage", "--rel", "heap_hot"]),
+                                             ("pg_namespace", ["verify", "--db", "pgpage", "--rel", "public.heap_hot"])])
 def test_a_name_in_a_damaged_catalog_is_unreadable_input_not_usage(tmp_path, catalog, command):
     """A database or relation named right, in a cluster whose pg_database or pg_class lost the page that names
-    it, was 'no database'/'no relation' with exit 2 (usage) (python tests/mutation.py 1 237, 1 474): it is
+    it (or whose pg_namespace lost the schemas' names) was 'no database'/'no relation' with exit 2 (usage)
+    (python tests/mutation.py 1 237, 1 474, 2 291): it is
     exit 3 (the input is what is wrong) and the line says which catalog is damaged. A name that is not there
     in an undamaged cluster stays a usage error."""
     major = MAJORS[-1]
@@ -94,3 +97,18 @@ def test_a_name_in_a_damaged_catalog_is_unreadable_input_not_usage(tmp_path, cat
     assert len(r["stderr"].strip().splitlines()) == 1
     clean = invoke([command[0], str(data_dir(major)), *command[1:-1], "no_such_name"])
     assert clean["status"] == 2 and "damaged" not in clean["stderr"]
+
+
+def test_index_whose_access_method_pg_am_lost(tmp_path):
+    """pg_am cut to 0 bytes: `index --rel idx_dup` said 'is a index (no access method), not a B-tree index',
+    exit 2 (python tests/mutation.py 2 1252). The file's metapage decides instead: a B-tree is analysed, a GIN
+    index is refused as unreadable input (exit 3), as a file given by path is."""
+    major = MAJORS[-1]
+    d = _damaged_copy(tmp_path, major, _catalog_file(major, "pg_am"), lambda data: bytearray())
+    r = invoke(["index", str(d), "--db", "pgpage", "--rel", "idx_dup", "--json"])
+    assert r["escaped"] is None and r["status"] == 0, r["stderr"]
+    want = rel_oracle(major, "idx_dup")["pgstatindex"]
+    got = json.loads(r["stdout"])["pgstatindex"]
+    assert (got["leaf_pages"], got["tree_level"]) == (want["leaf_pages"], want["tree_level"])
+    gin = invoke(["index", str(d), "--db", "pgpage", "--rel", "idx_gin"])
+    assert gin["status"] == 3 and "not a B-tree index (block 0 is not a B-tree metapage)" in gin["stderr"]

@@ -381,18 +381,18 @@ class DataDirectory:
         raise PgpageError(there + _damage_note(self.findings), _not_found_status(self.findings))
 
 
-def _not_found_status(findings: list[Finding]) -> ExitCode:
+def _not_found_status(findings: list[Finding], gaps: list[str] = ()) -> ExitCode:
     """A name not found is a usage error, unless the catalogs that hold the names could not be read whole: then
     it may be in what was lost, and the input is what is wrong."""
-    return ExitCode.UNREADABLE if any(f.severity == ERROR for f in findings) else ExitCode.USAGE
+    return ExitCode.UNREADABLE if gaps or any(f.severity == ERROR for f in findings) else ExitCode.USAGE
 
 
-def _damage_note(findings: list[Finding]) -> str:
-    errors = [f for f in findings if f.severity == ERROR]
-    if not errors:
+def _damage_note(findings: list[Finding], gaps: list[str] = ()) -> str:
+    errors = [f"{f.code}: {f.message}" for f in findings if f.severity == ERROR]
+    if not gaps and not errors:
         return ""
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"; the catalogs that name them are damaged: {errors[0].code}: {errors[0].message}{more}"
+    return "; the catalogs that name them are damaged: " + "; ".join([*gaps, *errors[:1]]) + more
 
 
 @dataclass
@@ -525,9 +525,12 @@ class Database:
             hits = [r for r in rels if r.relfilenode == int(name)] or [r for r in rels if r.oid == int(name)]
         if len(hits) == 1:
             return hits[0]
-        if not hits:
-            raise PgpageError(f"no relation {name!r} in database {self.name}{_damage_note(self.findings)}",
-                              _not_found_status(self.findings))
+        if not hits:    # a database always has pg_class rows, each in a schema pg_namespace names
+            unnamed = sum(r.namespace is None for r in rels) if schema else 0
+            gaps = (["pg_class gave no row"] if not rels else []) + (
+                [f"pg_namespace does not name the schema of {unnamed} relations"] if unnamed else [])
+            raise PgpageError(f"no relation {name!r} in database {self.name}{_damage_note(self.findings, gaps)}",
+                              _not_found_status(self.findings, gaps))
         raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
                           f"{', '.join(str(r.qualified_name) for r in hits)}", ExitCode.USAGE)
 
