@@ -380,7 +380,9 @@ def m_header_limit(rng, t, data, blcksz):
     name = rng.choice(HEADER_FIELDS * 3 + ("pd_flags", "pd_prune_xid", "pd_lsn.xlogid", "pd_checksum"))
     if name == "pd_pagesize_version" and rng.random() < 0.6:     # another page size, another layout version
         version = _get(data, base + p.hdr[name][0], "u2", 2) & 0xFF
-        value = rng.choice([4096, 16384, 32768, blcksz]) | rng.choice([version, version - 1, version + 1, 0])
+        current = _get(data, base + p.hdr[name][0], "u2", 2)
+        value = rng.choice([v for v in (size | ver for size in (4096, 16384, 32768, blcksz)
+                                        for ver in (version, version - 1, version + 1, 0)) if v != current])
         return f"block {blk} " + set_field_limit(rng, data, base, "pg_page::page_header", [name], value=value & 0xFFFF)
     return f"block {blk} " + set_field_limit(rng, data, base, "pg_page::page_header", [name], True, blcksz)
 
