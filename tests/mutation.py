@@ -165,12 +165,14 @@ def _limits(typ, current: int | float, page_offsets: bool, blcksz: int) -> list:
     return [v for v in values if lo <= v <= hi and v != current] or [lo]
 
 
+FORMATS = {"u1": "<B", "u2": "<H", "u4": "<I", "u8": "<Q", "s4": "<i", "s8": "<q", "f8": "<d"}   # .ksy types
+
+
 def _get(data, at: int, typ, word: int):
     if isinstance(typ, tuple):
         w = int.from_bytes(data[at:at + word], "little")
         return (w >> typ[1]) & ((1 << typ[2]) - 1)
-    fmt = {"u1": "<B", "u2": "<H", "u4": "<I", "u8": "<Q", "s4": "<i", "s8": "<q", "f8": "<d"}[typ]
-    return struct.unpack_from(fmt, data, at)[0]
+    return struct.unpack_from(FORMATS[typ], data, at)[0]
 
 
 def _put(data, at: int, typ, word: int, value) -> None:
@@ -179,21 +181,19 @@ def _put(data, at: int, typ, word: int, value) -> None:
         w = int.from_bytes(data[at:at + word], "little")
         data[at:at + word] = ((w & ~mask) | ((value << typ[1]) & mask)).to_bytes(word, "little")
         return
-    fmt = {"u1": "<B", "u2": "<H", "u4": "<I", "u8": "<Q", "s4": "<i", "s8": "<q", "f8": "<d"}[typ]
-    struct.pack_into(fmt, data, at, value)
+    struct.pack_into(FORMATS[typ], data, at, value)
 
 
 def set_field_limit(rng, data, base: int, struct_name: str, names=None, page_offsets=False, blcksz=8192,
                     value=None) -> str:
     """One scalar field of ``struct_name`` (at ``base`` in ``data``) set to a limit value; says which."""
     flds = {n: ft for n, ft in fields(struct_name).items()
-            if (isinstance(ft[1], tuple) and ft[1][0] == "bits") or ft[1] in ("u1", "u2", "u4", "u8", "s4", "s8", "f8")}
+            if (isinstance(ft[1], tuple) and ft[1][0] == "bits") or ft[1] in FORMATS}
     name = rng.choice(sorted(n for n in (names or flds) if n in flds))
     off, typ = flds[name]
     at = base + off
     word = size_of(struct_name)
-    if at < 0 or at + (word if isinstance(typ, tuple) else struct.calcsize("<" + {"u1": "B", "u2": "H", "u4": "I",
-                       "u8": "Q", "s4": "i", "s8": "q", "f8": "d"}[typ])) > len(data):
+    if at < 0 or at + (word if isinstance(typ, tuple) else struct.calcsize(FORMATS[typ])) > len(data):
         return f"{name}: out of the file"
     current = _get(data, at, typ, word)
     new = value if value is not None else rng.choice(_limits(typ, current, page_offsets, blcksz))
