@@ -776,19 +776,22 @@ class Runner:
         self.commands = commands or command_names()
         self.ctx = multiprocessing.get_context("spawn")
         self.proc = None
+        self.fresh = False
 
     def _start(self) -> None:
         self.conn, child = self.ctx.Pipe()
         self.proc = self.ctx.Process(target=_worker, args=(child, self.commands), daemon=True)
         self.proc.start()
         child.close()
+        self.fresh = True      # its first case also imports pgpage and builds the compiled kernel
 
-    def _stop(self, kill: bool) -> None:
+    def _stop(self, kill: bool) -> int | None:
+        """Ends the worker; its exit status (negative: the signal that ended it)."""
         if self.proc is None:
-            return
-        if kill:
+            return None
+        if kill and self.proc.is_alive():
             self.proc.kill()
-        else:
+        elif not kill:
             try:
                 self.conn.send(None)
             except OSError:
@@ -797,29 +800,30 @@ class Runner:
         if self.proc.is_alive():
             self.proc.kill()
             self.proc.join()
-        self.proc = None
+        status, self.proc = self.proc.exitcode, None
+        return status
 
     def run(self, seed: int, index: int) -> dict:
         if self.proc is None:
             self._start()
         self.conn.send((seed, index))
-        warm = self.case_seconds * (4 if index == 0 else 1)    # (the first case also imports and builds)
-        if self.conn.poll(warm):
+        limit = self.case_seconds * (4 if self.fresh else 1)
+        self.fresh = False
+        result = None
+        if self.conn.poll(limit):
             try:
                 result = self.conn.recv()
-            except EOFError:
-                result = None
+            except (EOFError, OSError):    # the worker died (a fault in compiled code, a kill)
+                result = {"failure": f"crash (worker exit {self._stop(kill=False)})"}
         else:
+            self._stop(kill=True)
             result = {"failure": "hang"}
-            self._stop(kill=True)
-        if result is None:
-            self._stop(kill=True)
-            result = {"failure": f"crash (worker exit {self.proc.exitcode if self.proc else '?'})"}
         if "index" not in result:         # hang or crash: say what the case was
-            case, _ = plan(seed, index, self.commands)
+            case, rng = plan(seed, index, self.commands)
+            build(case, rng, (FIXTURES / f"pg{case.major}" / "data" / case.target.path).read_bytes())
             result.update(index=index, command=case.command, kind=case.kind, major=case.major,
-                          target=case.target.kind, checksum_fixed=None, status=None, seconds=self.case_seconds,
-                          reproducer=case.reproducer(), argv="", detail="", maxrss_mb=None)
+                          target=case.target.kind, checksum_fixed=case.checksum_fixed, status=None,
+                          seconds=limit, reproducer=case.reproducer(), argv="", detail="", maxrss_mb=None)
         elif result["maxrss_mb"] > self.rss_limit_mb and not result["failure"]:
             result["failure"] = f"memory ({result['maxrss_mb']:.0f} MB)"
             self._stop(kill=False)        # a fresh worker, so the next case's peak is its own
