@@ -49,6 +49,6 @@ def decode_other_am_page(parsed_page, raw: bytes, kind: str, page: dict, find) -
     special = _fields(opaque, opaque_type)
     special["flag_names"] = flag_names(getattr(opaque, flag_field), ENUMS[flag_enum])
     page["special"] = special
+    page["items"] = line_pointers(parsed_page)  # first: a metapage the parser cannot finish still shows them
     if meta_type and is_meta(opaque):
         page["meta"] = _fields(parsed.meta, meta_type)
-    page["items"] = line_pointers(parsed_page)

@@ -42,11 +42,12 @@ class IndexPass:
                               ExitCode.USAGE)
         if not relfork.exists:
             raise PgpageError(f"{t.label}: the index has no file", ExitCode.UNREADABLE)
-        if relation is not None and relation.access_method != "btree":
+        # an access method pg_am no longer names (damaged) is no refusal: the file's metapage decides below
+        if relation is not None and relation.access_method not in ("btree", None):
             raise PgpageError(f"{t.label} is {a_or_an(relation.kind_name)} ({relation.access_method or 'no access method'}),"
                               " not a B-tree index", ExitCode.USAGE)
         nblocks = relfork.end_block
-        _refuse_if_not_btree(relfork, t.label, relation is not None)
+        _refuse_if_not_btree(relfork, t.label, relation is not None and relation.access_method is not None)
         if block is not None and not relfork.first_block <= block < nblocks:
             raise PgpageError(f"block {block} is outside this index's blocks {relfork.first_block}..{nblocks - 1}",
                               ExitCode.USAGE)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.names import spelled, split_name, suggestions
 from pgpage.storage.relfile import (DEFAULT_BLCKSZ, DEFAULT_RELSEG_SIZE, FORK_SUFFIX, FORKS, RelationFork, Unreadable,
                                     directory_listing, parse_segment_name, segment_files)
@@ -381,8 +381,25 @@ class DataDirectory:
         for d in dbs:
             if d.name == name or str(d.oid) == name:
                 return d
-        raise PgpageError(f"no database {name!r} in {self.path} (there are: "
-                          f"{', '.join(str(d.name or d.oid) for d in dbs)})", ExitCode.USAGE)
+        there = f"no database {name!r} in {self.path} (there are: {', '.join(str(d.name or d.oid) for d in dbs)})"
+        if any(d.name is None for d in dbs):    # pg_database gave no row: the directories' OIDs are all we know
+            raise PgpageError(f"{there}: pg_database names none of them (no readable row); give the database's"
+                              f" OID{_damage_note(self.findings)}", ExitCode.UNREADABLE)
+        raise PgpageError(there + _damage_note(self.findings), _not_found_status(self.findings))
+
+
+def _not_found_status(findings: list[Finding], gaps: list[str] = ()) -> ExitCode:
+    """A name not found is a usage error, unless the catalogs that hold the names could not be read whole: then
+    it may be in what was lost, and the input is what is wrong."""
+    return ExitCode.UNREADABLE if gaps or any(f.severity == ERROR for f in findings) else ExitCode.USAGE
+
+
+def _damage_note(findings: list[Finding], gaps: list[str] = ()) -> str:
+    errors = [f"{f.code}: {f.message}" for f in findings if f.severity == ERROR]
+    if not gaps and not errors:
+        return ""
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return "; the catalogs that name them are damaged: " + "; ".join([*gaps, *errors[:1]]) + more
 
 
 @dataclass
@@ -515,12 +532,17 @@ class Database:
             hits = [r for r in rels if r.relfilenode == int(name)] or [r for r in rels if r.oid == int(name)]
         if len(hits) == 1:
             return hits[0]
-        if not hits:
-            maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels])
+        if not hits:    # a database always has pg_class rows, each in a schema pg_namespace names
+            unnamed = sum(r.namespace is None for r in rels) if schema else 0
+            gaps = (["pg_class gave no row"] if not rels else []) + (
+                [f"pg_namespace does not name the schema of {unnamed} relations"] if unnamed else [])
+            maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels if r.namespace is not None])
             hint = f": did you mean {' or '.join(maybe)}?" if maybe else ""
-            raise PgpageError(f"no relation {name!r} in database {self.name}{hint}", ExitCode.USAGE)
+            raise PgpageError(f"no relation {name!r} in database {self.name}{hint}{_damage_note(self.findings, gaps)}",
+                              _not_found_status(self.findings, gaps))
         raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
-                          f"{', '.join(spelled(r.namespace, r.name) for r in hits)}", ExitCode.USAGE)
+                          f"{', '.join(spelled(r.namespace, r.name) if r.namespace else r.qualified_name for r in hits)}",
+                          ExitCode.USAGE)
 
     def _check_files(self, rels: list["Relation"]) -> None:
         """Orphan files (no pg_class row) and rows whose file is missing."""
