@@ -137,3 +137,20 @@ def test_page_text_of_an_index_metapage_the_parser_cannot_finish(tmp_path, relna
     page = doc["pages"][0]
     assert "page.undecodable" in {f["code"] for f in page["findings"]}
     assert len(page["items"]) == (page["page_header"]["lower"] - 24) // 4
+
+
+def test_a_name_on_a_pg_class_page_overwritten_by_another(tmp_path):
+    """pg_class's block 0 overwritten by its block 4 (python tests/mutation.py 1 1686, PostgreSQL 13): every
+    page is still well formed, only block 0's checksum tells, and misc_types' row was on it: `rows --rel
+    misc_types` was 'no relation', exit 2. Now exit 3, naming the block that fails its checksum."""
+    major = 13
+    path = _catalog_file(major, "pg_class")
+
+    def mutate(data):
+        data[:8192] = data[4 * 8192:5 * 8192]
+        return data
+    d = _damaged_copy(tmp_path, major, path, mutate)
+    r = invoke(["rows", str(d), "--db", "pgpage", "--rel", "misc_types", "--all"])
+    assert r["escaped"] is None and r["status"] == 3, (r["status"], r["stderr"])
+    assert "no relation 'misc_types'" in r["stderr"] and "pg_class fails its checksum at block 0" in r["stderr"]
+    assert invoke(["rows", str(data_dir(major)), "--db", "pgpage", "--rel", "misc_types"])["status"] == 0

@@ -40,3 +40,11 @@ def checksum_page(page: bytes, blkno: int) -> int:
     """pg_checksum_page for one page image."""
     arr = np.frombuffer(page, dtype=np.uint8).reshape(1, -1)
     return int(checksum_pages(arr, blkno)[0])
+
+
+def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:
+    """Global block numbers in the chunk whose stored checksum differs from pg_checksum_page
+    (all-zero new pages carry none, and the computed value of an all-zero page is 0 as well)."""
+    computed = checksum_pages(chunk, first)
+    stored = chunk[:, 8].astype(np.uint16) | (chunk[:, 9].astype(np.uint16) << 8)
+    return [int(first + i) for i in np.flatnonzero(computed != stored)]

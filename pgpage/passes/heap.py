@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgpage.decode.checksum import chunk_checksum_failures
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.storage.datadir import DataDirectory
 from pgpage.storage.relfile import RelationFork
@@ -105,15 +106,6 @@ class DatabaseHeaps:
             d.pop("map")
             tables.append(d)
         return {"schema": "pgpage.heap.database/1", "database": self.name, "tables": tables, "findings": unreadable}
-
-
-def chunk_checksum_failures(chunk: np.ndarray, first: int) -> list[int]:
-    """Global block numbers in the chunk whose stored checksum differs from pg_checksum_page
-    (all-zero new pages carry none, and the computed value of an all-zero page is 0 as well)."""
-    from pgpage.decode.checksum import checksum_pages
-    computed = checksum_pages(chunk, first)
-    stored = chunk[:, 8].astype(np.uint16) | (chunk[:, 9].astype(np.uint16) << 8)
-    return [int(first + i) for i in np.flatnonzero(computed != stored)]
 
 
 def new_heap_analysis(cluster: DataDirectory | None, main: RelationFork, relation: str | None,

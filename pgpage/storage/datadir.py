@@ -535,7 +535,8 @@ class Database:
         if not hits:    # a database always has pg_class rows, each in a schema pg_namespace names
             unnamed = sum(r.namespace is None for r in rels) if schema else 0
             gaps = (["pg_class gave no row"] if not rels else []) + (
-                [f"pg_namespace does not name the schema of {unnamed} relations"] if unnamed else [])
+                [f"pg_namespace does not name the schema of {unnamed} relations"] if unnamed else []) + (
+                self._class_checksum_failures())
             maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels if r.namespace is not None])
             hint = f": did you mean {' or '.join(maybe)}?" if maybe else ""
             raise PgpageError(f"no relation {name!r} in database {self.name}{hint}{_damage_note(self.findings, gaps)}",
@@ -543,6 +544,16 @@ class Database:
         raise PgpageError(f"{name!r} is ambiguous in database {self.name}: "
                           f"{', '.join(spelled(r.namespace, r.name) if r.namespace else r.qualified_name for r in hits)}",
                           ExitCode.USAGE)
+
+    def _class_checksum_failures(self) -> list[str]:
+        """pg_class's blocks that fail their checksum: a page replaced by another breaks no other rule the
+        catalog reader checks, and the rows it held are gone (asked only when a name is not found)."""
+        from pgpage.decode.checksum import chunk_checksum_failures
+        fork = self.cluster._catalog_fork("pg_class", self.filenode_map, self.path)
+        if not self.cluster.checksums or fork is None or not fork.exists:
+            return []
+        bad = [b for first, chunk in fork.iter_chunks() for b in chunk_checksum_failures(chunk, first)]
+        return [f"pg_class fails its checksum at block{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))}"] if bad else []
 
     def _check_files(self, rels: list["Relation"]) -> None:
         """Orphan files (no pg_class row) and rows whose file is missing."""
