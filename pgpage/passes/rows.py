@@ -22,7 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
-from pgpage.analysis.verify.toast import ONDISK_POINTER_SIZE, read_pointers
+from pgpage.analysis.verify.toast import read_pointers
 from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
                                  VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
@@ -38,7 +38,7 @@ from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
-from pgpage.passes.toast import FETCH_BYTES, ToastStore
+from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
 from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.target import find_data_directory
 
@@ -104,17 +104,6 @@ def resolve_timezone(cluster, override: str | None, findings: list[Finding]) -> 
     except ValueError as exc:
         raise PgpageError(f"time zone {zone!r}: {exc}", ExitCode.USAGE) from None
     return zone
-
-
-
-def _ondisk_pointers(flat: np.ndarray, starts: np.ndarray, walked: np.ndarray, pos: np.ndarray, lens: np.ndarray):
-    """Of the values at ``pos`` (from each version's start, ``starts``; -1: none) of the versions the compiled walk
-    took (``walked``; pos and lens hold nothing for the others): where each begins in ``flat`` (0 for none), and
-    which are on-disk TOAST pointers: VARATT_IS_1B_E (0x01), VARTAG_ONDISK, their 18 bytes."""
-    present = walked[:, None] & (pos >= 0)
-    at = np.where(present, starts[:, None] + pos, 0)
-    return at, present & (flat[at] == 0x01) & (flat[np.minimum(at + 1, flat.size - 1)] == VARTAG_ONDISK) \
-        & (lens == ONDISK_POINTER_SIZE)
 
 
 @dataclass
@@ -219,10 +208,11 @@ class TableRows:
         self.printed = PrintedTypes(self.formatter)
         for _, a in present:
             if not self.formatter.decodable(a.typid):
+                t = self.formatter.catalog.get(a.typid)
                 self.findings.append(Finding("rows.type.not_decoded", f"column {a.name!r} is of type "
-                                             f"{self._type_name(a.typid)}, which pgpage does not decode: its values"
-                                             " are printed as the hex of their bytes", severity=WARNING,
-                                             relation=self.label))
+                                             f"{t.name if t is not None else f'oid {a.typid}'}, which pgpage does not"
+                                             " decode: its values are printed as the hex of their bytes",
+                                             severity=WARNING, relation=self.label))
         self.fork = relation.forks.get("main")
         self._attlen = np.array([a.attlen for a in self.attrs], dtype=np.int64)
         self._attalign = np.array([ATTALIGN_BYTES.get(a.attalign, 1) for a in self.attrs], dtype=np.int64)
@@ -250,10 +240,6 @@ class TableRows:
                 continue
             for line in item[0].decode("utf-8").split("\n")[:-1]:   # (not splitlines: U+2028 stays raw in JSON)
                 yield decode(line)
-
-    def _type_name(self, typid: int) -> str:
-        t = self.formatter.catalog.get(typid)
-        return t.name if t is not None else f"oid {typid}"
 
     # ------------------------------------------------------------------------------------------ reading
     def __iter__(self) -> Iterator[RowVersion]:
@@ -389,8 +375,7 @@ class TableRows:
                 self._prefetch(batches.pop(0)[1])
             s, n = int(c.start[j]), int(c.length[j])
             data = buf[s:s + n] if buf is not None else c.flat[s:s + n].tobytes()
-            blkno, lp, im = int(c.block[j]), int(c.item[j]), int(c.infomask[j])
-            t_hoff = int(c.t_hoff[j])
+            blkno, lp, im, t_hoff = int(c.block[j]), int(c.item[j]), int(c.infomask[j]), int(c.t_hoff[j])
             if fast[j]:
                 p, ln = pos[j], lens[j]
                 values = [None if p[i] < 0 else self.value_text(a, data[p[i]:p[i] + ln[i]], blkno, lp)
@@ -411,10 +396,8 @@ class TableRows:
         rows = np.flatnonzero(~fast & ((c.infomask & HEAP_HASEXTERNAL) != 0))
         if not cols or not len(rows):
             return []
-        ok, pos, lens = kernels.deform_offsets(c.flat, c.start[rows], c.length[rows], c.t_hoff[rows], c.natts[rows],
-                                               (c.infomask[rows] & HEAP_HASNULL) != 0, self._attlen, self._attalign,
-                                               toast_pointers=True)
-        at, pointers = _ondisk_pointers(c.flat, c.start[rows], ok, pos[:, cols], lens[:, cols])
+        ok, pos, lens, _ = self._varlenas(c, (c.infomask & HEAP_HASNULL) != 0, rows, [])
+        at, pointers = ondisk_pointers(c.flat, c.start[rows], ok, pos[:, cols], lens[:, cols])
         j, x = np.nonzero(pointers)
         p = read_pointers(c.flat, at[j, x])
         size = (p["va_extinfo"].astype(np.int64) & VARLENA_EXTSIZE_MASK).tolist()
@@ -433,11 +416,8 @@ class TableRows:
         """Fetch the values of ``pointers`` together, for ``_toast_value`` to take (those fetched before and not
         taken are dropped: memory holds one run's values)."""
         self._fetched.clear()
-        by_relation: dict[int, list[ToastPointer]] = {}
-        for q in pointers:
-            by_relation.setdefault(q.va_toastrelid, []).append(q)
-        for rel, mine in by_relation.items():
-            store = self._toast_store(rel)
+        for rel in dict.fromkeys(q.va_toastrelid for q in pointers):
+            store, mine = self._toast_store(rel), [q for q in pointers if q.va_toastrelid == rel]
             if store is not None:
                 self._fetched.update(zip(mine, store.fetch(mine)))
 
@@ -527,11 +507,10 @@ class TableRows:
 
     def _toasted_values(self, printer, c: ChunkVersions, hasnull: np.ndarray, first: int):
         """The values the printer cannot read from a chunk's tuples, in its printed columns, from ``first`` on: those
-        of TOAST pointers, fetched from the TOAST table together (``ToastStore.fetch``), and once a table showed one
-        (``_inline_lz4``), lz4-compressed values stored inline, inflated by the lz4 package; up to the versions
-        whose values come to about FETCH_BYTES (memory stays flat however big the values): (stop, (bytes, start,
-        length)), start and length of shape (stop - first, printed columns), each value a varlena with a 4-byte
-        header (a pglz-compressed one as stored: the printer inflates it), start -1 where the version's own bytes
+        of TOAST pointers (``ToastStore.fetch``), and once a table showed one (``_inline_lz4``) lz4-compressed values
+        stored inline; up to the versions whose values come to about FETCH_BYTES (memory stays flat): (stop, (bytes,
+        start, length)), start and length of shape (stop - first, printed columns), each value a varlena with a
+        4-byte header (pglz-compressed as stored: the printer inflates it), start -1 where the version's own bytes
         are printed (a value that could not be fetched or inflated: the printer declines the version, Python
         prints it with its findings); (len, None) when no version from ``first`` has one."""
         n = len(c.start)
@@ -544,7 +523,7 @@ class TableRows:
         cols = self._printed_varlenas(printer)
         attrs = [i for _, i in cols]
         fast, pos, lens, lz4 = self._varlenas(c, hasnull, rows, attrs)
-        cell_at, pointers = _ondisk_pointers(c.flat, c.start[rows], fast, pos[:, attrs], lens[:, attrs])
+        cell_at, pointers = ondisk_pointers(c.flat, c.start[rows], fast, pos[:, attrs], lens[:, attrs])
         pointers &= external[rows - first][:, None]
         ptr = read_pointers(c.flat, np.where(pointers, cell_at, 0).reshape(-1)).reshape(pointers.shape)
         extsize = ptr["va_extinfo"].astype(np.int64) & VARLENA_EXTSIZE_MASK
@@ -558,21 +537,12 @@ class TableRows:
         stop = int(rows[done]) if done < len(rows) else n
         start = np.full((n - first, len(printer.cols)), -1, dtype=np.int64)
         length = np.zeros_like(start)
-        pieces: list[np.ndarray] = []
-        at = 0
-
-        def put(row: int, k: int, value: bytes) -> None:   # an inflated value, with a 4-byte varlena header
-            nonlocal at
-            start[row, k], length[row, k] = at, len(value) + VARHDRSZ
-            pieces.append(np.frombuffer(((len(value) + VARHDRSZ) << 2).to_bytes(VARHDRSZ, "little") + value,
-                                        dtype=np.uint8))
-            at += len(value) + VARHDRSZ
-
+        pieces, at = [], 0
         printed = np.array([k for k, _ in cols], dtype=np.int64)
-        for j, x in zip(*np.nonzero(lz4[:done])):
-            value = datum.varlena_payload(c.flat[cell_at[j, x]:cell_at[j, x] + lens[j, attrs[x]]].tobytes())
-            if isinstance(value, bytes):
-                put(int(rows[j]) - first, int(printed[x]), value)
+        # lz4-compressed values, inline and out of line, are inflated here (the lz4 package; the printer inflates
+        # only pglz, and declines other methods: Python prints the version, as one that cannot be inflated)
+        lz4_values = [(int(rows[j]) - first, int(printed[x]), c.flat[cell_at[j, x]:cell_at[j, x] + lens[j, attrs[x]]])
+                      for j, x in zip(*np.nonzero(lz4[:done]))]
         j, x = np.nonzero(pointers[:done])
         cell = ptr[j, x]
         for rel in np.unique(cell["va_toastrelid"]).tolist():
@@ -581,9 +551,6 @@ class TableRows:
             if store is None:     # the values cannot be read: the printer declines their versions
                 continue
             row, k, p = rows[j[mine]] - first, printed[x[mine]], cell[mine]
-            # compressed values come as stored: the printer inflates pglz (and declines other methods: Python
-            # prints the version); lz4 is inflated here (the lz4 package; a value it cannot inflate is left to
-            # Python too)
             values = store.fetch(p, inflate=False)
             lz4_method = (extsize[j[mine], x[mine]] < p["va_rawsize"].astype(np.int64) - VARHDRSZ) \
                 & ((p["va_extinfo"] >> VARLENA_EXTSIZE_BITS) == TOAST_LZ4_COMPRESSION_ID)
@@ -591,10 +558,15 @@ class TableRows:
             start[row[w], k[w]], length[row[w], k[w]] = at + values.start[w], values.length[w]
             pieces.append(values.data)
             at += len(values.data)
-            for m in np.flatnonzero((values.start >= 0) & lz4_method).tolist():
-                value = datum.varlena_payload(values[m])
-                if isinstance(value, bytes):
-                    put(int(row[m]), int(k[m]), value)
+            lz4_values += [(int(row[m]), int(k[m]), values[m])
+                           for m in np.flatnonzero((values.start >= 0) & lz4_method).tolist()]
+        for row, k, value in lz4_values:
+            value = datum.varlena_payload(bytes(value))
+            if isinstance(value, bytes):   # (with a 4-byte varlena header)
+                start[row, k], length[row, k] = at, len(value) + VARHDRSZ
+                pieces.append(np.frombuffer(((len(value) + VARHDRSZ) << 2).to_bytes(VARHDRSZ, "little") + value,
+                                            dtype=np.uint8))
+                at += len(value) + VARHDRSZ
         # (given even with no value: the printer then walks over the pointers of columns it does not print)
         data = np.concatenate(pieces) if pieces else np.zeros(1, dtype=np.uint8)
         return stop, (data, start[:stop - first], length[:stop - first])

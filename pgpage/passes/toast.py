@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from pgpage.analysis.btree.toastindex import ToastIndex
-from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL, EXTERNAL_RECORD
+from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL, EXTERNAL_RECORD, ONDISK_POINTER_SIZE
 from pgpage.decode import datum, kernels
 from pgpage.decode.datum import VARHDRSZ, VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Unreadable
 from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, VALUE, Attribute, deform_tuple
@@ -139,6 +139,16 @@ def _clean_chunks(places: ChunkPlaces, valueids: np.ndarray, extsizes: np.ndarra
         bad = (places.chunk_seq[rows] != seq) | (places.chunk_size[rows] != size) | places.aborted[rows]
         clean[which] = np.add.reduceat(bad, first) == 0
     return clean
+
+
+def ondisk_pointers(flat: np.ndarray, starts: np.ndarray, walked: np.ndarray, pos: np.ndarray, lens: np.ndarray):
+    """Of the values at ``pos`` (from each version's start, ``starts``; -1: none) of the versions the compiled walk
+    took (``walked``; pos and lens hold nothing for the others): where each begins in ``flat`` (0 for none), and
+    which are on-disk TOAST pointers: VARATT_IS_1B_E (0x01), VARTAG_ONDISK, their 18 bytes."""
+    present = walked[:, None] & (pos >= 0)
+    at = np.where(present, starts[:, None] + pos, 0)
+    return at, present & (flat[at] == 0x01) & (flat[np.minimum(at + 1, flat.size - 1)] == VARTAG_ONDISK) \
+        & (lens == ONDISK_POINTER_SIZE)
 
 
 def _records(pointers) -> np.ndarray:

@@ -285,8 +285,8 @@ class Verification:
                 forks = {k: v for k, v in forks.items() if v.exists}
                 if forks:
                     subjects.append(Subject(stem, text(db.name), forks, kind=None))
-            # one read of pg_attribute for the columns of many relations, not one per relation (12,700 relations:
-            # 95 s -> 37 s), ATTRIBUTE_BATCH at a time (their rows are kept while they are verified)
+            # one read of pg_attribute for the columns of many relations, not one per relation (a scan of the
+            # catalog each), ATTRIBUTE_BATCH at a time (their rows are kept while they are verified)
             for k in range(0, len(subjects), ATTRIBUTE_BATCH):
                 batch = subjects[k:k + ATTRIBUTE_BATCH]
                 db.prefetch_attributes(s.oid for s in batch if s.oid is not None)
