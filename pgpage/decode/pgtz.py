@@ -44,6 +44,7 @@ import struct
 import zoneinfo
 from bisect import bisect_right
 from functools import lru_cache
+from typing import NamedTuple
 
 SECSPERDAY = 86_400
 SECSPERHOUR = 3_600
@@ -69,6 +70,20 @@ _STRTOD_HEX = re.compile(r"[ \t\n\v\f\r]*[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]
                          r"(?:[pP][+-]?[0-9]+)?\Z")
 
 
+class ZoneRules(NamedTuple):
+    """A zone's offsets as tables (what a compiled printer ports ``Zone.utc_offset`` with): the explicit
+    transitions (Unix seconds) and the offset from each (seconds east), the footer rule's transitions over the
+    400 years from 1970 and their offsets, the one offset of a zone without transitions (None otherwise), the
+    offset before the first transition and before the rule's first."""
+    ats: list[int]
+    offs: list[int]
+    rule_ats: list[int]
+    rule_offs: list[int]
+    fixed: int | None
+    default: int
+    rule_std: int
+
+
 class Zone:
     """A loaded zone: ``utc_offset(t)`` is the offset east of UTC, in seconds, at Unix second ``t``."""
     __slots__ = ("name", "_fixed", "_ats", "_offs", "_default", "_rule_ats", "_rule_offs", "_rule_std")
@@ -83,6 +98,10 @@ class Zone:
             if rule_ats:                        # else no transition in any year: nothing follows
                 self._rule_ats, self._rule_offs, self._rule_std = rule_ats, rule_offs, rule.std_utoff
         self._fixed = default if not self._ats and self._rule_ats is None else None
+
+    def rules(self) -> ZoneRules:
+        return ZoneRules(self._ats, self._offs, self._rule_ats or [], self._rule_offs or [], self._fixed,
+                         self._default, self._rule_std)
 
     def utc_offset(self, t: int) -> int:
         if self._fixed is not None:

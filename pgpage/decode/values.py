@@ -107,7 +107,7 @@ class ValueFormatter:
     # -- entry points ---------------------------------------------------------------------------
     def text(self, typid: int, raw: bytes):
         """The text of a datum as stored in a tuple or an array."""
-        kind, target = self._resolve(typid)
+        kind, target = self.resolve(typid)
         if kind == "builtin":
             return datum.to_pg_text(target, self._builtin(target, raw, stored=True))
         typlen = self._typlen(target)
@@ -120,20 +120,20 @@ class ValueFormatter:
 
     def payload_text(self, typid: int, payload: bytes):
         """The text of a varlena's content (header removed, decompressed): a value reassembled from TOAST."""
-        kind, target = self._resolve(typid)
+        kind, target = self.resolve(typid)
         if kind == "builtin":
             return datum.to_pg_text(target, self._builtin(target, payload, stored=False))
         return self._user_payload(kind, target, payload)
 
     def decodable(self, typid: int) -> bool:
         """False for a type whose values can only be shown as hex (an extension's, a composite)."""
-        kind, target = self._resolve(typid)
+        kind, target = self.resolve(typid)
         if kind == "array":
             return self.decodable(self.catalog.get(target).typelem)
         return kind != "undecoded"
 
     # -- type resolution --------------------------------------------------------------------------
-    def _resolve(self, typid: int) -> tuple[str, int]:
+    def resolve(self, typid: int) -> tuple[str, int]:
         """(how to print, the type to print as): domains become their base type."""
         for _ in range(_DOMAIN_DEPTH_LIMIT):
             t = self.catalog.get(typid)
@@ -231,7 +231,7 @@ def python_value(formatter: ValueFormatter, typid: int, text: str | None):
 
 def python_converter(formatter: ValueFormatter, typid: int):
     """``python_value`` for values of one type: the type resolved once (a column's values, a row after another)."""
-    kind, target = formatter._resolve(typid)
+    kind, target = formatter.resolve(typid)
     if kind == "array":
         t = formatter.catalog.get(target)
         elem, delim = python_converter(formatter, t.typelem), t.typdelim or ","

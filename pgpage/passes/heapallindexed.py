@@ -105,7 +105,7 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
     ifork = index.forks["main"]
     table_blocks = rows.fork.end_block if rows.fork is not None and rows.fork.exists else 0
     mismatched: list[Finding] = []   # said after every missing entry, whatever the windows
-    heap_printer, index_printer = rows._csv_printer(False), rows._csv_printer(False, index_attrs=iattrs)
+    heap_printer, index_printer = rows.csv_printer(False), rows.csv_printer(False, index_attrs=iattrs)
     for (lo, hi), index_ranges in _windows(ifork, table_blocks):
         entries = _index_entries(ifork, index_ranges, iattrs, rows, lo, hi, index_printer)
         rows.options.start, rows.options.stop = lo, hi
@@ -174,7 +174,7 @@ def _csv_field(value: str | None, single_column: bool) -> str:
 
 def _key_hashes(printer, flat: np.ndarray, start, length, t_hoff, natts, hasnull, texts) -> np.ndarray:
     """Each tuple's key (tuples of ``flat`` at ``start``, ``length`` bytes, with their t_hoff, natts and null flag):
-    the hash (``kernels.line_hashes``) of the CSV line ``printer`` (``TableRows._csv_printer``) writes of its key
+    the hash (``kernels.line_hashes``) of the CSV line ``printer`` (``TableRows.csv_printer``) writes of its key
     columns, or, for a tuple it declines (every tuple without a printer), of the same line made here of its texts
     (``texts(indexes)``: the texts of those tuples' keys, as ``rows`` prints them): equal keys, equal lines."""
     from pgpage.decode import kernels
@@ -338,8 +338,8 @@ def _index_entries(fork, ranges: list[tuple[int, int]], iattrs, rows, lo: int, h
                     at = int(e.at[i])
                     raw = pages[e.row[i], at:at + int(e.length[i])].tobytes()
                     datums = index_datums(raw, iattrs, len(iattrs), int(e.end[i]))
-                    yield [None if d.isnull or d.raw is None else rows._text(att, d.raw, first + int(e.row[i]),
-                                                                             int(e.item[i]))
+                    yield [None if d.isnull or d.raw is None
+                           else rows.value_text(att, d.raw, first + int(e.row[i]), int(e.item[i]))
                            for att, d in zip(iattrs, datums)]
             key = np.zeros(len(e.row), dtype=np.int64)
             nulls = e.nulls[items]

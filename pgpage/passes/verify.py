@@ -35,6 +35,7 @@ from pgpage.analysis.verify.xids import since_checkpoint_finding
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
 from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, table_unreadable,
                                  unreadable_table_finding)
+from pgpage.passes.toast import ToastStore, toast_max_chunk
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
 from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, check_segment_file, open_segment_file,
                                    parse_segment_name, segment_files)
@@ -269,8 +270,8 @@ class Verification:
                 forks = {k: v for k, v in forks.items() if v.exists}
                 if forks:
                     subjects.append(Subject(stem, text(db.name), forks, kind=None))
-            # one read of pg_attribute for the columns of many relations, not one per relation (12,700 relations:
-            # 95 s -> 37 s), ATTRIBUTE_BATCH at a time (their rows are kept while they are verified)
+            # one read of pg_attribute for the columns of many relations, not one per relation (a scan of the
+            # catalog each), ATTRIBUTE_BATCH at a time (their rows are kept while they are verified)
             for k in range(0, len(subjects), ATTRIBUTE_BATCH):
                 batch = subjects[k:k + ATTRIBUTE_BATCH]
                 db.prefetch_attributes(s.oid for s in batch if s.oid is not None)
@@ -398,7 +399,7 @@ class Verification:
             s.toast_exists = rel.toast is not None and rel.toast.kind == "t"
             s.attributes = lambda: self._attributes(db, s.oid)
             if s.toast_exists and rel.toast.forks.get("main") is not None:
-                s.toast_store = _once(lambda: self._toast_store(rel.toast))
+                s.toast_store = _once(lambda: ToastStore.open(rel.toast, self.cluster))
         if only_fork in ("main", None) and "vm" not in forks and rel.forks.get("vm") is not None:
             s.forks["vm"] = rel.forks["vm"]      # the main fork's VM rules read it
         return s
@@ -415,10 +416,6 @@ class Verification:
             return None   # a damaged pg_attribute row: the columns cannot be walked
         return [Attribute(text(c.get("attname")), number(c.get("atttypid")) or 0, c["attlen"], c["attalign"],
                           c.get("attbyval") is True, c.get("attisdropped") is True) for c in cols]
-
-    def _toast_store(self, toast):
-        from pgpage.passes.rows import ToastStore, toast_index
-        return ToastStore(toast, self.cluster.clog, _toast_max_chunk(self.cluster), toast_index(toast))
 
     def _key_spec(self, db, rel) -> KeySpec:
         """An index's key columns and whether pgpage can compute their order (``order.key_order``)."""
@@ -567,8 +564,8 @@ class Verification:
             ctx.columns, ctx.toast_oid, ctx.toast_exists = _once(s.attributes), s.toast_oid, s.toast_exists
             if s.toast_store is not None:   # verify_heapam's check_toast: each pointer's chunks in the TOAST table
                 ctx.toast_chunks = lambda valueid: s.toast_store().chunks(valueid)
-                ctx.toast_max_chunk = max_chunk = _toast_max_chunk(self.cluster)
-                ctx.toast_chunks_clean = lambda ids, extsizes: s.toast_store().chunks_clean(ids, extsizes, max_chunk)
+                ctx.toast_max_chunk = toast_max_chunk(self.cluster)
+                ctx.toast_chunks_clean = lambda ids, extsizes: s.toast_store().chunks_clean(ids, extsizes)
         return s.forks.get("vm") if with_vm else None
 
     def _heap_range(self, s: Subject, fork: RelationFork, ctx: VerifyContext, vm: RelationFork | None,
@@ -624,11 +621,6 @@ def table_file_findings(index, label: str | None) -> tuple[Finding | None, Findi
     if own.code == "relation.file_missing":
         return own, missing_table_finding(name, label)
     return own, unreadable_table_finding(name, label, table.directory / table.file_stem, own.actual)
-
-
-def _toast_max_chunk(cluster) -> int:
-    from pgpage.decode.toast import TOAST_MAX_CHUNK_SIZE_8K
-    return (cluster.control or {}).get("toast_max_chunk_size") or TOAST_MAX_CHUNK_SIZE_8K
 
 
 def _once(f):

@@ -23,8 +23,8 @@ from conftest import damaged
 from test_verify import verify_relation
 
 from pgpage.decode.checksum import checksum_page
-from pgpage.passes import rows as rows_pass
-from pgpage.passes.rows import ToastStore
+from pgpage.passes import toast as toast_pass
+from pgpage.passes.toast import ToastStore
 from pgpage.storage.datadir import open_data_directory
 
 HEAP_XMIN_INVALID = 0x0200
@@ -103,7 +103,7 @@ def test_pointers_judged_together_as_one_by_one(toasted, tmp_path, monkeypatch):
     struct.pack_into("<i", h, tup + h[tup + 22] + 4 + 2, 0x40000000 + 5)
     heap_file.write_bytes(_with_checksums(h))
 
-    def one_by_one(self, valueids, extsizes, max_chunk):
+    def one_by_one(self, valueids, extsizes):
         return np.zeros(len(valueids), dtype=bool)
 
     rng = random.Random(61)
@@ -129,8 +129,8 @@ def test_chunks_found_through_the_index(toasted, tmp_path, monkeypatch):
     shutil.copytree(toasted, tmp_path / "data")
     data = tmp_path / "data"
     placed_whole = []
-    every_chunk = ToastStore.every_chunk
-    monkeypatch.setattr(ToastStore, "every_chunk", lambda self: placed_whole.append(1) or every_chunk(self))
+    every_chunk = ToastStore._every_chunk
+    monkeypatch.setattr(ToastStore, "_every_chunk", lambda self: placed_whole.append(1) or every_chunk(self))
     healthy, _ = verify_relation(data, "t_doc")
     assert healthy == [] and placed_whole == []     # 400 values checked, no chunk placed from the whole table
 
@@ -146,7 +146,7 @@ def test_chunks_found_through_the_index(toasted, tmp_path, monkeypatch):
         through, _ = verify_relation(data, "t_doc")
         seen.add(bool(placed_whole))
         with monkeypatch.context() as m:
-            m.setattr(rows_pass, "toast_index", without_index)
+            m.setattr(toast_pass, "toast_index", without_index)
             whole, _ = verify_relation(data, "t_doc")
         assert through == whole and whole == []      # verify of t_doc checks its pointers, not its TOAST index
     assert seen == {True}    # each damaged index sent some values to the placement of every chunk

@@ -214,7 +214,7 @@ def test_why_not_hot_fetches_no_value_it_does_not_need(monkeypatch):
     value is fetched (each was fetched one by one before: `diff` of a 1.3 GB TOAST table's updates took 70 s
     instead of 7; `heap` of 50 000 documents under an expression index 25 s instead of 0.6)."""
     from pgpage.passes.hotcause import why_not_hot
-    from pgpage.passes.rows import ToastStore
+    from pgpage.passes.toast import ToastStore
     from pgpage.storage.datadir import open_data_directory
     tables = {"t_big": "CREATE TABLE t_big (id int, doc text, note text) WITH (fillfactor = 100)",
               "t_docs": "CREATE TABLE t_docs (id int, doc text, note text) WITH (fillfactor = 100);"
@@ -236,7 +236,7 @@ def test_why_not_hot_fetches_no_value_it_does_not_need(monkeypatch):
 
         def no_fetch(self, pointers, inflate=True):
             raise AssertionError("a value was fetched")
-        monkeypatch.setattr(ToastStore, "fetch_many", no_fetch)
+        monkeypatch.setattr(ToastStore, "fetch", no_fetch)
         cluster = open_data_directory(srv.data)
         for t in tables:
             w = why_not_hot(cluster, cluster.database("postgres").relation(t))
@@ -250,7 +250,7 @@ def test_why_not_hot_fetches_toasted_values_together(monkeypatch):
     documents under an expression index): the causes are heap_page_items', and the values of a chunk's versions
     are fetched together, not one by one (10 000 such updates: 10.3 s before, 1.8 s)."""
     from pgpage.passes.hotcause import why_not_hot
-    from pgpage.passes.rows import ToastStore
+    from pgpage.passes.toast import ToastStore
     from pgpage.storage.datadir import open_data_directory
     with running_server() as srv:
         conn = srv.connect()
@@ -268,9 +268,9 @@ def test_why_not_hot_fetches_toasted_values_together(monkeypatch):
         conn.close()
         srv.stop("fast")
         calls = []
-        fetch_many = ToastStore.fetch_many
-        monkeypatch.setattr(ToastStore, "fetch_many", lambda self, pointers, inflate=True: calls.append(
-            len(pointers)) or fetch_many(self, pointers, inflate))
+        fetch = ToastStore.fetch
+        monkeypatch.setattr(ToastStore, "fetch", lambda self, pointers, inflate=True: calls.append(
+            len(pointers)) or fetch(self, pointers, inflate))
         cluster = open_data_directory(srv.data)
         w = why_not_hot(cluster, cluster.database("postgres").relation("upd_jsonb"))
     assert truth["causes"]["indexed_column"] == truth["not_hot"] == 200

@@ -203,7 +203,7 @@ def test_mutated_pages_with_python_given_columns(tmp_path):
     printed_total = 0
     rel = open_data_directory(tmp_path / "data").database("pgpage").relation("row_types")
     assert "given" in [kernels.TABLES.CSV_KINDS[k] for k in TableRows(
-        open_data_directory(tmp_path / "data"), rel)._csv_printer(False).kinds]
+        open_data_directory(tmp_path / "data"), rel).csv_printer(False).kinds]
     for relname in ("row_types", "misc_types"):
         rel = open_data_directory(tmp_path / "data").database("pgpage").relation(relname)
         path = rel.forks["main"].segment_path(0)
@@ -582,7 +582,7 @@ def test_live_python_given_columns_equal_copy(live):
     cluster = open_data_directory(srv.data)
     rel = cluster.database("postgres").relation("t_given")
     assert TableRows(cluster, rel).csv_kinds() == ["int4", "array", "jsonb", "enum", "interval", None, "text"]
-    assert "given" in [kernels.TABLES.CSV_KINDS[k] for k in TableRows(cluster, rel)._csv_printer(False).kinds]
+    assert "given" in [kernels.TABLES.CSV_KINDS[k] for k in TableRows(cluster, rel).csv_printer(False).kinds]
     got, got_findings, printed, declined = kernel_csv(cluster, rel)
     assert got == copy_csv(conn, "t_given") == python_csv(cluster, rel)[0]
     assert printed == 3000 - 3000 // 13 and declined == 0 and not got_findings
@@ -1114,6 +1114,14 @@ def _toast_pointers(cluster, rel) -> list:
     return out
 
 
+def _as_fetched(pointer, value, inflate: bool):
+    """A value reassembled on its own (``decode.toast.reassemble``: the content, or a compressed value not inflated as
+    its compressed varlena) as ``ToastStore.fetch`` gives it: a varlena."""
+    if not isinstance(value, bytes) or (pointer.is_compressed and not inflate):
+        return value
+    return ((len(value) + 4) << 2).to_bytes(4, "little") + value
+
+
 def _same_value(a, b) -> bool:
     if isinstance(a, bytes) or isinstance(b, bytes):
         return a == b
@@ -1121,11 +1129,11 @@ def _same_value(a, b) -> bool:
 
 
 def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
-    """ToastStore.fetch_many (the pages of many values read once, the data of plain chunk tuples sliced from them)
+    """ToastStore.fetch (the pages of many values read once, the data of plain chunk tuples sliced from them)
     gives what deforming each chunk tuple gives value by value, compressed values inflated or not: on a live TOAST
     table, and on copies whose chunk tuples are changed where the sliced path decides (the attribute count,
     HEAP_HASNULL, t_hoff, chunk_data's header, the line pointer's length) and at random."""
-    from pgpage.passes.rows import ToastStore
+    from pgpage.passes.toast import ToastStore
     srv, conn = live
     rng = random.Random(53)
     conn.execute("CREATE TABLE t_many (id int, doc text, plain text)")
@@ -1161,12 +1169,13 @@ def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
         store = ToastStore(open_data_directory(tmp_path / "data").database("postgres").relation("t_many").toast,
                            cluster.clog, 1996)
         for inflate in (True, False):
-            one = [store._fetch(store.every_chunk(), p, inflate) for p in pointers]   # every chunk tuple deformed
+            one = [_as_fetched(p, store._fetch_deformed(store._every_chunk(), p, inflate), inflate)
+                   for p in pointers]   # every chunk tuple deformed
             calls = []
-            fetch = store._fetch
-            store._fetch = lambda places, p, inflate: calls.append(p) or fetch(places, p, inflate)
-            many = store.fetch_many(pointers, inflate)
-            del store._fetch
+            fetch = store._fetch_deformed
+            store._fetch_deformed = lambda places, p, inflate: calls.append(p) or fetch(places, p, inflate)
+            many = list(store.fetch(pointers, inflate))
+            del store._fetch_deformed
             assert all(_same_value(a, b) for a, b in zip(one, many)) and len(one) == len(many)
             sliced += len(pointers) - len(calls)
             if version is changed:   # the value of every chunk changed (and still filed under it): fetched alone
@@ -1175,6 +1184,6 @@ def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
             if version is original:
                 assert not calls and all(isinstance(v, bytes) for v in many)
         if version is original:
-            compressed = [v for p, v in zip(pointers, store.fetch_many(pointers, False)) if p.is_compressed]
+            compressed = [v for p, v in zip(pointers, store.fetch(pointers, False)) if p.is_compressed]
             assert all(v[0] & 3 == 2 for v in compressed)     # as stored: the printer inflates them
     assert sliced > 1500

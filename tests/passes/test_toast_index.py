@@ -16,7 +16,7 @@ from livepg import major_bindir, running_server
 from conftest import damaged
 from test_rows_csv_kernel import _same_value, _toast_pointers
 
-from pgpage.passes.rows import ToastStore, toast_index
+from pgpage.passes.toast import ToastStore, toast_index
 from pgpage.storage.datadir import open_data_directory
 
 IGNORE = shutil.ignore_patterns("postmaster.pid", "pg_wal")
@@ -26,7 +26,7 @@ def _values(data, pointers, with_index: bool):
     cluster = open_data_directory(data)
     toast = cluster.database("postgres").relation("t_doc").toast
     store = ToastStore(toast, cluster.clog, 1996, toast_index(toast) if with_index else None)
-    return store, store.fetch_many(pointers)
+    return store, list(store.fetch(pointers))
 
 
 def _files(data):
@@ -64,9 +64,9 @@ def test_toast_values_through_the_index(major, tmp_path):
     assert all(isinstance(v, bytes) for v in got) and got == want
     # one value at a time (fetched together, the values after the first are found along the leaves): each a
     # descent from the root
-    assert [store.fetch(p) for p in pointers] == want and store._every is None
+    assert [store.fetch([p])[0] for p in pointers] == want and store._every is None
     for step in (7, 60, 150):   # values sparse among the leaves: some a leaf apart, some further
-        assert store.fetch_many(pointers[::step]) == want[::step] and store._every is None
+        assert list(store.fetch(pointers[::step])) == want[::step] and store._every is None
 
     toast_file, index_file = _files(data)
     toast_bytes, index_bytes = toast_file.read_bytes(), index_file.read_bytes()

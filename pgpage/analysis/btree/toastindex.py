@@ -5,7 +5,7 @@ right past a page whose high key is below it), then walks right along the leaves
 not exceed it, and lists the heap TIDs of the items filed under it.
 
 ``rows`` uses it so that the values it prints are found without reading every chunk of a large TOAST table
-first (``passes.rows.ToastStore``). It reads only what a sound index has where the descent goes; the first page
+first (``passes.toast.ToastStore``). It reads only what a sound index has where the descent goes; the first page
 that is not that (a bad header, a level or flag out of place, an item it cannot read, a walk that does not end)
 makes ``heap_blocks`` return None, and the caller falls back to reading the TOAST table whole.
 """

@@ -17,8 +17,8 @@ VARLENA_SIZE_LIMIT = 0x3FFFFFFF
 VALID_COMPRESSION_IDS = (0, 1)   # TOAST_PGLZ_COMPRESSION_ID, TOAST_LZ4_COMPRESSION_ID
 _FIELDS = ("va_rawsize", "va_extinfo", "va_valueid", "va_toastrelid")
 # varatt_external as a numpy record (datum's struct format: i is int32, I uint32)
-_EXTERNAL = np.dtype([(name, {"i": "<i4", "I": "<u4"}[c]) for name, c in zip(_FIELDS, VARATT_EXTERNAL[1:])])
-ONDISK_POINTER_SIZE = VARHDRSZ_EXTERNAL + _EXTERNAL.itemsize   # an on-disk TOAST pointer's bytes, with its header
+EXTERNAL_RECORD = np.dtype([(name, {"i": "<i4", "I": "<u4"}[c]) for name, c in zip(_FIELDS, VARATT_EXTERNAL[1:])])
+ONDISK_POINTER_SIZE = VARHDRSZ_EXTERNAL + EXTERNAL_RECORD.itemsize   # an on-disk pointer's bytes, with its header
 # chunk sizes ctx.toast_chunks gives for chunk_data it cannot measure
 CHUNK_NULL = -1                  # chunk_data is NULL
 CHUNK_BAD_HEADER = -2            # neither a 4-byte plain nor a 1-byte varlena header
@@ -97,7 +97,8 @@ def pointers_findings(ctx: VerifyContext, flat: np.ndarray, at: np.ndarray, blk:
 def read_pointers(flat: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The varatt_external fields (va_rawsize, va_extinfo, va_valueid, va_toastrelid: a numpy record each) of the
     on-disk TOAST pointers at bytes ``at`` of ``flat`` (their 2-byte headers)."""
-    return flat[(at + VARHDRSZ_EXTERNAL)[:, None] + np.arange(_EXTERNAL.itemsize)].copy().view(_EXTERNAL).reshape(-1)
+    size = EXTERNAL_RECORD.itemsize
+    return flat[(at + VARHDRSZ_EXTERNAL)[:, None] + np.arange(size)].copy().view(EXTERNAL_RECORD).reshape(-1)
 
 
 def chunk_problems(valueid: int, extsize: int, seqs, sizes, max_chunk: int) -> list[tuple[str, str]]:
