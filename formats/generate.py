@@ -537,7 +537,7 @@ def constants_module(specs: dict[str, dict], ksy_files: list[Path], compiler: st
 
 
 def _c_comment(doc: str) -> str:
-    return doc.replace("*/", "* /")
+    return doc.replace("*/", "* /").replace("/*", "/ *")
 
 
 def layout_header(specs: dict[str, dict], ksy_files: list[Path], compiler: str) -> str:
@@ -545,8 +545,8 @@ def layout_header(specs: dict[str, dict], ksy_files: list[Path], compiler: str) 
              f" * Produced by formats/generate.py with kaitai-struct-compiler {compiler} (npm, pinned) from:"]
     parts += _sources_comment(ksy_files, " *")
     parts += [" *",
-              " * Every constant formats/*.ksy define, by PostgreSQL's name (flag bits, masks, special values, the sizes",
-              " * of the fixed-size types), for the compiled kernel (pgpage/decode/*.c). The same table is",
+              " * Every constant the formats/ .ksy files define, by PostgreSQL's name (flag bits, masks, special values,",
+              " * the sizes of the fixed-size types), for the compiled kernel (pgpage/decode/_kernel.h). The same table is",
               " * pgpage/decode/ksy/constants.py for Python. Edit the .ksy and run `python formats/generate.py`;",
               " * tests fail when this file drifts.",
               " */",

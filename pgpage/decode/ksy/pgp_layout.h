@@ -19,8 +19,8 @@
  *  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
  *  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
  *
- * Every constant formats/*.ksy define, by PostgreSQL's name (flag bits, masks, special values, the sizes
- * of the fixed-size types), for the compiled kernel (pgpage/decode/*.c). The same table is
+ * Every constant the formats/ .ksy files define, by PostgreSQL's name (flag bits, masks, special values,
+ * the sizes of the fixed-size types), for the compiled kernel (pgpage/decode/_kernel.h). The same table is
  * pgpage/decode/ksy/constants.py for Python. Edit the .ksy and run `python formats/generate.py`;
  * tests fail when this file drifts.
  */
