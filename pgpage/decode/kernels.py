@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pgpage.decode.ksy.constants import BT_OFFSET_MASK  # the most TIDs a posting list (or attributes a pivot) states
 from pgpage.decode.ksy.layouts import LAYOUTS
 
 HERE = Path(__file__).resolve().parent
@@ -526,7 +527,6 @@ def xmax_states(infomask, xmax, update_xid, has_resolver: bool, clog) -> tuple[n
     return state, hinted
 
 
-BT_OFFSET_MASK = 0x0FFF  # nbtree.h: the largest count of TIDs a posting list (or attributes a pivot) can state
 
 
 class BtreeItemsOutputs:
