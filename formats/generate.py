@@ -18,7 +18,13 @@ What it does:
    values under their PostgreSQL names, the ``-orig-id`` of each field and the ``valid``
    magic numbers. Vectorised (numpy) decoders take their offsets and widths from there, so
    no second hand-kept layout table exists.
-4. Writes ``pgpage/decode/ksy/__init__.py`` listing the modules.
+4. Writes every constant the .ksy files define (each enum value under its PostgreSQL name, and the
+   size of every fixed-size type with a C name: ``SizeOfPageHeaderData``, ``SIZEOF_ItemIdData``...)
+   twice from one table: ``pgpage/decode/ksy/constants.py`` for Python and ``pgpage/decode/ksy/pgp_layout.h``
+   for the compiled kernel, so C and Python read one definition of each flag and size.
+5. Writes ``pgpage/decode/ksy/type_oids.py``: the built-in type OIDs of ``formats/pg_type_oids.yaml``
+   (transcribed from PostgreSQL's pg_type.dat) under the names pg_type_d.h gives them (``INT4OID``).
+6. Writes ``pgpage/decode/ksy/__init__.py`` listing the modules.
 
 Exit codes: 0 success (or --check found no drift), 1 drift found by --check, 2 the toolchain
 is missing or a .ksy does not compile.
@@ -50,6 +56,9 @@ REPO = FORMATS.parent
 OUT_DIR = REPO / "pgpage" / "decode" / "ksy"
 PACKAGE = "pgpage.decode.ksy"
 MARKER = "# GENERATED FILE - DO NOT EDIT."
+C_MARKER = "/* GENERATED FILE - DO NOT EDIT."
+HEADER = "pgp_layout.h"
+TYPE_OIDS = FORMATS / "pg_type_oids.yaml"
 
 
 class GenerateError(Exception):
@@ -150,7 +159,9 @@ def init_module(specs: dict[str, dict], ksy_files: list[Path], compiler: str) ->
         "",
         "Each module holds one class named after the .ksy id in UpperCamelCase, e.g.",
         "``from pgpage.decode.ksy.pg_page import PgPage``; its nested types are nested classes",
-        "(``PgPage.ItemId``). ``layouts`` holds the fixed-size type layouts for vectorised decoders.",
+        "(``PgPage.ItemId``). ``layouts`` holds the fixed-size type layouts for vectorised decoders,",
+        "``constants`` every enum value and type size by name (as ``pgp_layout.h`` does for C), ``type_oids``",
+        "the built-in type OIDs by pg_type_d.h's names.",
         "",
         "Modules:",
         "",
@@ -161,7 +172,7 @@ def init_module(specs: dict[str, dict], ksy_files: list[Path], compiler: str) ->
     body.append('"""')
     body.append("")
     body.append("__all__ = [")
-    for name in names + ["layouts"]:
+    for name in names + ["constants", "layouts", "type_oids"]:
         body.append(f"    {name!r},")
     body.append("]")
     return "\n".join(body) + "\n"
@@ -442,14 +453,151 @@ def layouts_module(specs: dict[str, dict], ksy_files: list[Path], compiler: str)
         MARKER,
         f"# Produced by formats/generate.py with kaitai-struct-compiler {compiler} (npm, pinned) from:",
     ]
-    for p in ksy_files:
-        parts.append(f"#   formats/{p.name} (sha256 {hashlib.sha256(p.read_bytes()).hexdigest()})")
+    parts += _sources_comment(ksy_files, "#")
     parts.append(LAYOUTS_DOC.rstrip("\n"))
     parts.append("")
     for name, value in tables.items():
         parts.append(f"{name} = {_fmt(value, 0)}")
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- named constants
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _doc_line(doc) -> str:
+    return " ".join(str(doc).split()) if doc else ""
+
+
+def build_constants(specs: dict[str, dict]) -> list[tuple[str, list[tuple[str, int, str]]]]:
+    """Every named constant of the .ksy files, in sections: ``[(heading, [(name, value, doc)])]``.
+
+    An enum value is named by its ``-orig-id`` (PostgreSQL's spelling), else its Kaitai id; one whose
+    PostgreSQL spelling is an expression (``FSM_CATEGORIES - 1``) gets no name. A fixed-size type is
+    named by its ``-size-id`` (PostgreSQL's macro, e.g. ``SizeOfPageHeaderData``), else
+    ``SIZEOF_<its -orig-id>``; one without a C name gets none. A name defined twice must have one value.
+    """
+    builder = LayoutBuilder(specs)
+    seen: dict[str, tuple[int, str]] = {}
+    sections = []
+
+    def add(entries, name, value, doc, where):
+        if name in seen:
+            if seen[name][0] != value:
+                raise GenerateError(f"{name} is {seen[name][0]} in {seen[name][1]} and {value} in {where}")
+            return
+        seen[name] = (value, where)
+        entries.append((name, value, doc))
+
+    for qname, (spec, _scope, ksy_id) in builder.types.items():
+        for ename, values in (spec.get("enums") or {}).items():
+            entries = []
+            for key, val in values.items():
+                value = int(key, 0) if isinstance(key, str) else int(key)
+                if isinstance(val, dict):
+                    name, doc = str(val.get("-orig-id", val.get("id"))), _doc_line(val.get("doc"))
+                else:
+                    name, doc = str(val), ""
+                if _IDENT.match(name):
+                    add(entries, name, value, doc, f"{qname}::{ename}")
+            if entries:
+                sections.append((f"formats/{ksy_id}.ksy: {qname}::{ename}", entries))
+    sizes: dict[str, list] = {}
+    for qname, (spec, _scope, ksy_id) in builder.types.items():
+        lay = builder.layout(qname)
+        name = spec.get("-size-id") or (f"SIZEOF_{spec['-orig-id']}" if "-orig-id" in spec else None)
+        if lay is not None and name is not None:
+            add(sizes.setdefault(ksy_id, []), name, lay[1], qname, qname)
+    sections += [(f"formats/{ksy_id}.ksy: sizes in bytes", entries) for ksy_id, entries in sizes.items()]
+    return sections
+
+
+def _literal(value: int) -> str:
+    return hex(value) if value > 255 else str(value)
+
+
+def _sources_comment(ksy_files: list[Path], prefix: str) -> list[str]:
+    return [f"{prefix}  formats/{p.name} (sha256 {hashlib.sha256(p.read_bytes()).hexdigest()})" for p in ksy_files]
+
+
+def constants_module(specs: dict[str, dict], ksy_files: list[Path], compiler: str) -> str:
+    parts = [MARKER, f"# Produced by formats/generate.py with kaitai-struct-compiler {compiler} (npm, pinned) from:"]
+    parts += _sources_comment(ksy_files, "#")
+    parts += ['"""Every constant formats/*.ksy define, by PostgreSQL\'s name: flag bits, masks, special values and',
+              "the sizes of the fixed-size types. The compiled kernel includes the same table as ``pgp_layout.h``;",
+              'see formats/generate.py (``build_constants``) for how a constant is named."""', ""]
+    for heading, entries in build_constants(specs):
+        parts.append(f"# {heading}")
+        for name, value, doc in entries:
+            parts.append(f"{name} = {_literal(value)}" + (f"  # {doc}" if doc else ""))
+        parts.append("")
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _c_comment(doc: str) -> str:
+    return doc.replace("*/", "* /").replace("/*", "/ *")
+
+
+def layout_header(specs: dict[str, dict], ksy_files: list[Path], compiler: str) -> str:
+    parts = [C_MARKER,
+             f" * Produced by formats/generate.py with kaitai-struct-compiler {compiler} (npm, pinned) from:"]
+    parts += _sources_comment(ksy_files, " *")
+    parts += [" *",
+              " * Every constant the formats/ .ksy files define, by PostgreSQL's name (flag bits, masks, special values,",
+              " * the sizes of the fixed-size types), for the compiled kernel (pgpage/decode/_kernel.h). The same table is",
+              " * pgpage/decode/ksy/constants.py for Python. Edit the .ksy and run `python formats/generate.py`;",
+              " * tests fail when this file drifts.",
+              " */",
+              "#ifndef PGP_LAYOUT_H",
+              "#define PGP_LAYOUT_H",
+              ""]
+    for heading, entries in build_constants(specs):
+        parts.append(f"/* {heading} */")
+        for name, value, doc in entries:
+            lit = _literal(value) + ("u" if value > 0x7FFFFFFF else "")
+            parts.append(f"#define {name} {lit}" + (f"  /* {_c_comment(doc)} */" if doc else ""))
+        parts.append("")
+    parts.append("#endif /* PGP_LAYOUT_H */")
+    return "\n".join(parts) + "\n"
+
+
+def _type_oid_symbol(typname: str) -> str:
+    """genbki.pl's form_pg_type_symbol: foo_bar -> FOO_BAROID, _foo_bar -> FOO_BARARRAYOID."""
+    m = re.fullmatch(r"(_)?(\w+)", typname)
+    if m is None:
+        raise GenerateError(f"{TYPE_OIDS.name}: no symbol for type name {typname!r}")
+    return m.group(2).upper() + ("ARRAY" if m.group(1) else "") + "OID"
+
+
+def type_oids_module() -> str:
+    data = yaml.safe_load(TYPE_OIDS.read_text())
+    rows = data.get("types") if isinstance(data, dict) else None
+    if not rows:
+        raise GenerateError(f"{TYPE_OIDS.name}: no `types:` list")
+    symbols: dict[str, int] = {}
+    lines = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 3):
+            raise GenerateError(f"{TYPE_OIDS.name}: {row!r} is not [oid, typname, array_type_oid]")
+        oid, typname, array_oid = row
+        pairs = [(_type_oid_symbol(typname), oid)]
+        if array_oid is not None:
+            pairs.append((_type_oid_symbol("_" + typname), array_oid))
+        for symbol, value in pairs:
+            if not isinstance(value, int) or symbol in symbols or value in symbols.values():
+                raise GenerateError(f"{TYPE_OIDS.name}: {symbol} = {value!r} is not a new OID")
+            symbols[symbol] = value
+            lines.append(f"{symbol} = {value}")
+    digest = hashlib.sha256(TYPE_OIDS.read_bytes()).hexdigest()
+    head = [MARKER,
+            f"# Source: formats/{TYPE_OIDS.name} (sha256 {digest})",
+            "# Produced by formats/generate.py; edit the .yaml and run `python formats/generate.py`.",
+            '"""Built-in type OIDs under the names pg_type_d.h gives them, transcribed from',
+            f'{data.get("doc-ref", "pg_type.dat")}."""',
+            ""]
+    return "\n".join(head + lines) + "\n"
 
 
 # --------------------------------------------------------------------------- driver
@@ -475,11 +623,14 @@ def generate(out_dir: Path) -> list[str]:
             files[produced.name] = fix_module(produced.read_text(), path, modules, compiler)
     files["__init__.py"] = init_module(specs, ksy_files, compiler)
     files["layouts.py"] = layouts_module(specs, ksy_files, compiler)
+    files["constants.py"] = constants_module(specs, ksy_files, compiler)
+    files[HEADER] = layout_header(specs, ksy_files, compiler)
+    files["type_oids.py"] = type_oids_module()
 
     out_dir.mkdir(parents=True, exist_ok=True)
     # drop stale generated modules (e.g. of a removed .ksy); never touch anything else
-    for old in out_dir.glob("*.py"):
-        if old.name not in files and old.read_text(errors="replace").startswith(MARKER):
+    for old in [*out_dir.glob("*.py"), *out_dir.glob("*.h")]:
+        if old.name not in files and old.read_text(errors="replace").startswith((MARKER, C_MARKER)):
             old.unlink()
     for name, text in files.items():
         target = out_dir / name

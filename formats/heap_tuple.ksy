@@ -21,6 +21,7 @@ doc: |
   The flag names differ across releases in one place: 0x0008 is HEAP_HASOID up to
   PostgreSQL 11 (WITH OIDS tables; the OID is stored in the 4 bytes before t_hoff) and
   HEAP_HASOID_OLD from 12 on (never set by 12+, still found after pg_upgrade).
+-size-id: SizeofHeapTupleHeader
 doc-ref:
   - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/access/htup_details.h
   - https://github.com/postgres/postgres/blob/REL_11_STABLE/src/include/access/htup_details.h HEAP_HASOID, HeapTupleHeaderGetOid

@@ -74,6 +74,7 @@ instances:
 types:
   page_header:
     -orig-id: PageHeaderData
+    -size-id: SizeOfPageHeaderData
     doc: PageHeaderData, 24 bytes (SizeOfPageHeaderData). MAXALIGN(24) = 24, so PageGetContents = page + 24.
     seq:
       - id: pd_lsn

@@ -25,15 +25,17 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from pgpage.decode.flags import (HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_EXCL_LOCK,
-                                 HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK, HEAP_XMAX_LOCK_ONLY,
-                                 HEAP_XMIN_FROZEN, LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED, PD_ALL_VISIBLE)
+from pgpage.decode.flags import (HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
+                                 HEAP_XMAX_EXCL_LOCK, HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMAX_KEYSHR_LOCK,
+                                 HEAP_XMAX_LOCK_ONLY, HEAP_XMIN_COMMITTED, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
+                                 LP_NORMAL, LP_REDIRECT, LP_UNUSED, PD_ALL_VISIBLE)
+from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.vector import HeapChunk
 
-HINT_BITS = 0x0F00            # HEAP_XMIN_COMMITTED | XMIN_INVALID | XMAX_COMMITTED | XMAX_INVALID
-INFOMASK_OFFSET = 20          # t_infomask within HeapTupleHeaderData (layouts: heap_tuple.t_infomask)
-MASKED_HEADER_BYTES = 10      # pd_lsn (8) and pd_checksum (2)
-PD_FLAGS_OFFSET = 10
+HINT_BITS = HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID | HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID
+INFOMASK_OFFSET = LAYOUTS["heap_tuple"]["fields"]["t_infomask"][0]            # within HeapTupleHeaderData
+PD_FLAGS_OFFSET = LAYOUTS["pg_page::page_header"]["fields"]["pd_flags"][0]
+MASKED_HEADER_BYTES = PD_FLAGS_OFFSET   # pd_lsn and pd_checksum, the bytes before pd_flags
 FIRST_NORMAL_XID = 3
 
 

@@ -148,7 +148,7 @@ class HeapAnalysis:
     }
 
     def _describe(self, code: str, e: list[int]) -> tuple:
-        """(message, severity, details) of one event (see EVENT_CODES in _heapscan.c for its values)."""
+        """(message, severity, details) of one event (see EVENT_CODES in _kernel.h for its values)."""
         blk, item = e[0], e[1]
         if code == "heap.hot.bad_link":
             what = "redirect" if e[4] else "HOT update"

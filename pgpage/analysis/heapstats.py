@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-SIZE_OF_ITEM_ID = 4
+from pgpage.decode.vector import MIN_HEAP_TUPLE_SIZE, SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER
 
 
 def max_heap_tuples_per_page(block_size: int) -> int:
     """MaxHeapTuplesPerPage: (BLCKSZ - SizeOfPageHeaderData) / (MAXALIGN(SizeofHeapTupleHeader) + sizeof(ItemIdData))."""
-    return (block_size - 24) // (24 + SIZE_OF_ITEM_ID)
+    return (block_size - SIZE_OF_PAGE_HEADER) // (MIN_HEAP_TUPLE_SIZE + SIZE_OF_ITEM_ID)
 
 
 @dataclass

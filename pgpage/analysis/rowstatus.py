@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgpage.decode.flags import MOVED_PARTITIONS_OFFSET   # with block InvalidBlockNumber: moved to another partition
 from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY,
                                 ST_UNKNOWN)
 
@@ -29,7 +30,6 @@ STATUS_NAMES = ("live", "deleted", "updated", "moved", "aborted", "in_progress",
 XID_STATE_NAMES = {ST_UNKNOWN: "unknown", ST_IN_PROGRESS: "in progress", ST_COMMITTED: "committed",
                    ST_ABORTED: "aborted", ST_FROZEN: "frozen", ST_INVALID: "invalid", ST_LOCK_ONLY: "lock only"}
 
-MOVED_PARTITIONS_OFFSET = 0xFFFD     # MovedPartitionsOffsetNumber, with block InvalidBlockNumber
 INVALID_BLOCK = 0xFFFFFFFF
 
 

@@ -8,31 +8,23 @@
  * Compiled into the same shared library as _heapscan.c (setup.py, decode/kernels.py). Plain C99, no Python.h.
  *
  * The key spec (int64 array): nkeyatts, natts, heapkeyspace, then per key column: kind, attlen, attalign (bytes),
- * desc, nulls_first. Kinds: */
+ * desc, nulls_first. A kind is how a column's bytes compare; order.py's C_KINDS gives each type its kind by name
+ * (this table, exported as pgp_names(12)). */
 #include <stdint.h>
 #include <string.h>
 
-enum { K_NONE = 0, K_INT = 1, K_UINT = 2, K_FLOAT4 = 3, K_FLOAT8 = 4, K_BYTES = 5, K_VARLENA = 6, K_BPCHAR = 7,
-       K_NAME = 8, K_CSTRING = 9 };
+#include "ksy/pgp_layout.h"
+
+#define ORDER_KINDS(X) X(none) X(int) X(uint) X(float4) X(float8) X(bytes) X(varlena) X(bpchar) X(name) X(cstring)
+#define K_(n) K_##n,
+enum { ORDER_KINDS(K_) K__COUNT };
+#define NAME_STR(n) #n ","
+__attribute__((visibility("hidden"))) const char order_kind_names[] = ORDER_KINDS(NAME_STR);
 
 #define INDEX_MAX_KEYS 32
-#define INDEX_SIZE_MASK 0x1FFF
-#define INDEX_ALT_TID_MASK 0x2000
-#define INDEX_NULL_MASK 0x8000
-#define BT_OFFSET_MASK 0x0FFF
-#define BT_PIVOT_HEAP_TID_ATTR 0x1000
-#define BT_IS_POSTING 0x2000
-#define BTP_LEAF 0x1
-#define BTP_DELETED 0x4
-#define BTP_META 0x8
-#define BTP_HALF_DEAD 0x10
-#define LP_NORMAL 1
-#define LP_DEAD 3
-#define PAGE_HEADER 24
-#define BT_OPAQUE 16
 #define UNCOMPARABLE (-100)
 
-void pgp_prefetch_page(const uint8_t *page, int64_t bs);   /* _heapscan.c */
+void pgp_prefetch_page(const uint8_t *page, int64_t bs);   /* _btree.c */
 
 static inline uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t u32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
@@ -118,7 +110,7 @@ static int parse(const uint8_t *raw, int64_t rawlen, const Spec *s, int64_t pivo
             cur += n + 1;
         } else
             return 0;
-        if (kind == K_NONE) return 0;
+        if (kind == K_none) return 0;
     }
     return 1;
 }
@@ -152,19 +144,19 @@ static inline int cmp_double(double a, double b) {  /* NaN above everything, equ
 
 static int cmp_value(const int64_t *c, const uint8_t *a, int64_t la, const uint8_t *b, int64_t lb) {
     switch (c[0]) {
-    case K_INT: { int64_t x = sext(a, la), y = sext(b, lb); return (x > y) - (x < y); }
-    case K_UINT: { uint64_t x = zext(a, la), y = zext(b, lb); return (x > y) - (x < y); }
-    case K_FLOAT4: { float x, y; memcpy(&x, a, 4); memcpy(&y, b, 4); return cmp_double(x, y); }
-    case K_FLOAT8: { double x, y; memcpy(&x, a, 8); memcpy(&y, b, 8); return cmp_double(x, y); }
-    case K_BPCHAR:  /* bpchar ignores trailing spaces */
+    case K_int: { int64_t x = sext(a, la), y = sext(b, lb); return (x > y) - (x < y); }
+    case K_uint: { uint64_t x = zext(a, la), y = zext(b, lb); return (x > y) - (x < y); }
+    case K_float4: { float x, y; memcpy(&x, a, 4); memcpy(&y, b, 4); return cmp_double(x, y); }
+    case K_float8: { double x, y; memcpy(&x, a, 8); memcpy(&y, b, 8); return cmp_double(x, y); }
+    case K_bpchar:  /* bpchar ignores trailing spaces */
         while (la > 0 && a[la - 1] == ' ') la--;
         while (lb > 0 && b[lb - 1] == ' ') lb--;
         return cmp_bytes(a, la, b, lb);
-    case K_NAME: {  /* up to the first NUL */
+    case K_name: {  /* up to the first NUL */
         const uint8_t *za = memchr(a, 0, (size_t)la), *zb = memchr(b, 0, (size_t)lb);
         return cmp_bytes(a, za ? za - a : la, b, zb ? zb - b : lb);
     }
-    default: return cmp_bytes(a, la, b, lb);  /* K_BYTES, K_VARLENA, K_CSTRING */
+    default: return cmp_bytes(a, la, b, lb);  /* K_bytes, K_varlena, K_cstring */
     }
 }
 
@@ -236,9 +228,9 @@ static int plain_int_leaf(const uint8_t *pg, int64_t bs, const Spec *s, int64_t 
     const uint8_t *last = NULL;
     int64_t last_len = 0;
     for (int64_t k = firstdata; k <= maxoff; k++) {
-        uint32_t w = u32(pg + PAGE_HEADER + 4 * (k - 1));
+        uint32_t w = u32(pg + SizeOfPageHeaderData + 4 * (k - 1));
         int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
-        if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - BT_OPAQUE) return -1;
+        if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - SIZEOF_BTPageOpaqueData) return -1;
         const uint8_t *raw = pg + off;
         uint16_t info = u16(raw + 6);
         int64_t size = info & INDEX_SIZE_MASK;
@@ -246,7 +238,7 @@ static int plain_int_leaf(const uint8_t *pg, int64_t bs, const Spec *s, int64_t 
         if ((info & (INDEX_NULL_MASK | INDEX_ALT_TID_MASK)) || size < 8 + attlen) return -1;
         uint64_t tid = ((uint64_t)((uint32_t)u16(raw) << 16 | u16(raw + 2)) << 16) | u16(raw + 4);
         int c;
-        if (kind == K_INT) {
+        if (kind == K_int) {
             int64_t key = sext(raw + 8, attlen);
             c = (key > prev_key) - (key < prev_key);
             prev_key = key;
@@ -263,10 +255,10 @@ static int plain_int_leaf(const uint8_t *pg, int64_t bs, const Spec *s, int64_t 
     }
     if (rightmost) return 1;
     /* the high key rule, for the last item, as the general loop makes it */
-    uint32_t w = u32(pg + PAGE_HEADER);
+    uint32_t w = u32(pg + SizeOfPageHeaderData);
     int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
     Tup hikey, it;
-    if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - BT_OPAQUE
+    if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - SIZEOF_BTPageOpaqueData
         || !parse(pg + off, len, s, -1, &hikey) || !parse(last, last_len, s, -1, &it)) return -1;
     return compare_as(s, &it, 1, &hikey) <= 0 ? 1 : 0;
 }
@@ -280,7 +272,7 @@ void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const ui
                            const int64_t *spec, uint8_t *status, int64_t *low) {
     Spec s = {spec[0], spec[1], spec[2], spec + 3};
     /* one integer key column (of the widths sext/zext read), heapkeyspace: plain_int_leaf's pages */
-    const int int_key = s.nkey == 1 && s.hk && (s.col[0] == K_INT || s.col[0] == K_UINT)
+    const int int_key = s.nkey == 1 && s.hk && (s.col[0] == K_int || s.col[0] == K_uint)
                         && (s.col[1] == 1 || s.col[1] == 2 || s.col[1] == 4 || s.col[1] == 8);
     Tup tups[2], hikey;  /* the item before and the item at hand; the page's high key */
     for (int64_t i = 0; i < n; i++) {
@@ -291,16 +283,16 @@ void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const ui
         uint16_t flags = u16(pg + bs - 4), lower = u16(pg + 12);
         uint32_t next = u32(pg + bs - 12);
         if (flags & (BTP_DELETED | BTP_META | BTP_HALF_DEAD)) continue;
-        int64_t maxoff = lower >= PAGE_HEADER ? (lower - PAGE_HEADER) / 4 : 0;
+        int64_t maxoff = lower >= SizeOfPageHeaderData ? (lower - SizeOfPageHeaderData) / 4 : 0;
         int leaf = (flags & BTP_LEAF) != 0, rightmost = next == 0;
         int64_t firstkey = rightmost ? 1 : 2, firstdata = leaf ? firstkey : firstkey + 1;
         if (maxoff < firstdata) continue;
         if (s.nkey == 0) {  /* no key order to check: the line pointers readable is all add_page asks */
             int ok = 1;
             for (int64_t k = 1; k <= maxoff && ok; k++) {
-                uint32_t w = u32(pg + PAGE_HEADER + 4 * (k - 1));
+                uint32_t w = u32(pg + SizeOfPageHeaderData + 4 * (k - 1));
                 int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
-                ok = (lf == LP_NORMAL || lf == LP_DEAD) && len >= 8 && off + len <= bs - BT_OPAQUE;
+                ok = (lf == LP_NORMAL || lf == LP_DEAD) && len >= 8 && off + len <= bs - SIZEOF_BTPageOpaqueData;
             }
             status[i] = (uint8_t)ok;
             low[i] = 0;
@@ -315,9 +307,9 @@ void pgp_btree_order_pages(const uint8_t *pages, int64_t n, int64_t bs, const ui
         int64_t lowest = -1;
         Tup low_t;
         for (int64_t k = 1; k <= maxoff && ok; k++) {
-            uint32_t w = u32(pg + PAGE_HEADER + 4 * (k - 1));
+            uint32_t w = u32(pg + SizeOfPageHeaderData + 4 * (k - 1));
             int64_t off = w & 0x7FFF, lf = (w >> 15) & 3, len = w >> 17;
-            if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - BT_OPAQUE) { ok = 0; break; }
+            if ((lf != LP_NORMAL && lf != LP_DEAD) || len < 8 || off + len > bs - SIZEOF_BTPageOpaqueData) { ok = 0; break; }
             if (k == 1 && !rightmost) {
                 if (!parse(pg + off, len, &s, -1, &hikey)) ok = 0;
                 have_hikey = 1;

@@ -11,11 +11,13 @@
  * The rules here only decide "nothing to report", conservatively (a WITH OIDS tuple, a sequence page: -1).
  *
  * Offsets: the page header and tuple header fields, from the layout array (decode/ksy/layouts.py) the caller
- * passes, as _heapscan.c takes them.
+ * passes, as _heapscan.c takes them; flag values from ksy/pgp_layout.h (generated from the same .ksy files).
  */
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
+
+#include "ksy/pgp_layout.h"
 
 int64_t pgp_pagedump_version(void) { return 3; }
 
@@ -29,13 +31,6 @@ enum { L_PD_LSN, L_PD_CHECKSUM, L_PD_FLAGS, L_PD_LOWER, L_PD_UPPER, L_PD_SPECIAL
  * 4 lp_flags, 16 pd_flags bits, 16 btpo_flags bits */
 enum { N_INFOMASK = 0, N_INFOMASK2 = 16, N_LP = 32, N_PD = 36, N_BTPO = 52, N_NAMES = 68 };
 
-#define LP_UNUSED 0
-#define LP_NORMAL 1
-#define LP_REDIRECT 2
-#define PD_VALID_FLAG_BITS 0x0007
-#define HEAP_HASNULL 0x0001
-#define HEAP_HASOID_OLD 0x0008
-#define HEAP_NATTS_MASK 0x07FF
 #define MAXALIGN(x) (((x) + 7) & ~(int64_t)7)
 
 static inline uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -249,20 +244,6 @@ static void heap_page_json(const uint8_t *pg, int64_t blkno, const Head *h, cons
 
 /* ----------------------------------------------------------------------------------------------- B-tree */
 /* nbtree's reading of one index tuple (decode/nbtree.py: page_items, formats/nbtree.ksy: bt_index_tuple) */
-#define BTP_LEAF 0x1
-#define BTP_ROOT 0x2
-#define BTP_DELETED 0x4
-#define BTP_META 0x8
-#define BTP_HALF_DEAD 0x10
-#define MAX_BT_CYCLE_ID 0xFF7F
-#define INDEX_SIZE_MASK 0x1FFF
-#define INDEX_ALT_TID_MASK 0x2000
-#define INDEX_VAR_MASK 0x4000
-#define INDEX_NULL_MASK 0x8000
-#define BT_OFFSET_MASK 0x0FFF
-#define BT_PIVOT_HEAP_TID_ATTR 0x1000
-#define BT_IS_POSTING 0x2000
-#define LP_DEAD 3
 
 typedef struct { uint32_t prev, next, level; uint16_t flags, cycleid; } Opaque;  /* BTPageOpaqueData */
 

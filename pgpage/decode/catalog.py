@@ -13,8 +13,9 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from pgpage.decode.datum import ATTALIGN_BYTES, decode_datum, decode_fixed_column
-from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple, decode_attr, heap_oid_old
+from pgpage.decode.deform import Attribute, deform_tuple, decode_attr, heap_oid_old
 from pgpage.decode.flags import HEAP_HASNULL, HEAP_NATTS_MASK, LP_NORMAL
+from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
 from pgpage.decode.versions import catalog_columns, catalog_has_oid_system_column
 from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY, ST_UNKNOWN, ClogArray,
@@ -175,7 +176,7 @@ def _visible_row(data: bytes, t_hoff: int, infomask: int, infomask2: int, xmin_s
                    decode_datum(c.typid, data[pos[i]:pos[i] + lens[i]], major=major, attlen=c.attlen))
                for i, c in shape.kept}
     else:
-        null_bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
+        null_bitmap = data[SizeofHeapTupleHeader:t_hoff] if infomask & HEAP_HASNULL else None
         deformed = deform_tuple(data, t_hoff, infomask2 & HEAP_NATTS_MASK, shape.cols, null_bitmap=null_bitmap)
         for f in deformed.findings:
             scan.findings.append(Finding(f.code, f"{scan.catalog} {f.message}", f.severity, relation=relation,

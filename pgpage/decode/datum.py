@@ -36,6 +36,24 @@ import struct
 from dataclasses import dataclass, field
 
 from pgpage.decode import pgtz, typeout
+from pgpage.decode.ksy.type_oids import (ACLITEMARRAYOID, ACLITEMOID, ANYARRAYOID, BOOLARRAYOID, BOOLOID,
+                                         BPCHARARRAYOID, BPCHAROID, BYTEAARRAYOID, BYTEAOID, CHARARRAYOID, CHAROID,
+                                         CIDARRAYOID, CIDOID, CSTRINGARRAYOID, CSTRINGOID, DATEARRAYOID, DATEOID,
+                                         FLOAT4ARRAYOID, FLOAT4OID, FLOAT8ARRAYOID, FLOAT8OID, INT2ARRAYOID, INT2OID,
+                                         INT2VECTORARRAYOID, INT2VECTOROID, INT4ARRAYOID, INT4OID, INT8ARRAYOID,
+                                         INT8OID, INTERVALARRAYOID, INTERVALOID, JSONARRAYOID, JSONOID, NAMEARRAYOID,
+                                         NAMEOID, NUMERICARRAYOID, NUMERICOID, OIDARRAYOID, OIDOID, OIDVECTORARRAYOID,
+                                         OIDVECTOROID, PG_NODE_TREEOID, REGCLASSARRAYOID, REGCLASSOID,
+                                         REGCOLLATIONARRAYOID, REGCOLLATIONOID, REGCONFIGARRAYOID, REGCONFIGOID,
+                                         REGDICTIONARYARRAYOID, REGDICTIONARYOID, REGNAMESPACEARRAYOID,
+                                         REGNAMESPACEOID, REGOPERARRAYOID, REGOPERATORARRAYOID, REGOPERATOROID,
+                                         REGOPEROID, REGPROCARRAYOID, REGPROCEDUREARRAYOID, REGPROCEDUREOID,
+                                         REGPROCOID, REGROLEARRAYOID, REGROLEOID, REGTYPEARRAYOID, REGTYPEOID,
+                                         TEXTARRAYOID, TEXTOID, TIDARRAYOID, TIDOID, TIMEARRAYOID, TIMEOID,
+                                         TIMESTAMPARRAYOID, TIMESTAMPOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID,
+                                         TIMETZARRAYOID, TIMETZOID, UNKNOWNOID, UUIDARRAYOID, UUIDOID,
+                                         VARCHARARRAYOID, VARCHAROID, XID8ARRAYOID, XID8OID, XIDARRAYOID, XIDOID,
+                                         XMLARRAYOID, XMLOID)
 from pgpage.findings import ERROR, Finding
 
 VARHDRSZ = 4
@@ -416,59 +434,66 @@ class TypeInfo(tuple):
 
 # Built-in types (pg_type.dat; the same OIDs and storage in 10-18, except aclitem: see versions.py).
 TYPES: dict[int, TypeInfo] = {
-    16: TypeInfo("bool", 1, "c", True),
-    17: TypeInfo("bytea", -1, "i", False),
-    18: TypeInfo("char", 1, "c", True),
-    19: TypeInfo("name", 64, "c", False),
-    20: TypeInfo("int8", 8, "d", True),
-    21: TypeInfo("int2", 2, "s", True),
-    22: TypeInfo("int2vector", -1, "i", False, 21),
-    23: TypeInfo("int4", 4, "i", True),
-    24: TypeInfo("regproc", 4, "i", True),
-    25: TypeInfo("text", -1, "i", False),
-    26: TypeInfo("oid", 4, "i", True),
-    27: TypeInfo("tid", 6, "s", False),
-    28: TypeInfo("xid", 4, "i", True),
-    29: TypeInfo("cid", 4, "i", True),
-    30: TypeInfo("oidvector", -1, "i", False, 26),
-    114: TypeInfo("json", -1, "i", False),
-    142: TypeInfo("xml", -1, "i", False),
-    194: TypeInfo("pg_node_tree", -1, "i", False),
-    700: TypeInfo("float4", 4, "i", True),
-    701: TypeInfo("float8", 8, "d", True),
-    705: TypeInfo("unknown", -2, "c", False),
-    1033: TypeInfo("aclitem", 0, "i", False),   # 12 bytes 'i' before 16, 16 bytes 'd' from 16
-    1042: TypeInfo("bpchar", -1, "i", False),
-    1043: TypeInfo("varchar", -1, "i", False),
-    1082: TypeInfo("date", 4, "i", True),
-    1083: TypeInfo("time", 8, "d", True),
-    1114: TypeInfo("timestamp", 8, "d", True),
-    1184: TypeInfo("timestamptz", 8, "d", True),
-    1186: TypeInfo("interval", 16, "d", False),
-    1266: TypeInfo("timetz", 12, "d", False),
-    1700: TypeInfo("numeric", -1, "i", False),
-    2202: TypeInfo("regprocedure", 4, "i", True),
-    2203: TypeInfo("regoper", 4, "i", True),
-    2204: TypeInfo("regoperator", 4, "i", True),
-    2205: TypeInfo("regclass", 4, "i", True),
-    2206: TypeInfo("regtype", 4, "i", True),
-    2275: TypeInfo("cstring", -2, "c", False),
-    2950: TypeInfo("uuid", 16, "c", False),
-    3734: TypeInfo("regconfig", 4, "i", True),
-    3769: TypeInfo("regdictionary", 4, "i", True),
-    4089: TypeInfo("regnamespace", 4, "i", True),
-    4096: TypeInfo("regrole", 4, "i", True),
-    4191: TypeInfo("regcollation", 4, "i", True),
-    5069: TypeInfo("xid8", 8, "d", True),
+    BOOLOID: TypeInfo("bool", 1, "c", True),
+    BYTEAOID: TypeInfo("bytea", -1, "i", False),
+    CHAROID: TypeInfo("char", 1, "c", True),
+    NAMEOID: TypeInfo("name", 64, "c", False),
+    INT8OID: TypeInfo("int8", 8, "d", True),
+    INT2OID: TypeInfo("int2", 2, "s", True),
+    INT2VECTOROID: TypeInfo("int2vector", -1, "i", False, INT2OID),
+    INT4OID: TypeInfo("int4", 4, "i", True),
+    REGPROCOID: TypeInfo("regproc", 4, "i", True),
+    TEXTOID: TypeInfo("text", -1, "i", False),
+    OIDOID: TypeInfo("oid", 4, "i", True),
+    TIDOID: TypeInfo("tid", 6, "s", False),
+    XIDOID: TypeInfo("xid", 4, "i", True),
+    CIDOID: TypeInfo("cid", 4, "i", True),
+    OIDVECTOROID: TypeInfo("oidvector", -1, "i", False, OIDOID),
+    JSONOID: TypeInfo("json", -1, "i", False),
+    XMLOID: TypeInfo("xml", -1, "i", False),
+    PG_NODE_TREEOID: TypeInfo("pg_node_tree", -1, "i", False),
+    FLOAT4OID: TypeInfo("float4", 4, "i", True),
+    FLOAT8OID: TypeInfo("float8", 8, "d", True),
+    UNKNOWNOID: TypeInfo("unknown", -2, "c", False),
+    ACLITEMOID: TypeInfo("aclitem", 0, "i", False),   # 12 bytes 'i' before 16, 16 bytes 'd' from 16
+    BPCHAROID: TypeInfo("bpchar", -1, "i", False),
+    VARCHAROID: TypeInfo("varchar", -1, "i", False),
+    DATEOID: TypeInfo("date", 4, "i", True),
+    TIMEOID: TypeInfo("time", 8, "d", True),
+    TIMESTAMPOID: TypeInfo("timestamp", 8, "d", True),
+    TIMESTAMPTZOID: TypeInfo("timestamptz", 8, "d", True),
+    INTERVALOID: TypeInfo("interval", 16, "d", False),
+    TIMETZOID: TypeInfo("timetz", 12, "d", False),
+    NUMERICOID: TypeInfo("numeric", -1, "i", False),
+    REGPROCEDUREOID: TypeInfo("regprocedure", 4, "i", True),
+    REGOPEROID: TypeInfo("regoper", 4, "i", True),
+    REGOPERATOROID: TypeInfo("regoperator", 4, "i", True),
+    REGCLASSOID: TypeInfo("regclass", 4, "i", True),
+    REGTYPEOID: TypeInfo("regtype", 4, "i", True),
+    CSTRINGOID: TypeInfo("cstring", -2, "c", False),
+    UUIDOID: TypeInfo("uuid", 16, "c", False),
+    REGCONFIGOID: TypeInfo("regconfig", 4, "i", True),
+    REGDICTIONARYOID: TypeInfo("regdictionary", 4, "i", True),
+    REGNAMESPACEOID: TypeInfo("regnamespace", 4, "i", True),
+    REGROLEOID: TypeInfo("regrole", 4, "i", True),
+    REGCOLLATIONOID: TypeInfo("regcollation", 4, "i", True),
+    XID8OID: TypeInfo("xid8", 8, "d", True),
 }
 
 # Array types: OID -> element OID (typarray of each type above).
 ARRAY_TYPES: dict[int, int] = {
-    1000: 16, 1001: 17, 1002: 18, 1003: 19, 1016: 20, 1005: 21, 1006: 22, 1007: 23, 1008: 24,
-    1009: 25, 1028: 26, 1010: 27, 1011: 28, 1012: 29, 1013: 30, 199: 114, 143: 142, 1021: 700,
-    1022: 701, 1034: 1033, 1014: 1042, 1015: 1043, 1182: 1082, 1183: 1083, 1115: 1114, 1185: 1184,
-    1187: 1186, 1270: 1266, 1231: 1700, 2207: 2202, 2208: 2203, 2209: 2204, 2210: 2205, 2211: 2206,
-    1263: 2275, 2951: 2950, 3735: 3734, 3770: 3769, 4090: 4089, 4097: 4096, 4192: 4191, 271: 5069,
+    BOOLARRAYOID: BOOLOID, BYTEAARRAYOID: BYTEAOID, CHARARRAYOID: CHAROID, NAMEARRAYOID: NAMEOID,
+    INT8ARRAYOID: INT8OID, INT2ARRAYOID: INT2OID, INT2VECTORARRAYOID: INT2VECTOROID, INT4ARRAYOID: INT4OID,
+    REGPROCARRAYOID: REGPROCOID, TEXTARRAYOID: TEXTOID, OIDARRAYOID: OIDOID, TIDARRAYOID: TIDOID, XIDARRAYOID: XIDOID,
+    CIDARRAYOID: CIDOID, OIDVECTORARRAYOID: OIDVECTOROID, JSONARRAYOID: JSONOID, XMLARRAYOID: XMLOID,
+    FLOAT4ARRAYOID: FLOAT4OID, FLOAT8ARRAYOID: FLOAT8OID, ACLITEMARRAYOID: ACLITEMOID, BPCHARARRAYOID: BPCHAROID,
+    VARCHARARRAYOID: VARCHAROID, DATEARRAYOID: DATEOID, TIMEARRAYOID: TIMEOID, TIMESTAMPARRAYOID: TIMESTAMPOID,
+    TIMESTAMPTZARRAYOID: TIMESTAMPTZOID, INTERVALARRAYOID: INTERVALOID, TIMETZARRAYOID: TIMETZOID,
+    NUMERICARRAYOID: NUMERICOID, REGPROCEDUREARRAYOID: REGPROCEDUREOID, REGOPERARRAYOID: REGOPEROID,
+    REGOPERATORARRAYOID: REGOPERATOROID, REGCLASSARRAYOID: REGCLASSOID, REGTYPEARRAYOID: REGTYPEOID,
+    CSTRINGARRAYOID: CSTRINGOID, UUIDARRAYOID: UUIDOID, REGCONFIGARRAYOID: REGCONFIGOID,
+    REGDICTIONARYARRAYOID: REGDICTIONARYOID, REGNAMESPACEARRAYOID: REGNAMESPACEOID, REGROLEARRAYOID: REGROLEOID,
+    REGCOLLATIONARRAYOID: REGCOLLATIONOID, XID8ARRAYOID: XID8OID,
 }
 # The other built-in types' storage and output functions (decode/typeout/, one module per family).
 for _oid, (_name, _typlen, _typalign, _typbyval, _array) in typeout.TYPES.items():
@@ -479,13 +504,13 @@ for _arr, _elem in ARRAY_TYPES.items():
     TYPES.setdefault(_arr, TypeInfo("_" + TYPES[_elem].name, -1, "d" if TYPES[_elem].typalign == "d" else "i",
                                     False, _elem))
 
-ANYARRAY_OID = 2277
-TYPES[ANYARRAY_OID] = TypeInfo("anyarray", -1, "d", False)
+TYPES[ANYARRAYOID] = TypeInfo("anyarray", -1, "d", False)
 
-_TEXT_TYPES = {25, 1042, 1043, 114, 194, 705, 2275}
-_OID_TYPES = {24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191}
-VECTOR_TYPES = {22, 30}   # int2vector, oidvector: arrays printed as space-separated lists
-_FIXED_FORMATS = {21: "<h", 23: "<i", 20: "<q", 5069: "<Q", 700: "<f", 701: "<d"}
+_TEXT_TYPES = {TEXTOID, BPCHAROID, VARCHAROID, JSONOID, PG_NODE_TREEOID, UNKNOWNOID, CSTRINGOID}
+_OID_TYPES = {REGPROCOID, OIDOID, XIDOID, CIDOID, REGPROCEDUREOID, REGOPEROID, REGOPERATOROID, REGCLASSOID,
+              REGTYPEOID, REGCONFIGOID, REGDICTIONARYOID, REGNAMESPACEOID, REGROLEOID, REGCOLLATIONOID}
+VECTOR_TYPES = {INT2VECTOROID, OIDVECTOROID}   # arrays printed as space-separated lists
+_FIXED_FORMATS = {INT2OID: "<h", INT4OID: "<i", INT8OID: "<q", XID8OID: "<Q", FLOAT4OID: "<f", FLOAT8OID: "<d"}
 _FIXED_FORMATS.update({t: "<I" for t in _OID_TYPES})
 
 
@@ -524,7 +549,7 @@ def decode_datum(typid: int, raw, *, attlen: int | None = None, major: int | Non
     raw = bytes(raw)
     info = TYPES.get(typid)
     typlen = info.typlen if info is not None and info.typlen != 0 else attlen
-    if info is None or typid == 1033:
+    if info is None or typid == ACLITEMOID:
         if typlen == -1:
             payload = varlena_payload(raw, typid)
             if not isinstance(payload, bytes):
@@ -557,11 +582,11 @@ def decode_payload(typid: int, payload: bytes, *, major: int | None = None,
         return _typeout(typid, output, payload, major, timezone)
     if typid in _TEXT_TYPES:
         return _decode_text(payload, encoding)
-    if typid == 17:
+    if typid == BYTEAOID:
         return "\\x" + payload.hex()
-    if typid == 1700:
+    if typid == NUMERICOID:
         return decode_numeric(payload, major=major)
-    if typid == ANYARRAY_OID:      # pg_attribute.attmissingval, pg_statistic.stavalues*
+    if typid == ANYARRAYOID:      # pg_attribute.attmissingval, pg_statistic.stavalues*
         return decode_array(payload, major=major, encoding=encoding, timezone=timezone, _depth=_depth)
     info = TYPES.get(typid)
     if info is not None and info.elem:
@@ -595,39 +620,39 @@ def _decode_fixed(typid: int, raw: bytes, *, major, encoding, timezone: str | No
         return _typeout(typid, output, raw, major, timezone)
     fmt = _FIXED_FORMATS.get(typid)
     if fmt is not None:
-        if typid == 700:
+        if typid == FLOAT4OID:
             return _float4_value(int.from_bytes(raw, "little"))
         v = struct.unpack(fmt, raw)[0]
-        if typid == 701:
+        if typid == FLOAT8OID:
             return v if math.isfinite(v) else _float_special(v)
         return v
-    if typid == 16:
+    if typid == BOOLOID:
         if raw[0] > 1:
             return Unreadable("datum.bool.bad_value", f"bool byte is {raw[0]}, not 0 or 1", raw.hex())
         return raw[0] == 1
-    if typid == 18:
+    if typid == CHAROID:
         return _char_value(raw[0], major)
-    if typid == 19:
+    if typid == NAMEOID:
         return _decode_text(raw.split(b"\0", 1)[0], encoding)
-    if typid == 27:
+    if typid == TIDOID:
         bi_hi, bi_lo, posid = struct.unpack("<HHH", raw)
         return f"({(bi_hi << 16) | bi_lo},{posid})"
-    if typid == 2950:
+    if typid == UUIDOID:
         h = raw.hex()
         return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-    if typid == 1082:
+    if typid == DATEOID:
         return format_date(struct.unpack("<i", raw)[0])
-    if typid == 1083:
+    if typid == TIMEOID:
         return format_time(struct.unpack("<q", raw)[0])
-    if typid == 1266:
+    if typid == TIMETZOID:
         t, zone = struct.unpack("<qi", raw)
         return format_time(t) + _format_tz(zone)
-    if typid in (1114, 1184):
+    if typid in (TIMESTAMPOID, TIMESTAMPTZOID):
         try:
-            return format_timestamp(struct.unpack("<q", raw)[0], tz=typid == 1184, timezone=timezone)
+            return format_timestamp(struct.unpack("<q", raw)[0], tz=typid == TIMESTAMPTZOID, timezone=timezone)
         except ValueError as exc:
             return Unreadable("datum.timestamp.out_of_range", str(exc), raw.hex())
-    if typid == 1186:
+    if typid == INTERVALOID:
         return format_interval(*struct.unpack("<qii", raw), major=major)
     return Undecoded(typid, raw.hex(), "type not decoded")
 
@@ -642,14 +667,14 @@ def decode_fixed_column(typid: int, raw, *, major: int | None = None, encoding: 
     if info is None or raw.ndim != 2 or raw.shape[1] != info.typlen:
         return None
     fmt = _FIXED_FORMATS.get(typid)
-    if fmt is not None and typid not in (700, 701):
+    if fmt is not None and typid not in (FLOAT4OID, FLOAT8OID):
         return np.ascontiguousarray(raw).view(np.dtype(fmt)).reshape(-1).tolist()
-    if typid == 16:
+    if typid == BOOLOID:
         return [b == 1 if b <= 1 else _decode_fixed(16, bytes([b]), major=major, encoding=encoding)
                 for b in raw[:, 0].tolist()]
-    if typid == 18:
+    if typid == CHAROID:
         return [_char_value(b, major) for b in raw[:, 0].tolist()]
-    if typid == 19:
+    if typid == NAMEOID:
         flat, width = raw.tobytes(), info.typlen
         return [_decode_text(flat[i:i + width].split(b"\0", 1)[0], encoding) for i in range(0, len(flat), width)]
     return None
@@ -1179,11 +1204,11 @@ def to_pg_text(typid: int, value) -> str | None:
     info = TYPES.get(typid)
     if info is not None and info.elem:
         return _array_text(info.elem, value)
-    if typid == 16 or (isinstance(value, bool) and typid not in TYPES):
+    if typid == BOOLOID or (isinstance(value, bool) and typid not in TYPES):
         return "t" if value else "f"
-    if typid == 700:
+    if typid == FLOAT4OID:
         return format_float(value, float4=True)
-    if typid == 701 or (isinstance(value, float) and typid not in TYPES):
+    if typid == FLOAT8OID or (isinstance(value, float) and typid not in TYPES):
         return format_float(value)
     if isinstance(value, (list, PgArray)):          # anyarray: element type known only per value
         return _array_text(0, value)

@@ -33,10 +33,11 @@ from typing import Any, Sequence
 from pgpage.decode import datum as _datum
 from pgpage.decode.datum import ATTALIGN_BYTES, DatumError, Varlena, parse_varlena, split_array, varlena_payload
 from pgpage.decode.flags import HEAP_HASOID_OLD
+from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
 from pgpage.findings import ERROR, WARNING, Finding
 
 MAX_TUPLE_ATTRIBUTE_NUMBER = 1664          # MaxTupleAttributeNumber (htup_details.h)
-SIZEOF_HEAP_TUPLE_HEADER = 23              # offsetof(HeapTupleHeaderData, t_bits)
+SIZEOF_HEAP_TUPLE_HEADER = SizeofHeapTupleHeader   # passes/rows.py's name for it (to go when rows.py imports it)
 
 # Attribute statuses.
 VALUE = "value"        # stored in the tuple: ``raw`` holds its bytes
@@ -147,7 +148,7 @@ def heap_oid_old(tuple_data: bytes, t_hoff: int, t_infomask: int) -> int | None:
     at t_hoff (``HeapTupleHeaderGetOidOld``). None if the flag is clear or t_hoff is implausible."""
     if not t_infomask & HEAP_HASOID_OLD:
         return None
-    if t_hoff < SIZEOF_HEAP_TUPLE_HEADER + 4 or t_hoff > len(tuple_data):
+    if t_hoff < SizeofHeapTupleHeader + 4 or t_hoff > len(tuple_data):
         return None
     return struct.unpack_from("<I", tuple_data, t_hoff - 4)[0]
 
@@ -212,10 +213,10 @@ def deform_tuple(tuple_data: bytes, t_hoff: int, natts: int, attrs: Sequence[Any
     stored = min(natts, desc_natts)
 
     broken: DatumError | None = None
-    if t_hoff < SIZEOF_HEAP_TUPLE_HEADER or t_hoff > n:
+    if t_hoff < SizeofHeapTupleHeader or t_hoff > n:
         broken = DatumError("heap.deform.bad_t_hoff", f"t_hoff {t_hoff} is outside the tuple "
-                            f"(header {SIZEOF_HEAP_TUPLE_HEADER}, tuple {n} bytes)",
-                            expected=f"{SIZEOF_HEAP_TUPLE_HEADER}..{n}", actual=t_hoff)
+                            f"(header {SizeofHeapTupleHeader}, tuple {n} bytes)",
+                            expected=f"{SizeofHeapTupleHeader}..{n}", actual=t_hoff)
         findings.append(broken.to_finding())
 
     saw_varwidth = False

@@ -10,17 +10,18 @@ from __future__ import annotations
 from kaitaistruct import KaitaiStructError
 
 from pgpage.decode.flags import HEAP2_XACT_MASK, LP_NORMAL, LP_REDIRECT, LP_UNUSED
+from pgpage.decode.ksy.constants import HEAP_MOVED, HEAP_XMAX_SHR_LOCK, HEAP_XMIN_FROZEN, SizeofHeapTupleHeader
 from pgpage.decode.ksy.heap_tuple import HeapTuple
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.pagebase import PageContext, flag_names, format_tid, line_pointers, maxalign
+from pgpage.decode.vector import MIN_HEAP_TUPLE_SIZE   # pageinspect's lower bound of a tuple's lp_len
 from pgpage.findings import WARNING, a_or_an
 
-SIZEOF_HEAP_TUPLE_HEADER = 23  # offsetof(HeapTupleHeaderData, t_bits)
-MIN_HEAP_TUPLE_SIZE = 24       # MinHeapTupleSize = MAXALIGN(SizeofHeapTupleHeader), pageinspect's lower bound
 INFOMASK_NAMES = ENUMS["heap_tuple::infomask_flags"]
 INFOMASK2_NAMES = ENUMS["heap_tuple::infomask2_flags"]
 # heap_tuple_infomask_flags' combined flags: multi-bit values, reported when every bit is set
-COMBINED_FLAGS = [(0x0050, "HEAP_XMAX_SHR_LOCK"), (0x0300, "HEAP_XMIN_FROZEN"), (0xC000, "HEAP_MOVED")]
+COMBINED_FLAGS = [(HEAP_XMAX_SHR_LOCK, "HEAP_XMAX_SHR_LOCK"), (HEAP_XMIN_FROZEN, "HEAP_XMIN_FROZEN"),
+                  (HEAP_MOVED, "HEAP_MOVED")]
 
 
 def infomask_flags(t_infomask: int, t_infomask2: int, major: int | None = None) -> tuple[list[str], list[str]]:
@@ -91,7 +92,7 @@ def _decode_tuple_header(data: bytes, lp: dict, ctx: PageContext, find, n: int) 
     lp["raw_flags"], lp["combined_flags"] = infomask_flags(tup.t_infomask, tup.t_infomask2, ctx.major)
     natts = tup.natts
     bitmap_len = (natts + 7) // 8 if tup.has_nulls else 0
-    if tup.t_hoff < SIZEOF_HEAP_TUPLE_HEADER + bitmap_len or tup.t_hoff > len(data) or tup.t_hoff != maxalign(tup.t_hoff):
+    if tup.t_hoff < SizeofHeapTupleHeader + bitmap_len or tup.t_hoff > len(data) or tup.t_hoff != maxalign(tup.t_hoff):
         find("heap.tuple.bad_hoff", f"t_hoff {tup.t_hoff} does not fit a header with {natts} attributes"
              f"{' and a null bitmap' if tup.has_nulls else ''} in {a_or_an(f'{len(data)}-byte')} item",
              item=n, actual=tup.t_hoff)
@@ -99,5 +100,5 @@ def _decode_tuple_header(data: bytes, lp: dict, ctx: PageContext, find, n: int) 
         lp["t_bits"] = null_bitmap_text(tup.t_bits)
     if tup.has_oid_old and tup.oid is not None:
         lp["t_oid"] = tup.oid
-    if SIZEOF_HEAP_TUPLE_HEADER <= tup.t_hoff <= len(data):
+    if SizeofHeapTupleHeader <= tup.t_hoff <= len(data):
         lp["t_data"] = data[tup.t_hoff:].hex()

@@ -7,16 +7,15 @@ an item past pd_special): the map reports what the pointers claim, the bytes dec
 """
 from __future__ import annotations
 
-from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.flags import LP_REDIRECT
+from pgpage.decode.ksy.constants import (INDEX_NULL_MASK, SIZEOF_IndexTupleData as INDEX_TUPLE_HEADER,
+                                         SIZEOF_ItemIdData as ITEM_ID, SIZEOF_ItemPointerData as ITEM_POINTER,
+                                         SizeofHeapTupleHeader as HEAP_TUPLE_HEADER,
+                                         SizeOfPageHeaderData as PAGE_HEADER)
 from pgpage.decode.pagebase import maxalign
+from pgpage.decode.vector import line_pointer_fields
 
-PAGE_HEADER = LAYOUTS["pg_page::page_header"]["size"]          # 24: SizeOfPageHeaderData
-ITEM_ID = LAYOUTS["pg_page::item_id"]["size"]                  # 4
-HEAP_TUPLE_HEADER = LAYOUTS["heap_tuple"]["size"]               # 23: offsetof(HeapTupleHeaderData, t_bits)
-INDEX_TUPLE_HEADER = LAYOUTS["nbtree::bt_index_tuple"]["size"]  # 8: IndexTupleData
-INDEX_NULL_MASK = 0x8000      # access/itup.h (0x4000 is INDEX_VAR_MASK)
 INDEX_BITMAP = 4             # IndexAttributeBitMapData: INDEX_MAX_KEYS / 8 bytes
-ITEM_POINTER = LAYOUTS["pg_page::item_pointer"]["size"]         # 6
 OID = 4
 
 
@@ -91,8 +90,8 @@ def _items(raw: bytes, page: dict, lp_end: int):
     rows = page.get("heap_page_items") or page.get("bt_page_items") or []
     for n, start in enumerate(range(PAGE_HEADER, lp_end - ITEM_ID + 1, ITEM_ID), start=1):
         word = int.from_bytes(raw[start:start + ITEM_ID], "little")
-        off, flags, length = word & 0x7FFF, (word >> 15) & 3, word >> 17
-        yield n, off, length if flags != 2 else 0, rows[n - 1] if n <= len(rows) else {}
+        off, flags, length = line_pointer_fields(word)
+        yield n, off, length if flags != LP_REDIRECT else 0, rows[n - 1] if n <= len(rows) else {}
 
 
 def _heap_tuple(off: int, end: int, it: dict, lp: int) -> list[dict]:

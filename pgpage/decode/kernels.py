@@ -1,4 +1,4 @@
-"""The compiled whole-relation passes (``_heapscan.c``), loaded with ctypes.
+"""The compiled whole-relation passes, loaded with ctypes.
 
 They live in decode, the lowest tier, because decode itself calls them (``checksum``, ``catalog``, the
 xid verdicts of ``xact``) as well as analysis and the passes do. They take page bytes and arrays and
@@ -9,18 +9,20 @@ gather the line pointers, gather the tuple headers, look xids up in pg_xact, wal
 lock step...), each touching every tuple again; at about 100 MB/s it was slower than
 pg_filedump printing text. ``_heapscan.c`` reads each page once and computes, per page and per
 tuple, everything ``HeapAnalysis`` and pgstattuple's figures need; Python keeps the bookkeeping
-(findings, bins, merging). See the C file for the rules. The B-tree pass (``btree_items``, and
+(findings, bins, merging). See the C files for the rules. The B-tree pass (``btree_items``, and
 the table side of its heap TID check) is compiled for the same reason.
 
 Why C and not numba: numba compiled the same loop, but its first run took 20-100 s of JIT on
 this project's machines (and again whenever the source changed), and importing it cost about
-0.5 s on every command, a third of a whole 2 GB scan. The C file is about 1,000 lines, plain C99
-without Python.h, built by ``pip install .`` (setup.py) into this package; its functions take
+0.5 s on every command, a third of a whole 2 GB scan. The C sources (``SOURCES``: the heap pass, the B-tree
+pass, verify's sieves, the rows printer, the page dumper and the key order, each under 1,500 lines, with the
+internal headers ``_kernel.h`` and ``_values.h`` and the generated ``ksy/pgp_layout.h``) are plain C99 without
+Python.h, built by ``pip install .`` (setup.py) into this package as one shared library; its functions take
 pointers and lengths, so ctypes is the whole binding.
 
 Finding the library: the one ``pip install`` built beside this file, when it was built from the
-C sources beside it (``SOURCES``: the build stamps the SHA-256 over them into it); otherwise (a source
-checkout, an edited C file) it is compiled once with the system's C compiler (``cc``) into
+C sources and headers beside it (``SOURCES`` and ``HEADERS``: the build stamps the SHA-256 over them into it);
+otherwise (a source checkout, an edited C file or header) it is compiled once with the system's C compiler (``cc``) into
 ``$XDG_CACHE_HOME/pgpage`` (``~/.cache/pgpage``), named by that SHA-256, so a stale build is never
 used.
 
@@ -46,12 +48,15 @@ from pathlib import Path
 
 import numpy as np
 
+from pgpage.decode.ksy.constants import BT_OFFSET_MASK  # the most TIDs a posting list (or attributes a pivot) states
 from pgpage.decode.ksy.layouts import LAYOUTS
 
 HERE = Path(__file__).resolve().parent
-# the C sources of the one library, in build order; its stamp is the SHA-256 over all of them
-SOURCES = (HERE / "_heapscan.c", HERE / "_pagedump.c", HERE / "_btorder.c")
-SOURCE = SOURCES[0]
+# the C sources of the one library, in build order, and the headers they include; its stamp is the SHA-256 over
+# all of them (setup.py lists the same), so an edited header never runs with a stale build
+SOURCES = tuple(HERE / name for name in ("_heapscan.c", "_btree.c", "_verify.c", "_values.c", "_values_composite.c",
+                                         "_rows.c", "_pagedump.c", "_btorder.c"))
+HEADERS = (HERE / "_kernel.h", HERE / "_values.h", HERE / "ksy" / "pgp_layout.h")
 CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
 MAX_LISTED = 50          # events of one code a chunk reports in full; the rest are only counted
 MISSING_MULTIS = 4096    # multixacts a chunk lists as unresolved before it only counts them
@@ -64,7 +69,7 @@ class KernelUnavailable(RuntimeError):
 
 def source_sha() -> str:
     h = hashlib.sha256()
-    for src in SOURCES:
+    for src in SOURCES + HEADERS:
         h.update(src.read_bytes())
     return h.hexdigest()[:16]
 
@@ -100,7 +105,7 @@ def _candidates() -> list[Path]:
 @lru_cache(maxsize=None)
 def lib() -> ctypes.CDLL:
     """The loaded library (see the module doc for where it comes from)."""
-    sha = source_sha() if all(src.exists() for src in SOURCES) else None
+    sha = source_sha() if all(src.exists() for src in SOURCES + HEADERS) else None
     for path in _candidates():
         if path.exists():
             cdll = ctypes.CDLL(str(path))
@@ -166,7 +171,8 @@ class _Tables:
 
     def __getattr__(self, name):
         tables = {"COUNTERS": 0, "PAGE_COLUMNS": 1, "EVENT_CODES": 2, "PARAMS": 3, "BEST": 4, "LAYOUT": 5,
-                  "BT_PAGE_COLUMNS": 7, "BT_TOTALS": 8, "BT_EVENT_CODES": 9, "CSV_KINDS": 10, "CSV_PARAMS": 11}
+                  "BT_PAGE_COLUMNS": 7, "BT_TOTALS": 8, "BT_EVENT_CODES": 9, "CSV_KINDS": 10, "CSV_PARAMS": 11,
+                  "ORDER_KINDS": 12}
         if name not in tables:
             raise AttributeError(name)
         value = _names(tables[name])
@@ -277,7 +283,7 @@ def checksum_pages(words: np.ndarray, blknos: np.ndarray, checksum_word: int, ch
     return out
 
 
-# pgp_verify_heap_sieve's parameters, in _heapscan.c's VP_ order
+# pgp_verify_heap_sieve's parameters, in _verify.c's VP_ order
 SIEVE_PARAMS = ("checksums", "checksum_word", "checksum_keep", "has_bounds", "next_full", "oldest_full",
                 "relmin_full", "relnatts", "nblocks", "toast", "has_vm", "has_resolver", "t_field3", "t_hoff")
 
@@ -521,7 +527,6 @@ def xmax_states(infomask, xmax, update_xid, has_resolver: bool, clog) -> tuple[n
     return state, hinted
 
 
-BT_OFFSET_MASK = 0x0FFF  # nbtree.h: the largest count of TIDs a posting list (or attributes a pivot) can state
 
 
 class BtreeItemsOutputs:

@@ -10,16 +10,15 @@ from __future__ import annotations
 from kaitaistruct import KaitaiStructError
 
 from pgpage.decode.flags import LP_DEAD
+from pgpage.decode.ksy.constants import (BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_LEAF, BTP_META, BTP_ROOT,
+                                         INDEX_SIZE_MASK, SIZEOF_ItemIdData)
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.nbtree import Nbtree
 from pgpage.decode.pagebase import PageContext, flag_names, format_tid, line_pointers
 from pgpage.decode.versions import BTPO_LEVEL_SINCE, POSTING_LISTS_SINCE, SUPPORTED_MAJORS, bt_metap_columns
 
-BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
-BTP_HAS_FULLXID = 0x100
 P_HIKEY = 1
 BTPO_FLAG_NAMES = ENUMS["nbtree::btpo_flags"]
-SIZEOF_ITEM_ID = 4
 
 
 def decode_btree_page(raw: bytes, ctx: PageContext, page: dict, find) -> None:
@@ -86,7 +85,7 @@ def page_stats(parsed: Nbtree, raw: bytes, ctx: PageContext, blkno: int) -> dict
         for lp in parsed.page.linp:
             off = lp.lp_off
             if off + 8 <= len(raw):
-                total_size += int.from_bytes(raw[off + 6:off + 8], "little") & 0x1FFF
+                total_size += int.from_bytes(raw[off + 6:off + 8], "little") & INDEX_SIZE_MASK
             if int(lp.lp_flags) == LP_DEAD:
                 dead += 1
             else:
@@ -100,7 +99,7 @@ def page_stats(parsed: Nbtree, raw: bytes, ctx: PageContext, blkno: int) -> dict
         "avg_item_size": total_size // n if n else 0,
         "page_size": hdr.page_size_declared,
         # before 14 pageinspect returns early for a deleted page, leaving free_size 0
-        "free_size": 0 if deleted and old_deleted else max(hdr.pd_upper - hdr.pd_lower - SIZEOF_ITEM_ID, 0),
+        "free_size": 0 if deleted and old_deleted else max(hdr.pd_upper - hdr.pd_lower - SIZEOF_ItemIdData, 0),
         "btpo_prev": opaque.btpo_prev, "btpo_next": opaque.btpo_next,
     }
     if ctx.major is not None and ctx.major < BTPO_LEVEL_SINCE:

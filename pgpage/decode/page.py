@@ -15,25 +15,27 @@ from kaitaistruct import KaitaiStructError
 from pgpage.decode.checksum import checksum_page
 from pgpage.decode.control import format_lsn
 from pgpage.decode.flags import PD_VALID_FLAG_BITS
+from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_META, BRIN_PAGETYPE_REGULAR, BRIN_PAGETYPE_REVMAP, GIST_PAGE_ID,
+                                         HASHO_PAGE_ID, MAX_BT_CYCLE_ID, PG_PAGE_LAYOUT_VERSION, SEQ_MAGIC,
+                                         SIZEOF_BrinSpecialSpace, SIZEOF_BTPageOpaqueData, SIZEOF_GinPageOpaqueData,
+                                         SIZEOF_GISTPageOpaqueData, SIZEOF_HashPageOpaqueData,
+                                         SIZEOF_SpGistPageOpaqueData, SizeOfPageHeaderData, SPGIST_PAGE_ID)
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.pg_page import PgPage
 from pgpage.decode.pagebase import PageContext, flag_names, maxalign
 from pgpage.findings import WARNING, Finding, a_or_an
 
-SIZE_OF_PAGE_HEADER = 24
-SIZE_OF_ITEM_ID = 4
-PG_PAGE_LAYOUT_VERSION = 4
-SEQUENCE_MAGIC = 0x1717
-MAX_BT_CYCLE_ID = 0xFF7F
-HASHO_PAGE_ID, GIST_PAGE_ID, SPGIST_PAGE_ID = 0xFF80, 0xFF81, 0xFF82
-BRIN_PAGE_TYPES = {0xF091: "brin_meta", 0xF092: "brin_revmap", 0xF093: "brin_regular"}
+BRIN_PAGE_TYPES = {BRIN_PAGETYPE_META: "brin_meta", BRIN_PAGETYPE_REVMAP: "brin_revmap",
+                   BRIN_PAGETYPE_REGULAR: "brin_regular"}
 
 PD_FLAG_NAMES = ENUMS["pg_page::pd_flags"]
 
 # the special space of an index access method's pages: MAXALIGN(sizeof) of BTPageOpaqueData, HashPageOpaqueData,
 # GISTPageOpaqueData (16), GinPageOpaqueData, SpGistPageOpaqueData, BrinSpecialSpace (8). _bt_checkpage,
 # _hash_checkpage and gistcheckpage refuse a page with another size ("index contains corrupted page")
-AM_SPECIAL_SIZE = {"btree": 16, "hash": 16, "gist": 16, "gin": 8, "spgist": 8, "brin": 8}
+AM_SPECIAL_SIZE = {am: maxalign(size) for am, size in (
+    ("btree", SIZEOF_BTPageOpaqueData), ("hash", SIZEOF_HashPageOpaqueData), ("gist", SIZEOF_GISTPageOpaqueData),
+    ("gin", SIZEOF_GinPageOpaqueData), ("spgist", SIZEOF_SpGistPageOpaqueData), ("brin", SIZEOF_BrinSpecialSpace))}
 AM_NAMES = {"btree": "B-tree", "hash": "hash", "gist": "GiST", "gin": "GIN", "spgist": "SP-GiST", "brin": "BRIN"}
 
 
@@ -55,7 +57,7 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
         find("page.truncated", f"only {len(raw)} of {ctx.block_size} bytes are present (torn or truncated file)",
              expected=ctx.block_size, actual=len(raw))
         page["page_type"] = "truncated"
-        page["raw_header"] = raw[:SIZE_OF_PAGE_HEADER]
+        page["raw_header"] = raw[:SizeOfPageHeaderData]
         return page
     if not any(raw):
         page["page_type"] = "new"
@@ -126,7 +128,7 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
 
 def raw_header_is_plausible(raw: bytes, block_size: int) -> bool:
     """Does this page image (or torn block) start with a PostgreSQL page header of this block size?"""
-    if len(raw) < SIZE_OF_PAGE_HEADER:
+    if len(raw) < SizeOfPageHeaderData:
         return False
     word = int.from_bytes(raw[18:20], "little")  # pd_pagesize_version
     return word & 0xFF00 == block_size and word & 0xFF == PG_PAGE_LAYOUT_VERSION
@@ -154,8 +156,8 @@ def _check_header(parsed: PgPage, ctx: PageContext, find) -> bool:
         find("page.header.bad_flags", f"pd_flags 0x{h.pd_flags:04X} has bits outside PD_VALID_FLAG_BITS",
              actual=h.pd_flags)
         ok = False
-    if h.pd_lower < SIZE_OF_PAGE_HEADER or h.pd_lower > h.pd_upper:
-        find("page.header.bad_lower", f"pd_lower {h.pd_lower} is not between {SIZE_OF_PAGE_HEADER} and pd_upper"
+    if h.pd_lower < SizeOfPageHeaderData or h.pd_lower > h.pd_upper:
+        find("page.header.bad_lower", f"pd_lower {h.pd_lower} is not between {SizeOfPageHeaderData} and pd_upper"
              f" {h.pd_upper}", actual=h.pd_lower)
         ok = False
     if h.pd_upper > h.pd_special:
@@ -187,7 +189,7 @@ def classify(parsed: PgPage, raw: bytes, ctx: PageContext, header_ok: bool) -> s
         return "unknown"
     if ctx.am in ("heap", None) and special_size == 0:
         return "heap"
-    if special_size == 8 and int.from_bytes(raw[h.pd_special:h.pd_special + 4], "little") == SEQUENCE_MAGIC:
+    if special_size == 8 and int.from_bytes(raw[h.pd_special:h.pd_special + 4], "little") == SEQ_MAGIC:
         return "sequence"  # sequence_magic {uint32 magic}, MAXALIGNed to 8 bytes
     if special_size == 16:
         if last_u16 == HASHO_PAGE_ID:

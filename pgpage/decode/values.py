@@ -18,6 +18,12 @@ from dataclasses import dataclass
 
 from pgpage.decode import datum
 from pgpage.decode.datum import DatumError, Undecoded, Unreadable
+from pgpage.decode.ksy.type_oids import (BOOLOID, BOXOID, BYTEAOID, CIDOID, CIDROID, DATEOID, FLOAT4OID, FLOAT8OID,
+                                         INETOID, INT2OID, INT4OID, INT8OID, JSONBOID, JSONOID, NUMERICOID, OIDOID,
+                                         REGCLASSOID, REGCOLLATIONOID, REGCONFIGOID, REGDICTIONARYOID,
+                                         REGNAMESPACEOID, REGOPERATOROID, REGOPEROID, REGPROCEDUREOID, REGPROCOID,
+                                         REGROLEOID, REGTYPEOID, TIMEOID, TIMESTAMPOID, TIMESTAMPTZOID, TIMETZOID,
+                                         UUIDOID, XID8OID, XIDOID)
 
 TYPTYPE_BASE, TYPTYPE_COMPOSITE, TYPTYPE_DOMAIN, TYPTYPE_ENUM, TYPTYPE_PSEUDO, TYPTYPE_RANGE, TYPTYPE_MULTIRANGE = \
     "b", "c", "d", "e", "p", "r", "m"
@@ -218,7 +224,9 @@ class ValueFormatter:
 # Typed Python values (the API's rows): read back from the exact text, as a client library would
 # ---------------------------------------------------------------------------------------------------
 
-_INT_TYPES = {20, 21, 23, 26, 28, 29, 5069, 24, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191}
+_INT_TYPES = {INT8OID, INT2OID, INT4OID, OIDOID, XIDOID, CIDOID, XID8OID, REGPROCOID, REGPROCEDUREOID, REGOPEROID,
+              REGOPERATOROID, REGCLASSOID, REGTYPEOID, REGCONFIGOID, REGDICTIONARYOID, REGNAMESPACEOID, REGROLEOID,
+              REGCOLLATIONOID}
 
 
 def python_value(formatter: ValueFormatter, typid: int, text: str | None):
@@ -239,8 +247,8 @@ def python_converter(formatter: ValueFormatter, typid: int):
     if kind != "builtin":
         return _same
     info = datum.TYPES.get(target)
-    if info is not None and info.elem and target not in (22, 30):
-        elem, delim = python_converter(formatter, info.elem), ";" if info.elem == 603 else ","
+    if info is not None and info.elem and target not in datum.VECTOR_TYPES:
+        elem, delim = python_converter(formatter, info.elem), ";" if info.elem == BOXOID else ","
         return lambda text: None if text is None else _array_items(text, elem, delim)
     parse = _scalar_parsers().get(target)
     if parse is None:
@@ -268,12 +276,13 @@ def _scalar_parsers() -> dict:
     import json
     import uuid
     from decimal import Decimal
-    return {**{t: int for t in _INT_TYPES}, 700: float, 701: float, 1700: Decimal, 16: lambda text: text == "t",
-            17: lambda text: bytes.fromhex(text[2:]), 2950: uuid.UUID,
-            **dict.fromkeys((114, 3802), json.JSONDecoder(parse_float=Decimal).decode),
-            869: ipaddress.ip_interface, 650: ipaddress.ip_network, 1082: dt.date.fromisoformat,
-            1083: dt.time.fromisoformat, 1266: lambda text: dt.time.fromisoformat(_iso_offset(text)),
-            1114: dt.datetime.fromisoformat, 1184: lambda text: dt.datetime.fromisoformat(_iso_offset(text))}
+    return {**{t: int for t in _INT_TYPES}, FLOAT4OID: float, FLOAT8OID: float, NUMERICOID: Decimal,
+            BOOLOID: lambda text: text == "t", BYTEAOID: lambda text: bytes.fromhex(text[2:]), UUIDOID: uuid.UUID,
+            **dict.fromkeys((JSONOID, JSONBOID), json.JSONDecoder(parse_float=Decimal).decode),
+            INETOID: ipaddress.ip_interface, CIDROID: ipaddress.ip_network, DATEOID: dt.date.fromisoformat,
+            TIMEOID: dt.time.fromisoformat, TIMETZOID: lambda text: dt.time.fromisoformat(_iso_offset(text)),
+            TIMESTAMPOID: dt.datetime.fromisoformat,
+            TIMESTAMPTZOID: lambda text: dt.datetime.fromisoformat(_iso_offset(text))}
 
 
 def _iso_offset(text: str) -> str:

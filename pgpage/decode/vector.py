@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pgpage.decode.ksy.constants import SIZEOF_ItemIdData, SizeofHeapTupleHeader, SizeOfPageHeaderData
 from pgpage.decode.ksy.layouts import LAYOUTS
 
-SIZE_OF_PAGE_HEADER = LAYOUTS["pg_page::page_header"]["size"]
-SIZE_OF_ITEM_ID = LAYOUTS["pg_page::item_id"]["size"]
-MIN_HEAP_TUPLE_SIZE = 24  # MAXALIGN(SizeofHeapTupleHeader = 23)
+SIZE_OF_PAGE_HEADER = SizeOfPageHeaderData
+SIZE_OF_ITEM_ID = SIZEOF_ItemIdData
+MIN_HEAP_TUPLE_SIZE = (SizeofHeapTupleHeader + 7) & ~7  # MinHeapTupleSize: MAXALIGN(SizeofHeapTupleHeader)
 _NP = {"u1": np.uint8, "u2": np.dtype("<u2"), "u4": np.dtype("<u4"), "u8": np.dtype("<u8")}
 
 

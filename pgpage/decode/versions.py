@@ -43,6 +43,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from pgpage.decode.ksy.type_oids import (ACLITEMARRAYOID, ANYARRAYOID, BOOLOID, CHAROID, FLOAT4OID, INT2OID,
+                                         INT2VECTOROID, INT4OID, NAMEOID, OIDOID, OIDVECTOROID, PG_NODE_TREEOID,
+                                         REGPROCOID, TEXTARRAYOID, TEXTOID, XIDOID)
+
 SUPPORTED_MAJORS: tuple[int, ...] = tuple(range(10, 19))
 """Majors whose layouts are in this table (and were checked against a real server)."""
 
@@ -266,23 +270,22 @@ class CatalogColumn(NamedTuple):
 
 
 # Type shorthands: (type oid, typlen, typalign, typbyval), from pg_type.dat (stable 10-18).
-_BOOL = (16, 1, "c", True)
-_CHAR = (18, 1, "c", True)            # "char"
-_NAME = (19, 64, "c", False)          # NAMEDATALEN 64
-_INT2 = (21, 2, "s", True)
-_INT2VECTOR = (22, -1, "i", False)
-_INT4 = (23, 4, "i", True)
-_REGPROC = (24, 4, "i", True)
-_TEXT = (25, -1, "i", False)
-_OID = (26, 4, "i", True)
-_XID = (28, 4, "i", True)
-_OIDVECTOR = (30, -1, "i", False)
-_PG_NODE_TREE = (194, -1, "i", False)
-_FLOAT4 = (700, 4, "i", True)
-_TEXT_ARRAY = (1009, -1, "i", False)   # text[]
-_ANYARRAY = (2277, -1, "d", False)
-_ACLITEM_ARRAY = "aclitem[]"           # 1034; its alignment follows aclitem: 'i' <=15, 'd' >=16
-_ACLITEM_ARRAY_OID = 1034
+_BOOL = (BOOLOID, 1, "c", True)
+_CHAR = (CHAROID, 1, "c", True)        # "char"
+_NAME = (NAMEOID, 64, "c", False)      # NAMEDATALEN 64
+_INT2 = (INT2OID, 2, "s", True)
+_INT2VECTOR = (INT2VECTOROID, -1, "i", False)
+_INT4 = (INT4OID, 4, "i", True)
+_REGPROC = (REGPROCOID, 4, "i", True)
+_TEXT = (TEXTOID, -1, "i", False)
+_OID = (OIDOID, 4, "i", True)
+_XID = (XIDOID, 4, "i", True)
+_OIDVECTOR = (OIDVECTOROID, -1, "i", False)
+_PG_NODE_TREE = (PG_NODE_TREEOID, -1, "i", False)
+_FLOAT4 = (FLOAT4OID, 4, "i", True)
+_TEXT_ARRAY = (TEXTARRAYOID, -1, "i", False)   # text[]
+_ANYARRAY = (ANYARRAYOID, -1, "d", False)
+_ACLITEM_ARRAY = "aclitem[]"           # ACLITEMARRAYOID, whose alignment follows aclitem: 'i' <=15, 'd' >=16
 
 _LAST = SUPPORTED_MAJORS[-1]
 
@@ -542,7 +545,7 @@ def catalog_columns(catalog: str, major: int) -> tuple[CatalogColumn, ...]:
             continue
         if typ == _ACLITEM_ARRAY:
             # an array is aligned like its element type ('i' at least); aclitem is 'd' from 16
-            typ = (_ACLITEM_ARRAY_OID, -1, aclitem_layout(major)[1], False)
+            typ = (ACLITEMARRAYOID, -1, aclitem_layout(major)[1], False)
         typid, attlen, attalign, attbyval = typ
         out.append(CatalogColumn(name, typid, attlen, attalign, attbyval))
     return tuple(out)

@@ -181,7 +181,7 @@ class ClogArray:
 
     @property
     def c_args(self) -> tuple:
-        """What the compiled lookups take (see ``_heapscan.c``: Clog)."""
+        """What the compiled lookups take (see ``_kernel.h``: Clog)."""
         return (self.flat.ctypes.data, self.seg_start.ctypes.data, self.seg_len.ctypes.data, len(self.seg_start),
                 self.xacts_per_segment, int(self.in_progress_is_aborted))
 

@@ -32,6 +32,7 @@ from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.analysis.verify.xids import since_checkpoint_finding
+from pgpage.decode.ksy.constants import PG_PAGE_LAYOUT_VERSION
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
 from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, table_unreadable,
                                  unreadable_table_finding)
@@ -637,7 +638,8 @@ def _once(f):
 def guess_kind(fork: RelationFork) -> tuple[str | None, str | None]:
     """(relkind, access method) from the pages themselves, for files no catalog names: the special
     space of the first pages with a sane header decides (none: heap)."""
-    from pgpage.decode.page import BRIN_PAGE_TYPES, GIST_PAGE_ID, HASHO_PAGE_ID, MAX_BT_CYCLE_ID, SPGIST_PAGE_ID
+    from pgpage.decode.ksy.constants import GIST_PAGE_ID, HASHO_PAGE_ID, MAX_BT_CYCLE_ID, SEQ_MAGIC, SPGIST_PAGE_ID
+    from pgpage.decode.page import BRIN_PAGE_TYPES
     if fork.fork != "main":
         return None, None
     for first, chunk in fork.iter_chunks(stop=min(fork.end_block, fork.first_block + 64)):
@@ -648,7 +650,7 @@ def guess_kind(fork: RelationFork) -> tuple[str | None, str | None]:
             last = int(chunk[i, -2]) | (int(chunk[i, -1]) << 8)
             if special == 0:
                 return "r", "heap"
-            if special == 8 and int.from_bytes(chunk[i, size - 8:size - 4].tobytes(), "little") == 0x1717:
+            if special == 8 and int.from_bytes(chunk[i, size - 8:size - 4].tobytes(), "little") == SEQ_MAGIC:
                 return "S", "heap"
             if special == 16:
                 if last == HASHO_PAGE_ID:
@@ -671,7 +673,7 @@ def looks_like_relation(fork: RelationFork) -> bool:
     """Does any block start with a PostgreSQL page header of this block size (or is it all zeros)?"""
     for first, chunk in fork.iter_chunks(stop=min(fork.end_block, fork.first_block + 4096)):
         h = chunk[:, 18].astype(np.int64) | (chunk[:, 19].astype(np.int64) << 8)
-        if (((h & 0xFF00) == fork.block_size) & ((h & 0xFF) == 4)).any() or not chunk.any():
+        if (((h & 0xFF00) == fork.block_size) & ((h & 0xFF) == PG_PAGE_LAYOUT_VERSION)).any() or not chunk.any():
             return True
         return False
     if fork.size_bytes == 0:
@@ -680,4 +682,4 @@ def looks_like_relation(fork: RelationFork) -> bool:
     if len(head) < 24:
         return False
     h = int.from_bytes(head[18:20], "little")
-    return (h & 0xFF00) == fork.block_size and (h & 0xFF) == 4 or not any(head)
+    return (h & 0xFF00) == fork.block_size and (h & 0xFF) == PG_PAGE_LAYOUT_VERSION or not any(head)

@@ -116,6 +116,31 @@ def test_check_fails_on_hand_edited_or_missing_or_stale_output(formats_copy):
         stale.unlink()
 
 
+def test_check_fails_when_the_header_or_the_oid_module_drifts(formats_copy):
+    """The C header and the type OID module are checked like the parsers: a hand edit of either, or a change
+    to pg_type_oids.yaml without regenerating, fails the check."""
+    out = formats_copy / "pgpage" / "decode" / "ksy"
+    for target, edit in ((out / "pgp_layout.h", ("#define BT_IS_POSTING 0x2000", "#define BT_IS_POSTING 0x4000")),
+                         (out / "type_oids.py", ("INT4OID = 23", "INT4OID = 24"))):
+        original = target.read_text()
+        assert edit[0] in original
+        try:
+            target.write_text(original.replace(*edit))
+            proc = _check_copy(formats_copy)
+            assert proc.returncode == 1 and target.name in proc.stderr, proc.stderr
+        finally:
+            target.write_text(original)
+    source = formats_copy / "formats" / "pg_type_oids.yaml"
+    original = source.read_text()
+    try:
+        source.write_text(original.replace("- [23, int4, 1007]", "- [23, int4, 1099]"))
+        proc = _check_copy(formats_copy)
+        assert proc.returncode == 1 and "type_oids.py" in proc.stderr, proc.stderr
+    finally:
+        source.write_text(original)
+    assert _check_copy(formats_copy).returncode == 0
+
+
 def test_new_ksy_is_picked_up_automatically(formats_copy):
     new = formats_copy / "formats" / "zz_probe.ksy"
     new.write_text(
@@ -183,6 +208,32 @@ def test_layouts_table():
     assert L.VALID["nbtree::bt_meta_page_data"]["btm_magic"] == 0x053162
     assert L.VALID["brin_page::brin_meta_page_data"]["brin_magic"] == 0xA8109CFA
     assert L.ORIG_IDS["pg_page::item_id"][""] == "ItemIdData"
+
+
+def test_constants_name_the_ksy_values_once_for_c_and_python():
+    """constants.py and pgp_layout.h hold the same names and values, which are the .ksy enums' and sizes."""
+    import re
+
+    from pgpage.decode.ksy import constants as C
+    from pgpage.decode.ksy import layouts as L
+    from pgpage.decode.ksy import type_oids as T
+
+    header = (OUT_DIR / "pgp_layout.h").read_text()
+    in_c = {m[0]: int(m[1].rstrip("u"), 0) for m in re.findall(r"^#define (\w+) (\w+)", header, re.M)
+            if m[0] != "PGP_LAYOUT_H"}
+    in_py = {k: v for k, v in vars(C).items() if k[0].isalpha() and isinstance(v, int)}
+    assert in_c == in_py
+    for qname, table in L.ENUMS.items():
+        for value, name in table.items():
+            if name.isidentifier():
+                assert in_py[name] == value, (qname, name)
+    assert (C.SizeOfPageHeaderData, C.SIZEOF_ItemIdData, C.SizeofHeapTupleHeader) == (24, 4, 23)
+    assert C.SIZEOF_BTPageOpaqueData == L.LAYOUTS["nbtree::bt_page_opaque_data"]["size"] == 16
+    assert (C.BT_IS_POSTING, C.LP_REDIRECT, C.HEAP_ONLY_TUPLE) == (0x2000, 2, 0x8000)
+    assert "#define FSM_CATEGORIES" not in header  # "FSM_CATEGORIES - 1" is an expression, not a name
+    # pg_type_d.h's spelling (genbki.pl: foo_bar -> FOO_BAROID, _foo_bar -> FOO_BARARRAYOID)
+    assert (T.INT4OID, T.INT4ARRAYOID, T.PG_NODE_TREEOID, T.RECORDARRAYOID, T.TSTZMULTIRANGEOID) == (
+        23, 1007, 194, 2287, 4534)
 
 
 def test_enums_match_generated_classes():

@@ -135,6 +135,35 @@ def test_scanner_builds_from_its_source_and_says_which(tmp_path):
     assert kernels.layout_array()[list(kernels.TABLES.LAYOUT).index("t_infomask")] == 20
 
 
+def test_the_build_stamp_covers_every_source_and_header_setup_py_builds(tmp_path, monkeypatch):
+    """The library's stamp is the SHA-256 over every C file and every header they include (an edited header never
+    runs with a stale build), and setup.py builds and stamps the same files as kernels.py."""
+    import ast
+    import re
+    import shutil
+    from pgpage.decode import kernels
+    decode = kernels.HERE
+    included = {(src.parent / name).resolve() for src in kernels.SOURCES + kernels.HEADERS
+                for name in re.findall(r'^#include "([^"]+)"', src.read_text(), re.M)}
+    assert included == {h.resolve() for h in kernels.HEADERS}
+    assert set(decode.glob("_*.c")) == set(kernels.SOURCES) and set(decode.glob("_*.h")) <= set(kernels.HEADERS)
+    root = decode.parents[1]
+    setup = ast.parse((root / "setup.py").read_text())
+    namespace = {}   # setup.py's D, SOURCES and HEADERS, evaluated without running setup()
+    exec(compile(ast.Module([n for n in setup.body if isinstance(n, ast.Assign)
+                             and {t.id for t in n.targets} <= {"D", "SOURCES", "HEADERS"}], []), "setup.py", "exec"),
+         namespace)
+    assert [root / s for s in namespace["SOURCES"]] == list(kernels.SOURCES)
+    assert [root / h for h in namespace["HEADERS"]] == list(kernels.HEADERS)
+    # one byte more in a header: another stamp
+    copy = tmp_path / "pgp_layout.h"
+    shutil.copy(kernels.HEADERS[-1], copy)
+    before = kernels.source_sha()
+    copy.write_bytes(copy.read_bytes() + b"\n")
+    monkeypatch.setattr(kernels, "HEADERS", kernels.HEADERS[:-1] + (copy,))
+    assert kernels.source_sha() != before
+
+
 def test_verify_jobs_cut_heaps_into_ranges_and_say_the_same(tmp_path, monkeypatch):
     """verify --jobs: relations spread over workers, big heaps' main forks cut into ranges (here every heap of
     more than 2 blocks, on a damaged copy): the same records, relation by relation, as one process."""

@@ -35,8 +35,19 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD, LP_NORMAL, P_HIKEY, P_NONE,
                                          SIZE_OF_BT_OPAQUE, SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER,
                                          bt_opaque, max_index_tuples_per_page)
-from pgpage.decode.vector import decode_headers, line_pointer_fields, run_positions, sorted_unique
+from pgpage.decode.ksy.constants import SIZEOF_IndexTupleData
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.ksy.type_oids import (BOOLOID, BPCHAROID, BYTEAOID, CHAROID, CSTRINGOID, DATEOID, FLOAT4OID,
+                                         FLOAT8OID, INT2OID, INT4OID, INT8OID, INTERVALOID, NAMEOID, NUMERICOID,
+                                         OIDOID, OIDVECTOROID, REGPROCOID, TEXTOID, TIMEOID, TIMESTAMPOID,
+                                         TIMESTAMPTZOID, TIMETZOID, UUIDOID, VARCHAROID)
+from pgpage.decode.vector import SIZE_OF_ITEM_ID, decode_headers, line_pointer_fields, run_positions, sorted_unique
 from pgpage.findings import INFO, Finding
+
+_PD_LOWER = LAYOUTS["pg_page::page_header"]["fields"]["pd_lower"][0]
+# where BTPageOpaqueData's btpo_next and btpo_flags are, from the page's end
+_BTPO_NEXT, _BTPO_FLAGS = (LAYOUTS["nbtree::bt_page_opaque_data"]["fields"][f][0] - SIZE_OF_BT_OPAQUE
+                           for f in ("btpo_next", "btpo_flags"))
 
 C_COLLATIONS = {950: "C", 951: "POSIX"}
 DEFAULT_COLLATION = 100
@@ -73,7 +84,7 @@ def _varlena(typid: int, strip=None):
 
 def _numeric(raw):
     from pgpage.decode.datum import decode_numeric, varlena_payload
-    p = varlena_payload(raw, 1700)
+    p = varlena_payload(raw, NUMERICOID)
     text = decode_numeric(p) if isinstance(p, bytes) else None
     if not isinstance(text, str):
         raise Uncomparable("numeric")
@@ -111,36 +122,39 @@ def _interval(raw):
 
 # typid -> (name, key of the datum's exact bytes, collatable)
 TYPES: dict[int, tuple[str, Callable, bool]] = {
-    16: ("bool", _fixed("B", bool), False),
-    20: ("int8", _fixed("q"), False),
-    21: ("int2", _fixed("h"), False),
-    23: ("int4", _fixed("i"), False),
-    26: ("oid", _fixed("I"), False),
-    24: ("regproc", _fixed("I"), False),
-    18: ("char", _fixed("B"), False),            # "char" compares as an unsigned byte
-    30: ("oidvector", _oidvector, False),
-    700: ("float4", _fixed("f", _float), False),
-    701: ("float8", _fixed("d", _float), False),
-    1700: ("numeric", _numeric, False),
-    1082: ("date", _fixed("i"), False),
-    1083: ("time", _fixed("q"), False),
-    1114: ("timestamp", _fixed("q"), False),
-    1184: ("timestamptz", _fixed("q"), False),
-    1266: ("timetz", _timetz, False),
-    1186: ("interval", _interval, False),
-    2950: ("uuid", lambda raw: bytes(raw) if len(raw) == 16 else _bad(raw), False),
-    17: ("bytea", _varlena(17), False),
-    25: ("text", _varlena(25), True),
-    1043: ("varchar", _varlena(1043), True),
-    1042: ("bpchar", _varlena(1042, lambda p: p.rstrip(b" ")), True),   # bpchar ignores trailing spaces
-    19: ("name", lambda raw: bytes(raw).split(b"\0", 1)[0], True),
-    2275: ("cstring", lambda raw: bytes(raw).split(b"\0", 1)[0], True),  # name_ops keeps names as cstring (12+)
+    BOOLOID: ("bool", _fixed("B", bool), False),
+    INT8OID: ("int8", _fixed("q"), False),
+    INT2OID: ("int2", _fixed("h"), False),
+    INT4OID: ("int4", _fixed("i"), False),
+    OIDOID: ("oid", _fixed("I"), False),
+    REGPROCOID: ("regproc", _fixed("I"), False),
+    CHAROID: ("char", _fixed("B"), False),            # "char" compares as an unsigned byte
+    OIDVECTOROID: ("oidvector", _oidvector, False),
+    FLOAT4OID: ("float4", _fixed("f", _float), False),
+    FLOAT8OID: ("float8", _fixed("d", _float), False),
+    NUMERICOID: ("numeric", _numeric, False),
+    DATEOID: ("date", _fixed("i"), False),
+    TIMEOID: ("time", _fixed("q"), False),
+    TIMESTAMPOID: ("timestamp", _fixed("q"), False),
+    TIMESTAMPTZOID: ("timestamptz", _fixed("q"), False),
+    TIMETZOID: ("timetz", _timetz, False),
+    INTERVALOID: ("interval", _interval, False),
+    UUIDOID: ("uuid", lambda raw: bytes(raw) if len(raw) == 16 else _bad(raw), False),
+    BYTEAOID: ("bytea", _varlena(BYTEAOID), False),
+    TEXTOID: ("text", _varlena(TEXTOID), True),
+    VARCHAROID: ("varchar", _varlena(VARCHAROID), True),
+    BPCHAROID: ("bpchar", _varlena(BPCHAROID, lambda p: p.rstrip(b" ")), True),   # bpchar ignores trailing spaces
+    NAMEOID: ("name", lambda raw: bytes(raw).split(b"\0", 1)[0], True),
+    CSTRINGOID: ("cstring", lambda raw: bytes(raw).split(b"\0", 1)[0], True),  # name_ops keeps names as cstring (12+)
 }
 
 
-# the compiled comparison's kind of each type (decode/_btorder.c: K_*); the others are compared in Python only
-C_KINDS = {16: 2, 20: 1, 21: 1, 23: 1, 26: 2, 24: 2, 18: 2, 700: 3, 701: 4, 1082: 1, 1083: 1, 1114: 1, 1184: 1,
-           2950: 5, 17: 6, 25: 6, 1043: 6, 1042: 7, 19: 8, 2275: 9}
+# the compiled comparison's kind of each type, by its name in decode/_btorder.c's ORDER_KINDS (kernels.TABLES); the
+# others are compared in Python only
+C_KINDS = {BOOLOID: "uint", INT8OID: "int", INT2OID: "int", INT4OID: "int", OIDOID: "uint", REGPROCOID: "uint",
+           CHAROID: "uint", FLOAT4OID: "float4", FLOAT8OID: "float8", DATEOID: "int", TIMEOID: "int",
+           TIMESTAMPOID: "int", TIMESTAMPTZOID: "int", UUIDOID: "bytes", BYTEAOID: "varlena", TEXTOID: "varlena",
+           VARCHAROID: "varlena", BPCHAROID: "bpchar", NAMEOID: "name", CSTRINGOID: "cstring"}
 C_UNCOMPARABLE = -100
 ALIGN_BYTES = {"c": 1, "s": 2, "i": 4, "d": 8}
 
@@ -187,8 +201,10 @@ class KeyOrder:
         self.cspec = None
         keys = self.attrs[:nkeyatts]
         if all(a.typid in C_KINDS for a in keys):
+            from pgpage.decode.kernels import TABLES
             self.cspec = np.array([nkeyatts, natts, int(heapkeyspace)] + [
-                v for i, a in enumerate(keys) for v in (C_KINDS[a.typid], a.attlen, ALIGN_BYTES.get(a.attalign, 1),
+                v for i, a in enumerate(keys) for v in (TABLES.ORDER_KINDS.index(C_KINDS[a.typid]), a.attlen,
+                                                        ALIGN_BYTES.get(a.attalign, 1),
                                                         int(self.desc[i]), int(self.nulls_first[i]))], dtype=np.int64)
 
     # ------------------------------------------------------------------ tuples
@@ -429,20 +445,21 @@ class OrderCheck:
             self.lpno[FIRST, blocks], self.off[FIRST, blocks], self.len[FIRST, blocks])
 
     def _items(self, page: bytes) -> list[tuple[int, bytes]]:
-        lower = int.from_bytes(page[12:14], "little")
+        lower = int.from_bytes(page[_PD_LOWER:_PD_LOWER + 2], "little")
         out = []
-        for n in range(1, max(0, (lower - SIZE_OF_PAGE_HEADER) // 4) + 1):
-            lp = int.from_bytes(page[SIZE_OF_PAGE_HEADER + 4 * (n - 1):SIZE_OF_PAGE_HEADER + 4 * n], "little")
-            off, flags, length = line_pointer_fields(lp)
-            if flags not in (LP_NORMAL, LP_DEAD) or length < 8 or off + length > len(page) - SIZE_OF_BT_OPAQUE:
+        for n in range(1, max(0, (lower - SIZE_OF_PAGE_HEADER) // SIZE_OF_ITEM_ID) + 1):
+            at = SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * (n - 1)
+            off, flags, length = line_pointer_fields(int.from_bytes(page[at:at + SIZE_OF_ITEM_ID], "little"))
+            if flags not in (LP_NORMAL, LP_DEAD) or length < SIZEOF_IndexTupleData \
+                    or off + length > len(page) - SIZE_OF_BT_OPAQUE:
                 return []       # the page rules report it; no order on a page that cannot be read
             out.append((n, page[off:off + length]))
         return out
 
     def add_page(self, blkno: int, page: bytes) -> None:
         """One tree page (not the metapage, not deleted; the caller knows its header is sane)."""
-        flags = int.from_bytes(page[-4:-2], "little")
-        nxt = int.from_bytes(page[-12:-8], "little")
+        flags = int.from_bytes(page[_BTPO_FLAGS:_BTPO_FLAGS + 2], "little")
+        nxt = int.from_bytes(page[_BTPO_NEXT:_BTPO_NEXT + 4], "little")
         if flags & (BTP_DELETED | BTP_META):
             return
         items = self._items(page)

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from pgpage.decode.flags import LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED  # noqa: F401 (for the B-tree analysis)
+# nbtree.h's and itup.h's flags, masks and sizes, from the .ksy (the same names as the compiled B-tree pass reads)
+from pgpage.decode.ksy.constants import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR,  # noqa: F401
+                                         BTP_DELETED, BTP_HALF_DEAD, BTP_HAS_FULLXID, BTP_HAS_GARBAGE,
+                                         BTP_INCOMPLETE_SPLIT, BTP_LEAF, BTP_META, BTP_ROOT, BTP_SPLIT_END,
+                                         BTREE_MAGIC, INDEX_ALT_TID_MASK, INDEX_NULL_MASK, INDEX_SIZE_MASK,
+                                         SIZEOF_BTPageOpaqueData as SIZE_OF_BT_OPAQUE, SIZEOF_IndexTupleData,
+                                         SIZEOF_ItemPointerData as SIZE_OF_ITEM_POINTER)
 from pgpage.decode.ksy.layouts import ENUMS, LAYOUTS
+from pgpage.decode.vector import SIZE_OF_ITEM_ID, SIZE_OF_PAGE_HEADER
 
-# nbtree.h
-BTP_LEAF, BTP_ROOT, BTP_DELETED, BTP_META, BTP_HALF_DEAD = 0x1, 0x2, 0x4, 0x8, 0x10
-BTP_SPLIT_END, BTP_HAS_GARBAGE, BTP_INCOMPLETE_SPLIT, BTP_HAS_FULLXID = 0x20, 0x40, 0x80, 0x100
 BTP_KNOWN_FLAGS = sum(ENUMS["nbtree::btpo_flags"])   # every flag nbtree.h defines (0x1FF)
 P_NONE, P_HIKEY = 0, 1
-INDEX_SIZE_MASK, INDEX_ALT_TID_MASK, INDEX_NULL_MASK = 0x1FFF, 0x2000, 0x8000
-BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BT_IS_POSTING = 0x0FFF, 0x1000, 0x2000
-SIZE_OF_PAGE_HEADER = 24
-SIZE_OF_ITEM_ID = 4
-SIZE_OF_ITEM_POINTER = 6
-SIZE_OF_BT_OPAQUE = LAYOUTS["nbtree::bt_page_opaque_data"]["size"]
-LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = 0, 1, 2, 3
-BTREE_MAGIC = 0x053162
 _OPAQUE_NAMES = ("btpo_prev", "btpo_next", "btpo_level", "btpo_flags", "btpo_cycleid")
 _OPAQUE = np.dtype({  # BTPageOpaqueData as a numpy record, from the layout (little-endian u2/u4 fields)
     "names": _OPAQUE_NAMES, "itemsize": SIZE_OF_BT_OPAQUE,
@@ -35,7 +33,7 @@ def bt_opaque(pages: np.ndarray) -> np.ndarray:
 
 def max_index_tuples_per_page(block_size: int) -> int:
     """MaxIndexTuplesPerPage: (BLCKSZ - header) / (MAXALIGN(sizeof(IndexTupleData) + 1) + sizeof(ItemIdData))."""
-    return (block_size - SIZE_OF_PAGE_HEADER) // (16 + 4)
+    return (block_size - SIZE_OF_PAGE_HEADER) // (((SIZEOF_IndexTupleData + 1 + 7) & ~7) + SIZE_OF_ITEM_ID)
 
 # what a block is, for this analysis
 NEW, META, LEAF, INTERNAL, HALF_DEAD, DELETED, BAD = range(7)

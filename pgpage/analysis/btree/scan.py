@@ -28,6 +28,7 @@ from pgpage.analysis.btree.pages import (BAD, BT_OFFSET_MASK, BTP_DELETED, BTP_H
 from pgpage.analysis.btree.sink import FINDINGS_PER_CODE, LIST_LIMIT, FindingSink
 from pgpage.analysis.btree.structure import structure_checks
 from pgpage.analysis.heapstats import max_heap_tuples_per_page
+from pgpage.decode.ksy.constants import PG_PAGE_LAYOUT_VERSION
 from pgpage.decode.page import bad_special_size
 from pgpage.decode.pagebase import PageContext, format_tid
 from pgpage.decode.vector import PageHeaders, decode_headers, sorted_unique
@@ -204,7 +205,7 @@ class BtreeScan:
         op = bt_opaque(chunk)
         flags, level, prev, nxt = op["btpo_flags"], op["btpo_level"], op["btpo_prev"], op["btpo_next"]
         is_new = hdr.is_new  # an all-zero page among them (pd_upper 0)
-        sane = (((hdr.pagesize_version & 0xFF00) == bs) & ((hdr.pagesize_version & 0xFF) == 4)
+        sane = (((hdr.pagesize_version & 0xFF00) == bs) & ((hdr.pagesize_version & 0xFF) == PG_PAGE_LAYOUT_VERSION)
                 & (hdr.lower >= SIZE_OF_PAGE_HEADER) & (hdr.lower <= hdr.upper) & (hdr.upper <= hdr.special)
                 & (hdr.special == bs - SIZE_OF_BT_OPAQUE))
         kind = np.full(n, INTERNAL, dtype=np.uint8)
@@ -276,7 +277,7 @@ class BtreeScan:
 
     def _bad_page(self, blkno: int, hdr, i: int) -> None:
         pv, special = int(hdr.pagesize_version[i]), int(hdr.special[i])
-        if (pv & 0xFF00) != self.bs or (pv & 0xFF) != 4:
+        if (pv & 0xFF00) != self.bs or (pv & 0xFF) != PG_PAGE_LAYOUT_VERSION:
             why = f"pd_pagesize_version 0x{pv:04X} is not {a_or_an(f'{self.bs}-byte')} version-4 page"
         elif special != self.bs - SIZE_OF_BT_OPAQUE:
             why = f"pd_special {special}: the special space is not the 16-byte BTPageOpaqueData"

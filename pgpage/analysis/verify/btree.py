@@ -34,22 +34,24 @@ from pgpage.analysis.btree.sink import FindingSink
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode.flags import LP_DEAD, LP_NORMAL
+from pgpage.decode.ksy.constants import (BTREE_MIN_VERSION, BTREE_VERSION, MAX_BT_CYCLE_ID, SIZEOF_ItemIdData,
+                                         SIZEOF_ItemPointerData, SIZEOF_IndexTupleData as SIZEOF_INDEX_TUPLE)
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.pagebase import maxalign
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_line_pointers
 from pgpage.findings import ERROR, WARNING, Finding
 
-BTREE_MIN_VERSION, BTREE_VERSION = 2, 4
-MAX_BT_CYCLE_ID = 0xFF7F
-SIZEOF_INDEX_TUPLE = 8
 MAX_VERSION_OF_MAJOR = {10: 2, 11: 3}   # btree version a fresh index of that major has (4 from 12 on)
 # index bytes read and checked at a time: the Python steps per chunk cost more than a chunk that outgrows the
 # CPU's L2 cache (2 MiB chunks: 6.3 s for a 1.6 GB index, 16 MiB ones: 4.6 s)
 CHUNK_BYTES = 16 << 20
+_ALLEQUALIMAGE_AT = LAYOUTS["nbtree::bt_meta_page_data"]["fields"]["btm_allequalimage"][0]   # in BTMetaPageData
 
 
 def bt_max_item_size(block_size: int, heapkeyspace: bool) -> int:
     """BTMaxItemSize (version 4: room kept for a heap TID) or BTMaxItemSizeNoHeapTid."""
-    no_tid = ((block_size - 40 - SIZE_OF_BT_OPAQUE) // 3) & ~7
-    return no_tid - 8 if heapkeyspace else no_tid
+    no_tid = ((block_size - maxalign(SIZE_OF_PAGE_HEADER + 3 * SIZEOF_ItemIdData) - SIZE_OF_BT_OPAQUE) // 3) & ~7
+    return no_tid - maxalign(SIZEOF_ItemPointerData) if heapkeyspace else no_tid
 
 
 @dataclass
@@ -240,7 +242,7 @@ class BtreeVerifier:
             out.append(ctx.finding("btree.meta.bad_version", f"version mismatch in index: file version {version},"
                                    f" current version {top}, minimum supported version {BTREE_MIN_VERSION}", 0,
                                    expected=f"{BTREE_MIN_VERSION}..{top}", actual=version))
-        allequal = int(page[SIZE_OF_PAGE_HEADER + 40])
+        allequal = int(page[SIZE_OF_PAGE_HEADER + _ALLEQUALIMAGE_AT])
         if version >= 3 and (ctx.major or 13) >= 13 and allequal not in (0, 1):
             out.append(ctx.finding("btree.meta.bad_allequalimage", f"btm_allequalimage is {allequal}, not a bool", 0,
                                    actual=allequal))

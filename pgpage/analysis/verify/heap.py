@@ -23,15 +23,14 @@ from pgpage.decode.flags import (HEAP_HASNULL, HEAP_HASOID_OLD, HEAP_HOT_UPDATED
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, HEAP_UPDATED, HEAP_XMAX_COMMITTED,
                                  HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, HEAP_XMIN_FROZEN, HEAP_XMIN_INVALID, LP_DEAD,
                                  LP_NORMAL, LP_REDIRECT, LP_UNUSED, MOVED_PARTITIONS_OFFSET, SPEC_TOKEN_OFFSET)
-from pgpage.decode.vector import LinePointers, PageHeaders, decode_line_pointers, decode_tuple_headers
+from pgpage.decode.ksy.constants import SEQ_MAGIC, SizeofHeapTupleHeader
+from pgpage.decode.vector import (MIN_HEAP_TUPLE_SIZE, LinePointers, PageHeaders, decode_line_pointers,
+                                  decode_tuple_headers)
 from pgpage.decode.xact import (ST_COMMITTED, ST_FROZEN, ST_UNKNOWN, ClogArray, xmax_is_locked_only, xmax_states,
                                 xmin_states)
 from pgpage.findings import ERROR, WARNING, Finding
 
-SIZEOF_HEAP_TUPLE_HEADER = 23
-MIN_HEAP_TUPLE_SIZE = 24
 INVALID_BLOCK = 0xFFFFFFFF
-SEQUENCE_MAGIC = 0x1717
 
 
 def verify_heap_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext,
@@ -93,10 +92,10 @@ def _verify_heap_pages(chunk: np.ndarray, first: int, ctx: VerifyContext,
     valid = pc.valid & ~wrong_special
     if ctx.expected_special == 8:
         magic = np.ascontiguousarray(chunk[:, size - 8:size - 4]).view("<u4").reshape(-1)
-        bad_magic = valid & (magic != SEQUENCE_MAGIC)
+        bad_magic = valid & (magic != SEQ_MAGIC)
         for i in np.flatnonzero(bad_magic):
             out.append(ctx.finding("sequence.bad_magic", f"sequence page magic 0x{int(magic[i]):X}, expected"
-                                   f" 0x{SEQUENCE_MAGIC:X}", blocks[i], expected=SEQUENCE_MAGIC, actual=magic[i]))
+                                   f" 0x{SEQ_MAGIC:X}", blocks[i], expected=SEQ_MAGIC, actual=magic[i]))
     hv = replace(h, nlp=np.where(valid, h.nlp, 0))
     items = decode_line_pointers(chunk, hv)
     tup_findings, facts = _heap_items(chunk, first, ctx, hv, items)
@@ -182,7 +181,7 @@ def _heap_items(chunk: np.ndarray, first: int, ctx: VerifyContext, h: PageHeader
     natts = im2 & HEAP_NATTS_MASK
     hasnull = (im & HEAP_HASNULL) != 0
     hasoid = (im & HEAP_HASOID_OLD) != 0
-    raw_hoff = SIZEOF_HEAP_TUPLE_HEADER + np.where(hasnull, (natts + 7) // 8, 0) + np.where(hasoid, 4, 0)
+    raw_hoff = SizeofHeapTupleHeader + np.where(hasnull, (natts + 7) // 8, 0) + np.where(hasoid, 4, 0)
     expected_hoff = (raw_hoff + MAXALIGN - 1) & ~(MAXALIGN - 1)
     beyond = hoff > tlen
     each_t(beyond, "heap.tuple.bad_hoff", lambda j: f"data begins at offset {hoff[j]} beyond the tuple length"

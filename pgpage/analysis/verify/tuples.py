@@ -22,8 +22,9 @@ from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.toast import pointer_findings, pointers_findings
 from pgpage.decode.datum import (ATTALIGN_BYTES, COMPRESSED, COMPRESSION_NAMES, EXTERNAL, VARTAG_ONDISK, Varlena,
                                  parse_varlena)
-from pgpage.decode.deform import ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, VALUE, deform_tuple
+from pgpage.decode.deform import ERROR_STATUS, VALUE, deform_tuple
 from pgpage.decode.flags import HEAP_HASEXTERNAL, HEAP_HASNULL
+from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
 from pgpage.findings import Finding
 
 
@@ -86,7 +87,7 @@ def _walk(ctx, flat, s, n, page_end, attrs, t_hoff, natts, infomask, blk, lp, pr
     """One declined tuple through deform_tuple, its problems worded as check_tuple_attribute words them."""
     data = flat[s:s + n].tobytes()
     d = deform_tuple(data, t_hoff, natts, attrs,
-                     null_bitmap=data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None)
+                     null_bitmap=data[SizeofHeapTupleHeader:t_hoff] if infomask & HEAP_HASNULL else None)
     out = []
     prev_end = t_hoff
     for a in d.attrs[:natts]:

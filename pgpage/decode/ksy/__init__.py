@@ -4,7 +4,9 @@
 
 Each module holds one class named after the .ksy id in UpperCamelCase, e.g.
 ``from pgpage.decode.ksy.pg_page import PgPage``; its nested types are nested classes
-(``PgPage.ItemId``). ``layouts`` holds the fixed-size type layouts for vectorised decoders.
+(``PgPage.ItemId``). ``layouts`` holds the fixed-size type layouts for vectorised decoders,
+``constants`` every enum value and type size by name (as ``pgp_layout.h`` does for C), ``type_oids``
+the built-in type OIDs by pg_type_d.h's names.
 
 Modules:
 
@@ -47,5 +49,7 @@ __all__ = [
     'seq_page',
     'spgist_page',
     'vm_page',
+    'constants',
     'layouts',
+    'type_oids',
 ]

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/pg_page.ksy (sha256 e3a2e2f3b9ec51711449547f00e01eb0f1a21ec5a8d83199c3414f70389e5230)
+# Source: formats/pg_page.ksy (sha256 99c9aaa07d6bd5c203741319ff30204e49f41401658caeb731894a1505319ff4)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild

@@ -27,8 +27,10 @@ knows that.
 from __future__ import annotations
 
 import struct
+from pgpage.decode.ksy.type_oids import (BOXARRAYOID, BOXOID, CIRCLEARRAYOID, CIRCLEOID, LINEARRAYOID, LINEOID,
+                                         LSEGARRAYOID, LSEGOID, PATHARRAYOID, PATHOID, POINTARRAYOID, POINTOID,
+                                         POLYGONARRAYOID, POLYGONOID)
 
-POINT, LSEG, PATH, BOX, POLYGON, LINE, CIRCLE = 600, 601, 602, 603, 604, 628, 718
 
 _POINT_SIZE = 16
 _PATH_HEADER = 12          # npts, closed, dummy
@@ -109,21 +111,21 @@ def poly_out(payload: bytes, major=None) -> str:
 
 # pg_type.dat: {oid: (name, typlen, typalign, typbyval, array_oid)}
 TYPES = {
-    POINT: ("point", 16, "d", False, 1017),
-    LSEG: ("lseg", 32, "d", False, 1018),
-    PATH: ("path", -1, "d", False, 1019),
-    BOX: ("box", 32, "d", False, 1020),
-    POLYGON: ("polygon", -1, "d", False, 1027),
-    LINE: ("line", 24, "d", False, 629),
-    CIRCLE: ("circle", 24, "d", False, 719),
+    POINTOID: ("point", 16, "d", False, POINTARRAYOID),
+    LSEGOID: ("lseg", 32, "d", False, LSEGARRAYOID),
+    PATHOID: ("path", -1, "d", False, PATHARRAYOID),
+    BOXOID: ("box", 32, "d", False, BOXARRAYOID),
+    POLYGONOID: ("polygon", -1, "d", False, POLYGONARRAYOID),
+    LINEOID: ("line", 24, "d", False, LINEARRAYOID),
+    CIRCLEOID: ("circle", 24, "d", False, CIRCLEARRAYOID),
 }
 
 OUTPUT = {
-    POINT: point_out,
-    LSEG: lseg_out,
-    PATH: path_out,
-    BOX: box_out,
-    POLYGON: poly_out,
-    LINE: line_out,
-    CIRCLE: circle_out,
+    POINTOID: point_out,
+    LSEGOID: lseg_out,
+    PATHOID: path_out,
+    BOXOID: box_out,
+    POLYGONOID: poly_out,
+    LINEOID: line_out,
+    CIRCLEOID: circle_out,
 }

@@ -46,9 +46,8 @@ bounded by the payload's length.
 from __future__ import annotations
 
 import struct
+from pgpage.decode.ksy.type_oids import JSONBARRAYOID, JSONBOID
 
-JSONB_OID = 3802
-JSONB_ARRAY_OID = 3807
 
 JB_CMASK = 0x0FFFFFFF
 JB_FSCALAR = 0x10000000
@@ -223,9 +222,9 @@ def jsonb_out(payload: bytes, major: int | None = None) -> str:
 
 
 TYPES = {
-    JSONB_OID: ("jsonb", -1, "i", False, JSONB_ARRAY_OID),
+    JSONBOID: ("jsonb", -1, "i", False, JSONBARRAYOID),
 }
 
 OUTPUT = {
-    JSONB_OID: jsonb_out,
+    JSONBOID: jsonb_out,
 }

@@ -44,9 +44,8 @@ from __future__ import annotations
 import struct
 
 from pgpage.decode.typeout.jsonb import json_quote
+from pgpage.decode.ksy.type_oids import JSONPATHARRAYOID, JSONPATHOID
 
-JSONPATH_OID = 4072
-JSONPATH_ARRAY_OID = 4073
 
 JSONPATH_VERSION = 0x01
 JSONPATH_LAX = 0x80000000
@@ -282,9 +281,9 @@ def jsonpath_out(payload: bytes, major: int | None = None) -> str:
 
 
 TYPES = {
-    JSONPATH_OID: ("jsonpath", -1, "i", False, JSONPATH_ARRAY_OID),
+    JSONPATHOID: ("jsonpath", -1, "i", False, JSONPATHARRAYOID),
 }
 
 OUTPUT = {
-    JSONPATH_OID: jsonpath_out,
+    JSONPATHOID: jsonpath_out,
 }

@@ -21,8 +21,9 @@
 from __future__ import annotations
 
 import struct
+from pgpage.decode.ksy.type_oids import (BITARRAYOID, BITOID, MONEYARRAYOID, MONEYOID, PG_LSNARRAYOID, PG_LSNOID,
+                                         VARBITARRAYOID, VARBITOID)
 
-BIT, VARBIT, MONEY, PG_LSN = 1560, 1562, 790, 3220
 
 
 def varbit_out(payload: bytes, major=None) -> str:
@@ -61,15 +62,15 @@ def pg_lsn_out(payload: bytes, major=None) -> str:
 
 # pg_type.dat: {oid: (name, typlen, typalign, typbyval, array_oid)}
 TYPES = {
-    BIT: ("bit", -1, "i", False, 1561),
-    VARBIT: ("varbit", -1, "i", False, 1563),
-    MONEY: ("money", 8, "d", True, 791),
-    PG_LSN: ("pg_lsn", 8, "d", True, 3221),
+    BITOID: ("bit", -1, "i", False, BITARRAYOID),
+    VARBITOID: ("varbit", -1, "i", False, VARBITARRAYOID),
+    MONEYOID: ("money", 8, "d", True, MONEYARRAYOID),
+    PG_LSNOID: ("pg_lsn", 8, "d", True, PG_LSNARRAYOID),
 }
 
 OUTPUT = {
-    BIT: varbit_out,
-    VARBIT: varbit_out,
-    MONEY: cash_out,
-    PG_LSN: pg_lsn_out,
+    BITOID: varbit_out,
+    VARBITOID: varbit_out,
+    MONEYOID: cash_out,
+    PG_LSNOID: pg_lsn_out,
 }

@@ -21,6 +21,8 @@ the same ISC code in every major 10-18), ``utils/adt/mac.c`` and ``utils/adt/mac
     macaddr8 (fixed, 8 bytes)  a b c d e f g h (10+)  -> the same with eight bytes
 """
 from __future__ import annotations
+from pgpage.decode.ksy.type_oids import (CIDRARRAYOID, CIDROID, INETARRAYOID, INETOID, MACADDR8ARRAYOID, MACADDR8OID,
+                                         MACADDRARRAYOID, MACADDROID)
 
 from pgpage.findings import a_or_an
 
@@ -29,7 +31,6 @@ PGSQL_AF_INET6 = 3
 _ADDR_SIZE = {PGSQL_AF_INET: 4, PGSQL_AF_INET6: 16}
 _MAX_BITS = {PGSQL_AF_INET: 32, PGSQL_AF_INET6: 128}
 
-INET, CIDR, MACADDR, MACADDR8 = 869, 650, 829, 774
 
 
 def _inet_parts(payload: bytes) -> tuple[int, int, bytes]:
@@ -128,15 +129,15 @@ def macaddr8_out(payload: bytes, major=None) -> str:
 
 # pg_type.dat: {oid: (name, typlen, typalign, typbyval, array_oid)}
 TYPES = {
-    INET: ("inet", -1, "i", False, 1041),
-    CIDR: ("cidr", -1, "i", False, 651),
-    MACADDR: ("macaddr", 6, "i", False, 1040),
-    MACADDR8: ("macaddr8", 8, "i", False, 775),     # new in 10
+    INETOID: ("inet", -1, "i", False, INETARRAYOID),
+    CIDROID: ("cidr", -1, "i", False, CIDRARRAYOID),
+    MACADDROID: ("macaddr", 6, "i", False, MACADDRARRAYOID),
+    MACADDR8OID: ("macaddr8", 8, "i", False, MACADDR8ARRAYOID),     # new in 10
 }
 
 OUTPUT = {
-    INET: inet_out,
-    CIDR: cidr_out,
-    MACADDR: macaddr_out,
-    MACADDR8: macaddr8_out,
+    INETOID: inet_out,
+    CIDROID: cidr_out,
+    MACADDROID: macaddr_out,
+    MACADDR8OID: macaddr8_out,
 }

@@ -41,6 +41,14 @@ from __future__ import annotations
 import struct
 
 from pgpage.decode import pgtz
+from pgpage.decode.ksy.type_oids import (DATEMULTIRANGEARRAYOID, DATEMULTIRANGEOID, DATEOID, DATERANGEARRAYOID,
+                                         DATERANGEOID, INT4MULTIRANGEARRAYOID, INT4MULTIRANGEOID, INT4OID,
+                                         INT4RANGEARRAYOID, INT4RANGEOID, INT8MULTIRANGEARRAYOID, INT8MULTIRANGEOID,
+                                         INT8OID, INT8RANGEARRAYOID, INT8RANGEOID, NUMERICOID, NUMMULTIRANGEARRAYOID,
+                                         NUMMULTIRANGEOID, NUMRANGEARRAYOID, NUMRANGEOID, TIMESTAMPOID,
+                                         TIMESTAMPTZOID, TSMULTIRANGEARRAYOID, TSMULTIRANGEOID, TSRANGEARRAYOID,
+                                         TSRANGEOID, TSTZMULTIRANGEARRAYOID, TSTZMULTIRANGEOID, TSTZRANGEARRAYOID,
+                                         TSTZRANGEOID)
 
 RANGE_EMPTY = 0x01
 RANGE_LB_INC = 0x02
@@ -60,22 +68,25 @@ _ALIGN = {"c": 1, "s": 2, "i": 4, "d": 8}
 
 # pg_type.dat (ranges: 9.2+, multiranges: 14+; the OIDs never change).
 TYPES = {
-    3904: ("int4range", -1, "i", False, 3905),
-    3906: ("numrange", -1, "i", False, 3907),
-    3908: ("tsrange", -1, "d", False, 3909),
-    3910: ("tstzrange", -1, "d", False, 3911),
-    3912: ("daterange", -1, "i", False, 3913),
-    3926: ("int8range", -1, "d", False, 3927),
-    4451: ("int4multirange", -1, "i", False, 6150),
-    4532: ("nummultirange", -1, "i", False, 6151),
-    4533: ("tsmultirange", -1, "d", False, 6152),
-    4534: ("tstzmultirange", -1, "d", False, 6153),
-    4535: ("datemultirange", -1, "i", False, 6155),
-    4536: ("int8multirange", -1, "d", False, 6157),
+    INT4RANGEOID: ("int4range", -1, "i", False, INT4RANGEARRAYOID),
+    NUMRANGEOID: ("numrange", -1, "i", False, NUMRANGEARRAYOID),
+    TSRANGEOID: ("tsrange", -1, "d", False, TSRANGEARRAYOID),
+    TSTZRANGEOID: ("tstzrange", -1, "d", False, TSTZRANGEARRAYOID),
+    DATERANGEOID: ("daterange", -1, "i", False, DATERANGEARRAYOID),
+    INT8RANGEOID: ("int8range", -1, "d", False, INT8RANGEARRAYOID),
+    INT4MULTIRANGEOID: ("int4multirange", -1, "i", False, INT4MULTIRANGEARRAYOID),
+    NUMMULTIRANGEOID: ("nummultirange", -1, "i", False, NUMMULTIRANGEARRAYOID),
+    TSMULTIRANGEOID: ("tsmultirange", -1, "d", False, TSMULTIRANGEARRAYOID),
+    TSTZMULTIRANGEOID: ("tstzmultirange", -1, "d", False, TSTZMULTIRANGEARRAYOID),
+    DATEMULTIRANGEOID: ("datemultirange", -1, "i", False, DATEMULTIRANGEARRAYOID),
+    INT8MULTIRANGEOID: ("int8multirange", -1, "d", False, INT8MULTIRANGEARRAYOID),
 }
 # pg_range.dat: range type -> subtype; multirange type -> range type.
-RANGE_SUBTYPES = {3904: 23, 3906: 1700, 3908: 1114, 3910: 1184, 3912: 1082, 3926: 20}
-MULTIRANGE_RANGES = {4451: 3904, 4532: 3906, 4533: 3908, 4534: 3910, 4535: 3912, 4536: 3926}
+RANGE_SUBTYPES = {INT4RANGEOID: INT4OID, NUMRANGEOID: NUMERICOID, TSRANGEOID: TIMESTAMPOID,
+                  TSTZRANGEOID: TIMESTAMPTZOID, DATERANGEOID: DATEOID, INT8RANGEOID: INT8OID}
+MULTIRANGE_RANGES = {INT4MULTIRANGEOID: INT4RANGEOID, NUMMULTIRANGEOID: NUMRANGEOID, TSMULTIRANGEOID: TSRANGEOID,
+                     TSTZMULTIRANGEOID: TSTZRANGEOID, DATEMULTIRANGEOID: DATERANGEOID,
+                     INT8MULTIRANGEOID: INT8RANGEOID}
 
 
 def range_text(payload: bytes, subtype_oid: int, major: int | None = None, timezone: str | None = None, *,

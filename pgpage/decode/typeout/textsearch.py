@@ -48,13 +48,12 @@ query (``a & b & c & ...`` nests on the left) costs no Python recursion.
 from __future__ import annotations
 
 import struct
+from pgpage.decode.ksy.type_oids import TSQUERYARRAYOID, TSQUERYOID, TSVECTORARRAYOID, TSVECTOROID
 
-TSVECTOROID = 3614
-TSQUERYOID = 3615
 
 TYPES = {
-    TSVECTOROID: ("tsvector", -1, "i", False, 3643),
-    TSQUERYOID: ("tsquery", -1, "i", False, 3645),
+    TSVECTOROID: ("tsvector", -1, "i", False, TSVECTORARRAYOID),
+    TSQUERYOID: ("tsquery", -1, "i", False, TSQUERYARRAYOID),
 }
 
 

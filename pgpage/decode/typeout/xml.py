@@ -8,8 +8,8 @@ leaves the value as stored (the server warns). The same in 10-18, for servers bu
 builds here: the other kind cannot store xml values at all).
 """
 from __future__ import annotations
+from pgpage.decode.ksy.type_oids import XMLARRAYOID, XMLOID
 
-XMLOID, XMLARRAYOID = 142, 143
 TYPES = {XMLOID: ("xml", -1, "i", False, XMLARRAYOID)}
 
 _SPACE = " \t\n\r"

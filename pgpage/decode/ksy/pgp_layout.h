@@ -1,0 +1,275 @@
+/* GENERATED FILE - DO NOT EDIT.
+ * Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
+ *  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
+ *  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
+ *  formats/gin_page.ksy (sha256 879084ce492384c27e47549f85ffea4e72df3c738bf671af1ef4af56c7d2fe68)
+ *  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
+ *  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
+ *  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
+ *  formats/nbtree.ksy (sha256 a14c81411d593ec0124b60ee6f67a5003b11ace4914c2e9fafd9fa9da068397b)
+ *  formats/pg_control.ksy (sha256 dfc2b7f8dc0d45df3ff96a0704d3dbe631261deacba64afeff41a74b4d348501)
+ *  formats/pg_filenode_map.ksy (sha256 3e456ad97ae2abae683700fe2cf86be320e4157b09a2cbc224eeb766af6dd8ce)
+ *  formats/pg_multixact.ksy (sha256 c2926354371b0893f8b90d4123ac580c669dd4dbc55d2a0271276fd4b0e132d2)
+ *  formats/pg_page.ksy (sha256 99c9aaa07d6bd5c203741319ff30204e49f41401658caeb731894a1505319ff4)
+ *  formats/pg_xact.ksy (sha256 7481e17bb813b844aad4243e7940d0a8e19e3e43c448691d48698245153390ac)
+ *  formats/pgstat_collector.ksy (sha256 1dfc0297089643608fb3d6ccddf3fdafbf2f7f1daae2103286ed69cb3fb1dd5a)
+ *  formats/pgstat_shmem.ksy (sha256 6710e8709e6947e4339e696d46a93040a2bdcd879207656a9ada90afadf1af66)
+ *  formats/pgstat_tab_entry.ksy (sha256 154e0d1f20e7323116c50f1c7de46d9e8ad576b18fc9b4551b6824c194e1b09f)
+ *  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
+ *  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
+ *  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
+ *
+ * Every constant the formats/ .ksy files define, by PostgreSQL's name (flag bits, masks, special values,
+ * the sizes of the fixed-size types), for the compiled kernel (pgpage/decode/_kernel.h). The same table is
+ * pgpage/decode/ksy/constants.py for Python. Edit the .ksy and run `python formats/generate.py`;
+ * tests fail when this file drifts.
+ */
+#ifndef PGP_LAYOUT_H
+#define PGP_LAYOUT_H
+
+/* formats/brin_page.ksy: brin_page::brin_page_type */
+#define BRIN_PAGETYPE_META 0xf091
+#define BRIN_PAGETYPE_REVMAP 0xf092
+#define BRIN_PAGETYPE_REGULAR 0xf093
+
+/* formats/brin_page.ksy: brin_page::brin_flags */
+#define BRIN_EVACUATE_PAGE 1
+
+/* formats/brin_page.ksy: brin_page::brin_constants */
+#define BRIN_META_MAGIC 0xa8109cfau
+#define BRIN_CURRENT_VERSION 1
+
+/* formats/fsm_page.ksy: fsm_page::fsm_constants */
+#define FSM_CAT_STEP 32  /* bytes of free space per category step at 8 KiB (BLCKSZ / FSM_CATEGORIES) */
+#define FSM_TREE_DEPTH 3  /* levels of FSM pages at 8 KiB (SlotsPerFSMPage >= 1626) */
+
+/* formats/gin_page.ksy: gin_page::gin_flags */
+#define GIN_DATA 1
+#define GIN_LEAF 2
+#define GIN_DELETED 4
+#define GIN_META 8
+#define GIN_LIST 16
+#define GIN_LIST_FULLROW 32  /* makes sense only on GIN_LIST page */
+#define GIN_INCOMPLETE_SPLIT 64  /* page was split, but parent not updated */
+#define GIN_COMPRESSED 128
+
+/* formats/gist_page.ksy: gist_page::gist_flags */
+#define F_LEAF 1  /* leaf page */
+#define F_DELETED 2  /* the page has been deleted */
+#define F_TUPLES_DELETED 4  /* old-style VACUUM FULL flag (some tuples have been deleted) */
+#define F_FOLLOW_RIGHT 8  /* page to the right has no downlink */
+#define F_HAS_GARBAGE 16  /* some tuples on the page are dead, but not deleted yet */
+
+/* formats/gist_page.ksy: gist_page::gist_constants */
+#define GIST_PAGE_ID 0xff81
+
+/* formats/hash_page.ksy: hash_page::hasho_flag */
+#define LH_OVERFLOW_PAGE 1
+#define LH_BUCKET_PAGE 2
+#define LH_BITMAP_PAGE 4
+#define LH_META_PAGE 8
+#define LH_BUCKET_BEING_POPULATED 16
+#define LH_BUCKET_BEING_SPLIT 32
+#define LH_BUCKET_NEEDS_SPLIT_CLEANUP 64
+#define LH_PAGE_HAS_DEAD_TUPLES 128
+
+/* formats/hash_page.ksy: hash_page::hash_page_type */
+#define LH_UNUSED_PAGE 0
+#define LH_PAGE_TYPE 15  /* mask of the page type bits (OVERFLOW | BUCKET | BITMAP | META) */
+
+/* formats/hash_page.ksy: hash_page::hash_constants */
+#define HASHO_PAGE_ID 0xff80
+#define HASH_MAGIC 0x6440640
+#define HASH_VERSION 4
+
+/* formats/heap_tuple.ksy: heap_tuple::infomask_flags */
+#define HEAP_HASNULL 1  /* has null attribute(s) */
+#define HEAP_HASVARWIDTH 2  /* has variable-width attribute(s) */
+#define HEAP_HASEXTERNAL 4  /* has external stored attribute(s) */
+#define HEAP_HASOID_OLD 8  /* has an object-id field (HEAP_HASOID up to PostgreSQL 11) */
+#define HEAP_XMAX_KEYSHR_LOCK 16  /* xmax is a key-shared locker */
+#define HEAP_COMBOCID 32  /* t_cid is a combo CID */
+#define HEAP_XMAX_EXCL_LOCK 64  /* xmax is exclusive locker */
+#define HEAP_XMAX_LOCK_ONLY 128  /* xmax, if valid, is only a locker */
+#define HEAP_XMIN_COMMITTED 0x100  /* t_xmin committed */
+#define HEAP_XMIN_INVALID 0x200  /* t_xmin invalid/aborted */
+#define HEAP_XMAX_COMMITTED 0x400  /* t_xmax committed */
+#define HEAP_XMAX_INVALID 0x800  /* t_xmax invalid/aborted */
+#define HEAP_XMAX_IS_MULTI 0x1000  /* t_xmax is a MultiXactId */
+#define HEAP_UPDATED 0x2000  /* this is UPDATEd version of row */
+#define HEAP_MOVED_OFF 0x4000  /* moved to another place by pre-9.0 VACUUM FULL; kept for binary upgrade support */
+#define HEAP_MOVED_IN 0x8000  /* moved from another place by pre-9.0 VACUUM FULL; kept for binary upgrade support */
+
+/* formats/heap_tuple.ksy: heap_tuple::infomask_combined */
+#define HEAP_XMAX_SHR_LOCK 80  /* (HEAP_XMAX_EXCL_LOCK | HEAP_XMAX_KEYSHR_LOCK); also the value of HEAP_LOCK_MASK */
+#define HEAP_XMIN_FROZEN 0x300  /* (HEAP_XMIN_COMMITTED | HEAP_XMIN_INVALID) */
+#define HEAP_IS_DATUM 0xc00  /* (HEAP_XMAX_COMMITTED | HEAP_XMAX_INVALID) on a versioned composite datum; recent minor releases only */
+#define HEAP_MOVED 0xc000  /* (HEAP_MOVED_OFF | HEAP_MOVED_IN) */
+#define HEAP_XACT_MASK 0xfff0  /* visibility-related bits of t_infomask (a mask) */
+
+/* formats/heap_tuple.ksy: heap_tuple::infomask2_flags */
+#define HEAP_KEYS_UPDATED 0x2000  /* tuple was updated and key cols modified, or tuple deleted */
+#define HEAP_HOT_UPDATED 0x4000  /* tuple was HOT-updated */
+#define HEAP_ONLY_TUPLE 0x8000  /* this is heap-only tuple */
+
+/* formats/heap_tuple.ksy: heap_tuple::infomask2_masks */
+#define HEAP_NATTS_MASK 0x7ff  /* 11 bits for number of attributes (0x1800 are free) */
+#define HEAP2_XACT_MASK 0xe000  /* visibility-related bits of t_infomask2 */
+
+/* formats/heap_tuple.ksy: heap_tuple::special_xid */
+#define InvalidTransactionId 0
+#define BootstrapTransactionId 1
+#define FrozenTransactionId 2
+#define FirstNormalTransactionId 3
+
+/* formats/nbtree.ksy: nbtree::btpo_flags */
+#define BTP_LEAF 1  /* leaf page, i.e. not internal page */
+#define BTP_ROOT 2  /* root page (has no parent) */
+#define BTP_DELETED 4  /* page has been deleted from tree */
+#define BTP_META 8  /* meta-page */
+#define BTP_HALF_DEAD 16  /* empty, but still in tree */
+#define BTP_SPLIT_END 32  /* rightmost page of split group */
+#define BTP_HAS_GARBAGE 64  /* page has LP_DEAD tuples (deprecated) */
+#define BTP_INCOMPLETE_SPLIT 128  /* right sibling's downlink is missing */
+#define BTP_HAS_FULLXID 0x100  /* contains BTDeletedPageData (PostgreSQL 14+) */
+
+/* formats/nbtree.ksy: nbtree::btree_version */
+#define BTREE_MIN_VERSION 2  /* before PostgreSQL 11; only the first six metapage fields */
+#define BTREE_NOVAC_VERSION 3  /* PostgreSQL 11; all metapage fields, no heap TID in the key space */
+#define BTREE_VERSION 4  /* PostgreSQL 12+; heapkeyspace */
+
+/* formats/nbtree.ksy: nbtree::btree_magic */
+#define BTREE_MAGIC 0x53162  /* magic number in metapage */
+
+/* formats/nbtree.ksy: nbtree::t_info_bits */
+#define INDEX_SIZE_MASK 0x1fff  /* IndexTupleSize mask (a mask, not a flag) */
+#define INDEX_ALT_TID_MASK 0x2000  /* INDEX_AM_RESERVED_BIT as used by nbtree */
+#define INDEX_VAR_MASK 0x4000  /* has variable-width attribute(s) */
+#define INDEX_NULL_MASK 0x8000  /* has null attribute(s) */
+
+/* formats/nbtree.ksy: nbtree::bt_offset_bits */
+#define BT_OFFSET_MASK 0xfff  /* number of key attributes (pivot) or of heap TIDs (posting) */
+#define BT_PIVOT_HEAP_TID_ATTR 0x1000  /* pivot tuple has a heap TID in its last 6 bytes */
+#define BT_IS_POSTING 0x2000  /* posting list tuple (PostgreSQL 13+) */
+#define BT_STATUS_OFFSET_MASK 0xf000  /* the 4 status bits of t_tid.ip_posid */
+
+/* formats/pg_control.ksy: pg_control::db_state */
+#define DB_STARTUP 0
+#define DB_SHUTDOWNED 1
+#define DB_SHUTDOWNED_IN_RECOVERY 2
+#define DB_SHUTDOWNING 3
+#define DB_IN_CRASH_RECOVERY 4
+#define DB_IN_ARCHIVE_RECOVERY 5
+#define DB_IN_PRODUCTION 6
+
+/* formats/pg_control.ksy: pg_control::wal_level */
+#define WAL_LEVEL_MINIMAL 0
+#define WAL_LEVEL_REPLICA 1
+#define WAL_LEVEL_LOGICAL 2
+
+/* formats/pg_multixact.ksy: pg_multixact::multi_xact_status */
+#define MultiXactStatusForKeyShare 0  /* SELECT ... FOR KEY SHARE; pg_get_multixact_members() mode "keysh" */
+#define MultiXactStatusForShare 1  /* SELECT ... FOR SHARE; "sh" */
+#define MultiXactStatusForNoKeyUpdate 2  /* SELECT ... FOR NO KEY UPDATE; "fornokeyupd" */
+#define MultiXactStatusForUpdate 3  /* SELECT ... FOR UPDATE; "forupd" */
+#define MultiXactStatusNoKeyUpdate 4  /* an UPDATE that changes no key column; "nokeyupd" */
+#define MultiXactStatusUpdate 5  /* other UPDATEs and DELETE; "upd" */
+
+/* formats/pg_page.ksy: pg_page::lp_flags */
+#define LP_UNUSED 0  /* unused (should always have lp_len=0) */
+#define LP_NORMAL 1  /* used (should always have lp_len>0) */
+#define LP_REDIRECT 2  /* HOT redirect (should have lp_len=0) */
+#define LP_DEAD 3  /* dead, may or may not have storage */
+
+/* formats/pg_page.ksy: pg_page::pd_flags */
+#define PD_HAS_FREE_LINES 1  /* are there any unused line pointers? */
+#define PD_PAGE_FULL 2  /* not enough free space for new tuple? */
+#define PD_ALL_VISIBLE 4  /* all tuples on page are visible to everyone */
+#define PD_VALID_FLAG_BITS 7  /* OR of all valid pd_flags bits (a mask, not a flag) */
+
+/* formats/pg_page.ksy: pg_page::page_layout_version */
+#define PG_PAGE_LAYOUT_VERSION 4  /* Layout version since PostgreSQL 8.3 (0 pre-7.3, 1 7.3/7.4, 2 8.0, 3 8.1/8.2). */
+
+/* formats/pg_page.ksy: pg_page::special_offset_number */
+#define InvalidOffsetNumber 0
+#define VersionedDatumOffsetNumber 0xfffc  /* versioned composite datum (HEAP_IS_DATUM); recent minor releases only */
+#define MovedPartitionsOffsetNumber 0xfffd  /* t_ctid of a row moved to another partition by UPDATE (block is InvalidBlockNumber), PG11+ */
+#define SpecTokenOffsetNumber 0xfffe  /* t_ctid holds a speculative-insertion token in ip_blkid */
+
+/* formats/pg_page.ksy: pg_page::page_id */
+#define SPGIST_PAGE_ID 0xff82  /* SP-GiST index page (access/spgist_private.h) */
+#define MAX_BT_CYCLE_ID 0xff7f  /* largest btpo_cycleid an nbtree page may hold (a limit, not an id) */
+
+/* formats/pg_xact.ksy: pg_xact::transaction_status */
+#define TRANSACTION_STATUS_IN_PROGRESS 0  /* also what an xid not yet assigned reads as, and what a transaction cut off by a crash keeps (it is never marked aborted; PostgreSQL treats it as aborted once it is not running) */
+#define TRANSACTION_STATUS_COMMITTED 1
+#define TRANSACTION_STATUS_ABORTED 2
+#define TRANSACTION_STATUS_SUB_COMMITTED 3  /* subtransaction committed, parent's commit not yet recorded (transient) */
+
+/* formats/seq_page.ksy: seq_page::seq_constants */
+#define SEQ_MAGIC 0x1717
+
+/* formats/spgist_page.ksy: spgist_page::spgist_flags */
+#define SPGIST_META 1
+#define SPGIST_DELETED 2  /* never set, but keep for backwards compatibility */
+#define SPGIST_LEAF 4
+#define SPGIST_NULLS 8
+
+/* formats/spgist_page.ksy: spgist_page::spgist_constants */
+#define SPGIST_MAGIC_NUMBER 0xba0babeeu
+
+/* formats/vm_page.ksy: vm_page::visibilitymap_flags */
+#define VISIBILITYMAP_ALL_VISIBLE 1  /* all tuples on the heap page are visible to all transactions */
+#define VISIBILITYMAP_ALL_FROZEN 2  /* all tuples on the heap page are frozen */
+#define VISIBILITYMAP_VALID_BITS 3  /* OR of all valid visibilitymap flags bits (a mask) */
+
+/* formats/vm_page.ksy: vm_page::vm_constants */
+#define BITS_PER_HEAPBLOCK 2  /* bits of status per heap block */
+
+/* formats/brin_page.ksy: sizes in bytes */
+#define SIZEOF_BrinSpecialSpace 8  /* brin_page::brin_special_space */
+#define SIZEOF_BrinMetaPageData 16  /* brin_page::brin_meta_page_data */
+
+/* formats/gin_page.ksy: sizes in bytes */
+#define SIZEOF_GinPageOpaqueData 8  /* gin_page::gin_page_opaque_data */
+#define SIZEOF_GinMetaPageData 56  /* gin_page::gin_meta_page_data */
+
+/* formats/gist_page.ksy: sizes in bytes */
+#define SIZEOF_GISTPageOpaqueData 16  /* gist_page::gist_page_opaque_data */
+#define SIZEOF_GISTDeletedPageContents 8  /* gist_page::gist_deleted_page_contents */
+
+/* formats/hash_page.ksy: sizes in bytes */
+#define SIZEOF_HashPageOpaqueData 16  /* hash_page::hash_page_opaque_data */
+#define SIZEOF_HashMetaPageData 0x11bc  /* hash_page::hash_meta_page_data */
+
+/* formats/heap_tuple.ksy: sizes in bytes */
+#define SizeofHeapTupleHeader 23  /* heap_tuple */
+
+/* formats/nbtree.ksy: sizes in bytes */
+#define SIZEOF_BTPageOpaqueData 16  /* nbtree::bt_page_opaque_data */
+#define SIZEOF_BTMetaPageData 48  /* nbtree::bt_meta_page_data */
+#define SIZEOF_BTDeletedPageData 8  /* nbtree::bt_deleted_page_data */
+#define SIZEOF_IndexTupleData 8  /* nbtree::bt_index_tuple */
+
+/* formats/pg_filenode_map.ksy: sizes in bytes */
+#define SIZEOF_RelMapping 8  /* pg_filenode_map::rel_mapping */
+
+/* formats/pg_page.ksy: sizes in bytes */
+#define SizeOfPageHeaderData 24  /* pg_page::page_header */
+#define SIZEOF_PageXLogRecPtr 8  /* pg_page::page_xlog_rec_ptr */
+#define SIZEOF_ItemIdData 4  /* pg_page::item_id */
+#define SIZEOF_ItemPointerData 6  /* pg_page::item_pointer */
+
+/* formats/pgstat_collector.ksy: sizes in bytes */
+#define SIZEOF_PgStat_StatFuncEntry 24  /* pgstat_collector::func_entry */
+
+/* formats/seq_page.ksy: sizes in bytes */
+#define SIZEOF_sequence_magic 4  /* seq_page::sequence_magic */
+#define SIZEOF_FormData_pg_sequence_data 17  /* seq_page::form_data_pg_sequence_data */
+
+/* formats/spgist_page.ksy: sizes in bytes */
+#define SIZEOF_SpGistPageOpaqueData 8  /* spgist_page::spgist_page_opaque_data */
+#define SIZEOF_SpGistMetaPageData 68  /* spgist_page::spgist_meta_page_data */
+#define SIZEOF_SpGistLastUsedPage 8  /* spgist_page::spgist_last_used_page */
+
+#endif /* PGP_LAYOUT_H */
