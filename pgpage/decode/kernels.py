@@ -50,7 +50,7 @@ from pgpage.decode.ksy.layouts import LAYOUTS
 
 HERE = Path(__file__).resolve().parent
 # the C sources of the one library, in build order; its stamp is the SHA-256 over all of them
-SOURCES = (HERE / "_heapscan.c", HERE / "_pagedump.c", HERE / "_btorder.c")
+SOURCES = (HERE / "_heapscan.c", HERE / "_pagedump.c", HERE / "_btorder.c", HERE / "_walscan.c")
 SOURCE = SOURCES[0]
 CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
 MAX_LISTED = 50          # events of one code a chunk reports in full; the rest are only counted
@@ -154,6 +154,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
                                   I64, P, P, I64, P, P, P, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
+    cdll.pgp_crc32c.restype = ctypes.c_uint32
+    cdll.pgp_crc32c.argtypes = [ctypes.c_uint32, ctypes.c_char_p, I64]
     return cdll
 
 
@@ -661,6 +663,11 @@ def walk_chain(nxt: np.ndarray, live: np.ndarray, level: np.ndarray, lv: int, st
     cycle = np.zeros(1, dtype=np.int64)
     k = lib().pgp_walk_chain(_p(nxt), _p(live), _p(level), len(nxt), lv, start, _p(visited), _p(order), _p(cycle))
     return k, int(cycle[0])
+
+
+def crc32c_update(crc: int, data: bytes) -> int:
+    """COMP_CRC32C over ``data`` (bytes) from the running value ``crc``: decode/crc32c.py's, compiled."""
+    return lib().pgp_crc32c(crc, data, len(data))
 
 
 def warm() -> None:

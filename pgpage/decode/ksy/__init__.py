@@ -26,6 +26,7 @@ Modules:
 - ``seq_page``: PostgreSQL sequence relation page
 - ``spgist_page``: PostgreSQL SP-GiST index page
 - ``vm_page``: PostgreSQL visibility map page (_vm fork)
+- ``xlog``: PostgreSQL write-ahead log (WAL) page headers, record headers and block references, PostgreSQL 10 to 18
 """
 
 __all__ = [
@@ -47,5 +48,6 @@ __all__ = [
     'seq_page',
     'spgist_page',
     'vm_page',
+    'xlog',
     'layouts',
 ]

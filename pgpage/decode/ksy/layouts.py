@@ -18,6 +18,7 @@
 #   formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
 #   formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #   formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
+#   formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -807,6 +808,92 @@ LAYOUTS = {
             'all_frozen_3': (0, ('bits', 7, 1)),
         },
     },
+    'xlog': {
+        'size': 0,
+        'fields': {},
+    },
+    'xlog::page_header': {
+        'size': 24,
+        'fields': {
+            'xlp_magic': (0, 'u2'),
+            'xlp_info': (2, 'u2'),
+            'xlp_tli': (4, 'u4'),
+            'xlp_pageaddr': (8, 'u8'),
+            'xlp_rem_len': (16, 'u4'),
+            'pad': (20, ('bytes', 4)),
+        },
+    },
+    'xlog::long_page_header': {
+        'size': 40,
+        'fields': {
+            'std': (0, ('struct', 'xlog::page_header')),
+            'std.xlp_magic': (0, 'u2'),
+            'std.xlp_info': (2, 'u2'),
+            'std.xlp_tli': (4, 'u4'),
+            'std.xlp_pageaddr': (8, 'u8'),
+            'std.xlp_rem_len': (16, 'u4'),
+            'std.pad': (20, ('bytes', 4)),
+            'xlp_sysid': (24, 'u8'),
+            'xlp_seg_size': (32, 'u4'),
+            'xlp_xlog_blcksz': (36, 'u4'),
+        },
+    },
+    'xlog::record': {
+        'size': 24,
+        'fields': {
+            'xl_tot_len': (0, 'u4'),
+            'xl_xid': (4, 'u4'),
+            'xl_prev': (8, 'u8'),
+            'xl_info': (16, 'u1'),
+            'xl_rmid': (17, 'u1'),
+            'pad': (18, ('bytes', 2)),
+            'xl_crc': (20, 'u4'),
+        },
+    },
+    'xlog::block_header': {
+        'size': 4,
+        'fields': {
+            'id': (0, 'u1'),
+            'fork_flags': (1, 'u1'),
+            'data_length': (2, 'u2'),
+        },
+    },
+    'xlog::block_image_header': {
+        'size': 5,
+        'fields': {
+            'length': (0, 'u2'),
+            'hole_offset': (2, 'u2'),
+            'bimg_info': (4, 'u1'),
+        },
+    },
+    'xlog::block_compress_header': {
+        'size': 2,
+        'fields': {
+            'hole_length': (0, 'u2'),
+        },
+    },
+    'xlog::rel_file_node': {
+        'size': 12,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+        },
+    },
+    'xlog::data_header_short': {
+        'size': 2,
+        'fields': {
+            'id': (0, 'u1'),
+            'data_length': (1, 'u1'),
+        },
+    },
+    'xlog::data_header_long': {
+        'size': 5,
+        'fields': {
+            'id': (0, 'u1'),
+            'data_length': (1, 'u4'),
+        },
+    },
 }
 
 ENUMS = {
@@ -1015,6 +1102,42 @@ ENUMS = {
     },
     'vm_page::vm_constants': {
         2: 'BITS_PER_HEAPBLOCK',
+    },
+    'xlog::xlp_info': {
+        1: 'XLP_FIRST_IS_CONTRECORD',
+        2: 'XLP_LONG_HEADER',
+        4: 'XLP_BKP_REMOVABLE',
+        8: 'XLP_FIRST_IS_OVERWRITE_CONTRECORD',
+    },
+    'xlog::block_ids': {
+        32: 'XLR_MAX_BLOCK_ID',
+        252: 'XLR_BLOCK_ID_TOPLEVEL_XID',
+        253: 'XLR_BLOCK_ID_ORIGIN',
+        254: 'XLR_BLOCK_ID_DATA_LONG',
+        255: 'XLR_BLOCK_ID_DATA_SHORT',
+    },
+    'xlog::bkpblock': {
+        15: 'BKPBLOCK_FORK_MASK',
+        16: 'BKPBLOCK_HAS_IMAGE',
+        32: 'BKPBLOCK_HAS_DATA',
+        64: 'BKPBLOCK_WILL_INIT',
+        128: 'BKPBLOCK_SAME_REL',
+    },
+    'xlog::bimg_info_10': {
+        1: 'BKPIMAGE_HAS_HOLE',
+        2: 'BKPIMAGE_IS_COMPRESSED',
+        4: 'BKPIMAGE_APPLY',
+    },
+    'xlog::bimg_info_15': {
+        1: 'BKPIMAGE_HAS_HOLE',
+        2: 'BKPIMAGE_APPLY',
+        4: 'BKPIMAGE_COMPRESS_PGLZ',
+        8: 'BKPIMAGE_COMPRESS_LZ4',
+        16: 'BKPIMAGE_COMPRESS_ZSTD',
+    },
+    'xlog::xlr_info': {
+        1: 'XLR_SPECIAL_REL_UPDATE',
+        2: 'XLR_CHECK_CONSISTENCY',
     },
 }
 
@@ -1307,6 +1430,36 @@ ORIG_IDS = {
         'free_space': 'freeSpace',
         '': 'SpGistLastUsedPage',
     },
+    'xlog::page_header': {
+        '': 'XLogPageHeaderData',
+    },
+    'xlog::long_page_header': {
+        '': 'XLogLongPageHeaderData',
+    },
+    'xlog::record': {
+        '': 'XLogRecord',
+    },
+    'xlog::block_header': {
+        '': 'XLogRecordBlockHeader',
+    },
+    'xlog::block_image_header': {
+        '': 'XLogRecordBlockImageHeader',
+    },
+    'xlog::block_compress_header': {
+        '': 'XLogRecordBlockCompressHeader',
+    },
+    'xlog::rel_file_node': {
+        'spc_node': 'spcNode',
+        'db_node': 'dbNode',
+        'rel_node': 'relNode',
+        '': 'RelFileNode',
+    },
+    'xlog::data_header_short': {
+        '': 'XLogRecordDataHeaderShort',
+    },
+    'xlog::data_header_long': {
+        '': 'XLogRecordDataHeaderLong',
+    },
 }
 
 VALID = {
@@ -1386,4 +1539,14 @@ TYPE_SOURCES = {
     'spgist_page::spgist_last_used_page': 'formats/spgist_page.ksy',
     'vm_page': 'formats/vm_page.ksy',
     'vm_page::vm_byte': 'formats/vm_page.ksy',
+    'xlog': 'formats/xlog.ksy',
+    'xlog::page_header': 'formats/xlog.ksy',
+    'xlog::long_page_header': 'formats/xlog.ksy',
+    'xlog::record': 'formats/xlog.ksy',
+    'xlog::block_header': 'formats/xlog.ksy',
+    'xlog::block_image_header': 'formats/xlog.ksy',
+    'xlog::block_compress_header': 'formats/xlog.ksy',
+    'xlog::rel_file_node': 'formats/xlog.ksy',
+    'xlog::data_header_short': 'formats/xlog.ksy',
+    'xlog::data_header_long': 'formats/xlog.ksy',
 }

@@ -1,0 +1,246 @@
+"""Walk a directory of WAL segments as the server's redo would read it: every record, in LSN order.
+
+``WalReader(directory).records(start, end)`` yields ``decode.wal.xlog.Record`` objects (CRC checked, block
+references decoded) whose start LSN lies in ``[start, end)``, following records over page and segment
+boundaries, and jumping to the next segment after an XLOG SWITCH. It stops where ``xlogreader.c`` would
+stop and says why in ``reader.stop`` (a Finding):
+
+* ``wal.end`` (info, not a defect): the normal end of WAL: zeros where the next record would start, a
+  recycled segment (an old page address) there, or no further segment and nothing missing;
+* errors (the reason for exit code 1): a record whose CRC does not match (``wal.record.bad_crc``), an
+  invalid record header (``wal.record.bad_length``, ``bad_rmgr``, ``bad_prev``) or block layout
+  (``wal.record.bad_blocks``), a record cut short by the end of the WAL (``wal.record.torn``), a missing
+  segment with later ones present (``wal.segment.missing``), a page of another system, major, or that is
+  not WAL at all (``wal.page.*``).
+
+Memory: one segment's bytes at a time (plus the record being put together).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pgpage.decode import versions
+from pgpage.decode.control import format_lsn
+from pgpage.decode.kernels import crc32c_update
+from pgpage.decode.wal.xlog import (CRC_OFFSET, SIZE_OF_LONG_PHD, SIZE_OF_RECORD, SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
+                                    XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER, Record,
+                                    RecordError, decode_record, maxalign, page_header, record_header)
+from pgpage.findings import ERROR, INFO, ExitCode, Finding, PgpageError
+from pgpage.storage.wal import WalDirectory, segment_file_name
+
+MAJOR_OF_MAGIC = {magic: major for major, magic in versions.XLOG_PAGE_MAGIC.items()}
+MAX_BUILTIN_RMID = len(versions.RMGR_NAMES) - 1
+MIN_CUSTOM_RMID = 128
+XLOG_SWITCH = next(info for (rmid, info), name in versions.WAL_RECORD_TYPES[versions.SUPPORTED_MAJORS[0]].items()
+                   if rmid == versions.RMGR_XLOG and name == "SWITCH")
+
+
+class _Stop(Exception):
+    def __init__(self, finding: Finding):
+        self.finding = finding
+
+
+def _end(message: str) -> _Stop:
+    return _Stop(Finding("wal.end", message, INFO))
+
+
+def _error(code: str, message: str) -> _Stop:
+    return _Stop(Finding(code, message, ERROR))
+
+
+class WalReader:
+    """The segments of one directory, checked against the cluster when its pg_control is known."""
+
+    def __init__(self, directory: WalDirectory, control: dict | None = None):
+        self.directory = directory
+        first = directory.first_file()
+        if first is None:
+            raise PgpageError(f"{directory.directory}: no WAL segment files", ExitCode.UNREADABLE)
+        head = directory.read(first, SIZE_OF_LONG_PHD)
+        hdr = page_header(head) if len(head) >= SIZE_OF_SHORT_PHD else None
+        if hdr is None or not hdr.info & XLP_LONG_HEADER or hdr.sysid is None:
+            raise PgpageError(f"{first.path}: not a WAL segment (no long page header)", ExitCode.UNREADABLE)
+        self.major = MAJOR_OF_MAGIC.get(hdr.magic)
+        if self.major is None:
+            raise PgpageError(f"{first.path}: not a WAL segment of PostgreSQL 10 to 18 (page magic "
+                              f"0x{hdr.magic:04X})", ExitCode.UNREADABLE)
+        self.magic, self.sysid, self.segment_size = hdr.magic, hdr.sysid, hdr.seg_size
+        if not (self.segment_size and self.segment_size & (self.segment_size - 1) == 0
+                and 1 << 20 <= self.segment_size <= 1 << 30 and hdr.xlog_blcksz == XLOG_BLCKSZ):
+            raise PgpageError(f"{first.path}: not a WAL segment (segment size {self.segment_size}, page size "
+                              f"{hdr.xlog_blcksz})", ExitCode.UNREADABLE)
+        self.findings: list[Finding] = []
+        if control:
+            if control.get("system_identifier") not in (None, self.sysid):
+                self.findings.append(Finding(
+                    "wal.segment.other_system", f"{first.path.name} is of database system {self.sysid}, "
+                    f"pg_control says {control['system_identifier']}", ERROR))
+            if control.get("major") not in (None, self.major):
+                self.findings.append(Finding(
+                    "wal.segment.other_major", f"{first.path.name} was written by PostgreSQL {self.major}, "
+                    f"pg_control says {control['major']}", ERROR))
+        self.segments = directory.by_segno(self.segment_size)
+        self.first_segno = min(self.segments)
+        self.stop: Finding | None = None
+        self._segno = None
+        self._data = b""
+        self._tli = 0
+
+    # ----------------------------------------------------------------- pages
+
+    def _segment(self, segno: int) -> bytes | None:
+        if segno != self._segno:
+            f = self.segments.get(segno)
+            self._segno, self._data = segno, (self.directory.read(f) if f is not None else None)
+        return self._data
+
+    def _page_header(self, page_lsn: int, mid_record: bool):
+        """The checked header of the page at ``page_lsn`` (XLogReaderValidatePageHeader), with the page's bytes."""
+        segno, off = divmod(page_lsn, self.segment_size)
+        where = format_lsn(page_lsn)
+        data = self._segment(segno)
+        if data is None:
+            later = any(n > segno for n in self.segments)
+            name = segment_file_name(self._tli or 1, segno, self.segment_size)
+            if later:
+                raise _error("wal.segment.missing", f"segment {name} is missing (later segments are present): "
+                                                    f"the WAL has a gap at {where}")
+            if mid_record:
+                raise _error("wal.record.torn", f"the record continued at {where} is cut short: no segment {name}")
+            raise _end(f"end of WAL at {where}: no segment {name}")
+        page = memoryview(data)[off:off + XLOG_BLCKSZ]
+        if len(page) < SIZE_OF_SHORT_PHD or not any(page[:SIZE_OF_SHORT_PHD]):
+            if mid_record:
+                raise _error("wal.record.torn", f"the record continued at {where} is cut short: "
+                                                f"{'the file ends' if len(page) < SIZE_OF_SHORT_PHD else 'zeros'}")
+            raise _end(f"end of WAL at {where}: {'the segment file ends' if not len(page) else 'zeros'}")
+        hdr = page_header(page)
+        if hdr.magic != self.magic:
+            other = MAJOR_OF_MAGIC.get(hdr.magic)
+            raise _error("wal.page.bad_magic", f"page at {where}: magic 0x{hdr.magic:04X}" +
+                         (f" of PostgreSQL {other}, not {self.major}" if other else ", not WAL"))
+        if hdr.info & ~XLP_ALL_FLAGS:
+            raise _error("wal.page.bad_info", f"page at {where}: invalid info bits 0x{hdr.info:04X}")
+        if off == 0:
+            if not hdr.info & XLP_LONG_HEADER or hdr.sysid is None:
+                raise _error("wal.page.bad_header", f"page at {where}: a segment's first page without a long header")
+            if hdr.sysid != self.sysid:
+                raise _error("wal.segment.other_system", f"segment at {where} is of database system {hdr.sysid}, "
+                                                         f"not {self.sysid}")
+            if hdr.seg_size != self.segment_size or hdr.xlog_blcksz != XLOG_BLCKSZ:
+                raise _error("wal.page.bad_header", f"page at {where}: segment size {hdr.seg_size}, "
+                                                    f"page size {hdr.xlog_blcksz}")
+        if hdr.pageaddr != page_lsn:
+            if mid_record:
+                raise _error("wal.record.torn", f"the record continued at {where} is cut short: the page there is "
+                                                f"of {format_lsn(hdr.pageaddr)} (a recycled segment)")
+            raise _end(f"end of WAL at {where}: a recycled page (of {format_lsn(hdr.pageaddr)})")
+        if hdr.tli < self._tli:
+            raise _error("wal.page.bad_timeline", f"page at {where}: timeline {hdr.tli} after {self._tli}")
+        self._tli = hdr.tli
+        return hdr, page
+
+    def first_record(self, segno: int) -> int:
+        """The LSN of the first record that starts in segment ``segno`` (past a record continued into it)."""
+        pos = segno * self.segment_size
+        hdr, _ = self._page_header(pos, mid_record=False)
+        if not hdr.info & XLP_FIRST_IS_CONTRECORD:
+            return pos + hdr.size
+        remaining = hdr.rem_len
+        while True:
+            room = XLOG_BLCKSZ - hdr.size
+            if remaining <= room:
+                return maxalign(pos + hdr.size + remaining)
+            remaining -= room
+            pos += XLOG_BLCKSZ
+            hdr, _ = self._page_header(pos, mid_record=True)
+
+    # ----------------------------------------------------------------- records
+
+    def _record_bytes(self, pos: int) -> tuple[bytes, int]:
+        """The whole record starting at ``pos`` (not a page start) and its end (MAXALIGNed, EndRecPtr)."""
+        where = format_lsn(pos)
+        page_lsn = pos - pos % XLOG_BLCKSZ
+        page = memoryview(self._segment(pos // self.segment_size))[page_lsn % self.segment_size:][:XLOG_BLCKSZ]
+        off = pos - page_lsn
+        if len(page) < off + 4:
+            raise _end(f"end of WAL at {where}: the segment file ends")
+        tot_len = int.from_bytes(page[off:off + 4], "little")
+        if tot_len < SIZE_OF_RECORD:
+            if tot_len == 0 and not any(page[off:off + SIZE_OF_RECORD]):
+                raise _end(f"end of WAL at {where}: zeros")
+            raise _error("wal.record.bad_length", f"invalid record length at {where}: expected at least "
+                                                  f"{SIZE_OF_RECORD}, got {tot_len}")
+        if off + tot_len <= len(page):                      # the common case: on one page
+            return bytes(page[off:off + tot_len]), maxalign(pos + tot_len)
+        if off + tot_len <= XLOG_BLCKSZ:
+            raise _error("wal.record.torn", f"the record at {where} is cut short: the segment file ends")
+        chunks = [bytes(page[off:])]
+        got, cur = XLOG_BLCKSZ - off, page_lsn + XLOG_BLCKSZ
+        while got < tot_len:
+            hdr, page = self._page_header(cur, mid_record=True)
+            if not hdr.info & XLP_FIRST_IS_CONTRECORD:
+                raise _error("wal.record.torn", f"the record at {where} is cut short: the page at {format_lsn(cur)} "
+                                                f"does not continue it")
+            if hdr.rem_len != tot_len - got:
+                raise _error("wal.record.torn", f"invalid contrecord length {hdr.rem_len} (expected "
+                                                f"{tot_len - got}) at {format_lsn(cur)}")
+            take = min(tot_len - got, XLOG_BLCKSZ - hdr.size)
+            chunk = page[hdr.size:hdr.size + take]
+            if len(chunk) < take:
+                raise _error("wal.record.torn", f"the record at {where} is cut short: the segment file ends")
+            chunks.append(bytes(chunk))
+            got += take
+            last_end = cur + hdr.size + take
+            cur += XLOG_BLCKSZ
+        return b"".join(chunks), maxalign(last_end)
+
+    def records(self, start: int | None = None, end: int | None = None) -> Iterator[Record]:
+        """Every record whose start LSN is in [start, end), in order; ``self.stop`` says why the walk ended."""
+        self.stop = None
+        startseg = self.first_segno if start is None else start // self.segment_size
+        if start is not None and startseg not in self.segments:
+            self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
+            return
+        prev = None
+        try:
+            pos = self.first_record(startseg)
+            while end is None or pos < end:
+                if pos % XLOG_BLCKSZ == 0:
+                    hdr, _ = self._page_header(pos, mid_record=False)
+                    if hdr.info & XLP_FIRST_IS_CONTRECORD:
+                        raise _error("wal.record.bad_header", f"a record was expected at {format_lsn(pos)}, the page "
+                                                              f"continues one")
+                    pos += hdr.size
+                raw, end_lsn = self._record_bytes(pos)
+                rec = self._check(raw, pos, end_lsn, prev)
+                if rec.rmid == versions.RMGR_XLOG and rec.info & 0xF0 == XLOG_SWITCH:
+                    rec.end_lsn = end_lsn = (pos // self.segment_size + 1) * self.segment_size
+                prev = pos
+                pos = end_lsn
+                if start is None or rec.lsn >= start:
+                    if end is not None and rec.lsn >= end:
+                        break
+                    yield rec
+            self.stop = Finding("wal.end", f"end of the range at {format_lsn(end)}", INFO) if end is not None else None
+        except _Stop as s:
+            self.stop = s.finding
+        except PgpageError as e:
+            self.stop = Finding("wal.segment.unreadable", str(e), ERROR)
+
+    def _check(self, raw: bytes, pos: int, end_lsn: int, prev: int | None) -> Record:
+        where = format_lsn(pos)
+        tot_len, xid, xl_prev, info, rmid, crc = record_header(raw)
+        if rmid > MAX_BUILTIN_RMID and (rmid < MIN_CUSTOM_RMID or self.major < 15):
+            raise _error("wal.record.bad_rmgr", f"invalid resource manager ID {rmid} at {where}")
+        if prev is not None and xl_prev != prev:
+            raise _error("wal.record.bad_prev", f"record with incorrect prev-link {format_lsn(xl_prev)} at {where} "
+                                                f"(the record before starts at {format_lsn(prev)})")
+        computed = crc32c_update(crc32c_update(0xFFFFFFFF, raw[SIZE_OF_RECORD:]), raw[:CRC_OFFSET]) ^ 0xFFFFFFFF
+        if computed != crc:
+            raise _error("wal.record.bad_crc", f"incorrect resource manager data checksum in record at {where} "
+                                               f"(stored 0x{crc:08X}, computed 0x{computed:08X})")
+        try:
+            return decode_record(raw, pos, end_lsn, self.major)
+        except RecordError as e:
+            raise _error("wal.record.bad_blocks", str(e)) from None
