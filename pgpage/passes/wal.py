@@ -244,3 +244,43 @@ class WalReader:
             return decode_record(raw, pos, end_lsn, self.major)
         except RecordError as e:
             raise _error("wal.record.bad_blocks", str(e)) from None
+
+
+def wal_stats(records, major: int) -> dict:
+    """Counts and sizes per resource manager and per record type, as pg_waldump --stats and pg_get_wal_stats
+    count them: a record's ``record_size`` is its length without its images (``XLogRecGetLen``), ``fpi_size``
+    the images' bytes; record types are ``xl_info >> 4`` (``& 0x07`` for transactions)."""
+    per_rmgr: dict[int, list[int]] = {}
+    per_type: dict[tuple[int, int], list[int]] = {}
+    for rec in records:
+        fpi = rec.fpi_length
+        recid = rec.info >> 4
+        if rec.rmid == versions.RMGR_XACT:
+            recid &= versions.XACT_OPMASK >> 4
+        for table, key in ((per_rmgr, rec.rmid), (per_type, (rec.rmid, recid))):
+            row = table.get(key)
+            if row is None:
+                row = table[key] = [0, 0, 0]
+            row[0] += 1
+            row[1] += rec.length - fpi
+            row[2] += fpi
+    total = [sum(r[i] for r in per_rmgr.values()) for i in range(3)]
+
+    def rows(table, name) -> list[dict]:
+        out = []
+        for key in sorted(table):
+            count, rec_len, fpi_len = table[key]
+            out.append({"name": name(key), "count": count, "record_size": rec_len, "fpi_size": fpi_len,
+                        "combined_size": rec_len + fpi_len,
+                        "count_percentage": 100.0 * count / total[0] if total[0] else 0.0,
+                        "record_size_percentage": 100.0 * rec_len / total[1] if total[1] else 0.0,
+                        "fpi_size_percentage": 100.0 * fpi_len / total[2] if total[2] else 0.0,
+                        "combined_size_percentage": 100.0 * (rec_len + fpi_len) / (total[1] + total[2])
+                        if total[1] + total[2] else 0.0})
+        return out
+
+    return {"rmgrs": rows(per_rmgr, versions.rmgr_name),
+            "record_types": rows(per_type, lambda k: f"{versions.rmgr_name(k[0])}/"
+                                                     f"{versions.wal_stats_type(major, k[0], k[1] << 4)}"),
+            "total": {"count": total[0], "record_size": total[1], "fpi_size": total[2],
+                      "combined_size": total[1] + total[2]}}
