@@ -203,6 +203,28 @@ def report(
     raise typer.Exit(report_command(target, db, rel, before, from_dir, output, top, jobs, verify))
 
 
+@app.command()
+def wal(
+    pgdata: str = typer.Argument(..., help="A data directory (its pg_wal), or a directory of WAL segments."),
+    wal_dir: Optional[str] = typer.Option(None, "--wal", help="Read the segments here (an archive, plain or"
+                                          " .gz) instead of PGDATA/pg_wal; PGDATA still names relations."),
+    start: Optional[str] = typer.Option(None, "--start", help="Only records starting at or after this LSN."),
+    end: Optional[str] = typer.Option(None, "--end", help="Only records starting before this LSN."),
+    rmgr: Optional[str] = typer.Option(None, "--rmgr", help="Only these resource managers, comma-separated"
+                                       " (Heap, Heap2, Btree, Transaction, XLOG, ...)."),
+    xid: Optional[int] = typer.Option(None, "--xid", help="Only records of this transaction id."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help="Only records with a block of this relation."),
+    stats: bool = typer.Option(False, "--stats", help="Counts and sizes per resource manager and record type,"
+                               " as pg_waldump --stats and pg_get_wal_stats."),
+    json_out: bool = typer.Option(False, "--json", help="Newline-delimited JSON records, then a summary."),
+) -> None:
+    """Decode WAL segments offline: every record of PostgreSQL 10-18, CRC checked, relations named."""
+    from pgpage.cli.wal_cmd import wal_command
+    raise typer.Exit(wal_command(pgdata, wal=wal_dir, start=start, end=end, rmgr=rmgr, xid=xid, db=db, rel=rel,
+                                 stats=stats, json_out=json_out))
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -1,6 +1,6 @@
 """Walk a directory of WAL segments as the server's redo would read it: every record, in LSN order.
 
-``WalReader(directory).records(start, end)`` yields ``decode.wal.xlog.Record`` objects (CRC checked, block
+``WalReader(directory).records(start, end)`` yields ``decode.wal.record.Record`` objects (CRC checked, block
 references decoded) whose start LSN lies in ``[start, end)``, following records over page and segment
 boundaries, and jumping to the next segment after an XLOG SWITCH. It stops where ``xlogreader.c`` would
 stop and says why in ``reader.stop`` (a Finding):
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pgpage.decode import versions
 from pgpage.decode.control import format_lsn
 from pgpage.decode.kernels import crc32c_update
-from pgpage.decode.wal.xlog import (CRC_OFFSET, SIZE_OF_LONG_PHD, SIZE_OF_RECORD, SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
+from pgpage.decode.wal.record import (BKPBLOCK_WILL_INIT, CRC_OFFSET, SIZE_OF_LONG_PHD, SIZE_OF_RECORD, SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
                                     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER, Record,
                                     RecordError, decode_record, maxalign, page_header, record_header)
 from pgpage.findings import ERROR, INFO, ExitCode, Finding, PgpageError
@@ -284,3 +284,139 @@ def wal_stats(records, major: int) -> dict:
                                                      f"{versions.wal_stats_type(major, k[0], k[1] << 4)}"),
             "total": {"count": total[0], "record_size": total[1], "fpi_size": total[2],
                       "combined_size": total[1] + total[2]}}
+
+
+# --------------------------------------------------------------------- the `pgpage wal` command's walk
+
+SCHEMA = "pgpage.wal/1"
+
+
+def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, str]]:
+    """(spc, db, relfilenode) -> (database, schema.relation) of every relation the catalogs name now (mapped
+    catalogs through pg_filenode.map). WAL of a relation since dropped or rewritten (VACUUM FULL, TRUNCATE)
+    names a relfilenode no catalog row holds any more: it stays unnamed."""
+    from pgpage.storage.datadir import GLOBALTABLESPACE_OID
+    names = {}
+    for db in cluster.databases():
+        if not db.path.is_dir():
+            continue
+        for rel in db.relations():
+            if not rel.has_storage:
+                continue
+            shared = rel.row.get("relisshared")
+            spc = GLOBALTABLESPACE_OID if shared else (rel.row.get("reltablespace") or db.tablespace)
+            names[(spc, 0 if shared else db.oid, rel.relfilenode)] = (None if shared else db.name,
+                                                                      rel.qualified_name)
+    return names
+
+
+class WalWalk:
+    """``pgpage wal``: the records of a directory of segments, filtered, as JSON-ready dicts."""
+
+    def __init__(self, pgdata: str, wal: str | None = None, start: str | None = None, end: str | None = None,
+                 rmgrs: list[str] | None = None, xid: int | None = None, db: str | None = None,
+                 rel: str | None = None):
+        from pathlib import Path
+
+        from pgpage.decode.control import parse_lsn
+        from pgpage.storage.datadir import DataDirectory
+        from pgpage.storage.wal import wal_directory
+
+        def lsn(text):
+            try:
+                return None if text is None else parse_lsn(text)
+            except ValueError:
+                raise PgpageError(f"not an LSN: {text!r} (expected X/X, as 0/16B3748)", ExitCode.USAGE) from None
+
+        self.start, self.end = lsn(start), lsn(end)
+        self.cluster = DataDirectory(Path(pgdata)) if (Path(pgdata) / "global" / "pg_control").is_file() else None
+        control = self.cluster.control if self.cluster else None
+        self.reader = WalReader(WalDirectory(wal_directory(pgdata, wal)), control)
+        self.names = {}
+        if self.cluster is not None:
+            try:
+                self.names = relation_names(self.cluster)
+            except PgpageError:
+                self.names = {}
+        self.rmids = None
+        if rmgrs:
+            known = {name.lower(): i for i, name in enumerate(versions.RMGR_NAMES)}
+            bad = [r for r in rmgrs if r.lower() not in known]
+            if bad:
+                raise PgpageError(f"unknown resource manager {', '.join(bad)} (known: "
+                                  f"{', '.join(versions.RMGR_NAMES)})", ExitCode.USAGE)
+            self.rmids = {known[r.lower()] for r in rmgrs}
+        self.xid = xid
+        self.relfilenodes = None
+        if rel is not None:
+            if self.cluster is None:
+                raise PgpageError("--rel needs a data directory (its catalogs name the relation)", ExitCode.USAGE)
+            from pgpage.storage.datadir import GLOBALTABLESPACE_OID
+            database = self.cluster.database(db)
+            r = database.relation(rel)
+            spc = GLOBALTABLESPACE_OID if r.row.get("relisshared") else (r.row.get("reltablespace") or
+                                                                         database.tablespace)
+            self.relfilenodes = {(spc, 0 if r.row.get("relisshared") else database.oid, r.relfilenode)}
+        self.counts = {"records": 0, "bytes": 0, "fpi_bytes": 0}
+        self.first_lsn = self.last_end_lsn = None
+
+    @property
+    def major(self) -> int:
+        return self.reader.major
+
+    def records(self) -> Iterator[Record]:
+        """The records the filters keep."""
+        for rec in self.reader.records(self.start, self.end):
+            if self.rmids is not None and rec.rmid not in self.rmids:
+                continue
+            if self.xid is not None and rec.xid != self.xid:
+                continue
+            if self.relfilenodes is not None and not any((b.spc, b.db, b.rel) in self.relfilenodes
+                                                         for b in rec.blocks):
+                continue
+            self.counts["records"] += 1
+            self.counts["bytes"] += rec.length
+            self.counts["fpi_bytes"] += rec.fpi_length
+            if self.first_lsn is None:
+                self.first_lsn = rec.lsn
+            self.last_end_lsn = rec.end_lsn
+            yield rec
+
+    def record_json(self, rec: Record) -> dict:
+        from pgpage.decode.wal.describe import describe
+        major = self.major
+        blocks = []
+        for b in rec.blocks:
+            db_name, rel_name = self.names.get((b.spc, b.db, b.rel), (None, None))
+            fpi = None
+            if b.has_image:
+                fpi = {"length": b.image_length, "hole_offset": b.hole_offset, "hole_length": b.hole_length,
+                       "compression": b.compression, "apply": b.apply_image, "bimg_info": b.bimg_info,
+                       "flags": b.image_flags(major)}
+            blocks.append({"block_id": b.block_id, "relfilenode": b.relfilenode, "database": db_name,
+                           "relation": rel_name, "fork": b.fork, "block": b.block, "data_length": b.data_length,
+                           "will_init": bool(b.fork_flags & BKPBLOCK_WILL_INIT), "fpi": fpi})
+        return {"type": "record", "lsn": format_lsn(rec.lsn), "end_lsn": format_lsn(rec.end_lsn),
+                "prev_lsn": format_lsn(rec.prev_lsn), "xid": rec.xid, "rmgr": versions.rmgr_name(rec.rmid),
+                "record_type": versions.wal_record_type(major, rec.rmid, rec.info), "info": rec.info,
+                "length": rec.length, "main_data_length": rec.main_data_length, "fpi_length": rec.fpi_length,
+                "description": describe(rec, major), "blocks": blocks}
+
+    def findings(self) -> list[Finding]:
+        out = list(self.reader.findings)
+        if self.reader.stop is not None:
+            out.append(self.reader.stop)
+        return out
+
+    def summary(self, stats: dict | None = None) -> dict:
+        r = self.reader
+        doc = {"type": "summary", "schema": SCHEMA, "directory": str(r.directory.directory), "major": r.major,
+               "system_identifier": str(r.sysid), "wal_segment_size": r.segment_size,
+               "segments": len(r.segments), **self.counts,
+               "first_lsn": None if self.first_lsn is None else format_lsn(self.first_lsn),
+               "end_lsn": None if self.last_end_lsn is None else format_lsn(self.last_end_lsn),
+               "stop": r.stop.to_json() if r.stop else None,
+               "findings": [f.to_json() for f in self.findings()]}
+        if stats is not None:
+            doc["stats"] = stats
+        return doc

@@ -157,3 +157,27 @@ def test_workload_records_in_every_major(major):
     assert counts["INSERT"] + counts["INSERT+INIT"] == 42          # 40 rows, 2 rolled back
     reference = _heap_counts(15)                                    # checked against pg_walinspect above
     assert counts == reference
+
+
+DESCRIBED = {("Heap", "INSERT"), ("Heap", "INSERT+INIT"), ("Heap", "DELETE"), ("Heap", "UPDATE"),
+             ("Heap", "HOT_UPDATE"), ("Heap", "LOCK"), ("Btree", "INSERT_LEAF"), ("Btree", "NEWROOT"),
+             ("Btree", "VACUUM"), ("Heap2", "VISIBLE"), ("Transaction", "COMMIT"), ("Transaction", "ABORT"),
+             ("Standby", "LOCK"), ("Standby", "RUNNING_XACTS"), ("Standby", "INVALIDATIONS"), ("Storage", "CREATE")}
+
+
+@pytest.mark.parametrize("major", [m for m in INSPECT_MAJORS if m >= 16])
+def test_descriptions_as_pg_walinspect(major):
+    """pgpage words descriptions as 16+ does; every one it gives is pg_walinspect's, and the record types above
+    (all in the workload) always get one."""
+    from pgpage.decode.wal.describe import describe
+    _, recs = walk(major)
+    described = set()
+    for rec, w in zip(recs, oracle(major)["records"]):
+        ours = describe(rec, major)
+        key = (w["resource_manager"], w["record_type"])
+        if key in DESCRIBED:
+            assert ours is not None, w
+        if ours is not None:
+            assert ours == (w["description"] or ""), w
+            described.add(key)
+    assert described >= DESCRIBED

@@ -27,6 +27,7 @@ Modules:
 - ``spgist_page``: PostgreSQL SP-GiST index page
 - ``vm_page``: PostgreSQL visibility map page (_vm fork)
 - ``xlog``: PostgreSQL write-ahead log (WAL) page headers, record headers and block references, PostgreSQL 10 to 18
+- ``xlog_records``: PostgreSQL WAL records' main data (the structs pgpage describes), PostgreSQL 10 to 18
 """
 
 __all__ = [
@@ -49,5 +50,6 @@ __all__ = [
     'spgist_page',
     'vm_page',
     'xlog',
+    'xlog_records',
     'layouts',
 ]

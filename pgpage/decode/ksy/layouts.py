@@ -19,6 +19,7 @@
 #   formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #   formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #   formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
+#   formats/xlog_records.ksy (sha256 cd277f64a8ef4aefdebbe6bd49bf165144eaef58b806c6c77375a289c5a1e270)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -894,6 +895,138 @@ LAYOUTS = {
             'data_length': (1, 'u4'),
         },
     },
+    'xlog_records': {
+        'size': 0,
+        'fields': {},
+    },
+    'xlog_records::xl_heap_insert': {
+        'size': 3,
+        'fields': {
+            'offnum': (0, 'u2'),
+            'flags': (2, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_delete': {
+        'size': 8,
+        'fields': {
+            'xmax': (0, 'u4'),
+            'offnum': (4, 'u2'),
+            'infobits_set': (6, 'u1'),
+            'flags': (7, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_update': {
+        'size': 14,
+        'fields': {
+            'old_xmax': (0, 'u4'),
+            'old_offnum': (4, 'u2'),
+            'old_infobits_set': (6, 'u1'),
+            'flags': (7, 'u1'),
+            'new_xmax': (8, 'u4'),
+            'new_offnum': (12, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_lock': {
+        'size': 8,
+        'fields': {
+            'xmax': (0, 'u4'),
+            'offnum': (4, 'u2'),
+            'infobits_set': (6, 'u1'),
+            'flags': (7, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_inplace': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_visible': {
+        'size': 5,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'flags': (4, 'u1'),
+        },
+    },
+    'xlog_records::xl_btree_insert': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_newroot': {
+        'size': 8,
+        'fields': {
+            'rootblk': (0, 'u4'),
+            'level': (4, 'u4'),
+        },
+    },
+    'xlog_records::xl_btree_vacuum_13': {
+        'size': 4,
+        'fields': {
+            'ndeleted': (0, 'u2'),
+            'nupdated': (2, 'u2'),
+        },
+    },
+    'xlog_records::xl_running_xacts': {
+        'size': 24,
+        'fields': {
+            'xcnt': (0, 's4'),
+            'subxcnt': (4, 's4'),
+            'subxid_overflow': (8, 'u1'),
+            'pad': (9, ('bytes', 3)),
+            'next_xid': (12, 'u4'),
+            'oldest_running_xid': (16, 'u4'),
+            'latest_completed_xid': (20, 'u4'),
+        },
+    },
+    'xlog_records::xl_standby_lock': {
+        'size': 12,
+        'fields': {
+            'xid': (0, 'u4'),
+            'db_oid': (4, 'u4'),
+            'rel_oid': (8, 'u4'),
+        },
+    },
+    'xlog_records::xl_smgr_create': {
+        'size': 16,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+            'fork_num': (12, 's4'),
+        },
+    },
+    'xlog_records::xl_smgr_truncate': {
+        'size': 20,
+        'fields': {
+            'blkno': (0, 'u4'),
+            'spc_node': (4, 'u4'),
+            'db_node': (8, 'u4'),
+            'rel_node': (12, 'u4'),
+            'flags': (16, 's4'),
+        },
+    },
+    'xlog_records::xl_invalidations': {
+        'size': 16,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'ts_id': (4, 'u4'),
+            'relcache_init_file_inval': (8, 'u1'),
+            'pad': (9, ('bytes', 3)),
+            'nmsgs': (12, 's4'),
+        },
+    },
+    'xlog_records::shared_invalidation_message': {
+        'size': 16,
+        'fields': {
+            'id': (0, 's1'),
+            'pad': (1, ('bytes', 3)),
+            'db_id': (4, 'u4'),
+            'rel_id': (8, 'u4'),
+            'rest': (12, ('bytes', 4)),
+        },
+    },
 }
 
 ENUMS = {
@@ -1138,6 +1271,27 @@ ENUMS = {
     'xlog::xlr_info': {
         1: 'XLR_SPECIAL_REL_UPDATE',
         2: 'XLR_CHECK_CONSISTENCY',
+    },
+    'xlog_records::infobits': {
+        1: 'XLHL_XMAX_IS_MULTI',
+        2: 'XLHL_XMAX_LOCK_ONLY',
+        4: 'XLHL_XMAX_EXCL_LOCK',
+        8: 'XLHL_XMAX_KEYSHR_LOCK',
+        16: 'XLHL_KEYS_UPDATED',
+    },
+    'xlog_records::xact_xinfo': {
+        1: 'XACT_XINFO_HAS_DBINFO',
+        2: 'XACT_XINFO_HAS_SUBXACTS',
+        4: 'XACT_XINFO_HAS_RELFILENODES',
+        8: 'XACT_XINFO_HAS_INVALS',
+        16: 'XACT_XINFO_HAS_TWOPHASE',
+        32: 'XACT_XINFO_HAS_ORIGIN',
+        64: 'XACT_XINFO_HAS_AE_LOCKS',
+        128: 'XACT_XINFO_HAS_GID',
+        0x100: 'XACT_XINFO_HAS_DROPPED_STATS',
+        0x20000000: 'XACT_COMPLETION_APPLY_FEEDBACK',
+        0x40000000: 'XACT_COMPLETION_UPDATE_RELCACHE_FILE',
+        0x80000000: 'XACT_COMPLETION_FORCE_SYNC_COMMIT',
     },
 }
 
@@ -1460,6 +1614,34 @@ ORIG_IDS = {
     'xlog::data_header_long': {
         '': 'XLogRecordDataHeaderLong',
     },
+    'xlog_records::xl_heap_lock': {
+        'xmax': 'locking_xid',
+    },
+    'xlog_records::xl_heap_visible': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+    },
+    'xlog_records::xl_running_xacts': {
+        'next_xid': 'nextXid',
+        'oldest_running_xid': 'oldestRunningXid',
+        'latest_completed_xid': 'latestCompletedXid',
+    },
+    'xlog_records::xl_standby_lock': {
+        'db_oid': 'dbOid',
+        'rel_oid': 'relOid',
+    },
+    'xlog_records::xl_smgr_create': {
+        'fork_num': 'forkNum',
+    },
+    'xlog_records::xl_invalidations': {
+        'db_id': 'dbId',
+        'ts_id': 'tsId',
+        'relcache_init_file_inval': 'relcacheInitFileInval',
+    },
+    'xlog_records::shared_invalidation_message': {
+        'db_id': 'dbId',
+        'rel_id': 'relId',
+        '': 'SharedInvalidationMessage',
+    },
 }
 
 VALID = {
@@ -1549,4 +1731,20 @@ TYPE_SOURCES = {
     'xlog::rel_file_node': 'formats/xlog.ksy',
     'xlog::data_header_short': 'formats/xlog.ksy',
     'xlog::data_header_long': 'formats/xlog.ksy',
+    'xlog_records': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_delete': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_lock': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_inplace': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_visible': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_newroot': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_vacuum_13': 'formats/xlog_records.ksy',
+    'xlog_records::xl_running_xacts': 'formats/xlog_records.ksy',
+    'xlog_records::xl_standby_lock': 'formats/xlog_records.ksy',
+    'xlog_records::xl_smgr_create': 'formats/xlog_records.ksy',
+    'xlog_records::xl_smgr_truncate': 'formats/xlog_records.ksy',
+    'xlog_records::xl_invalidations': 'formats/xlog_records.ksy',
+    'xlog_records::shared_invalidation_message': 'formats/xlog_records.ksy',
 }

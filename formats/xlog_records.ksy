@@ -1,0 +1,308 @@
+meta:
+  id: xlog_records
+  title: PostgreSQL WAL records' main data (the structs pgpage describes), PostgreSQL 10 to 18
+  license: PostgreSQL
+  ks-version: '0.11'
+  endian: le
+doc: |
+  The fixed part of the main data of the WAL records pgpage decodes, one type per C struct. A record's main
+  data is unaligned (decode/wal/record.py hands it out as bytes); these layouts are the same in every major 10
+  to 18 unless a type says otherwise. Block data (tuples, offsets arrays) is read by the resource managers'
+  modules in decode/wal/.
+doc-ref:
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/heapam_xlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/nbtxlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/xact.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/storage/standbydefs.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/catalog/storage_xlog.h
+  - https://github.com/postgres/postgres/blob/REL_10_STABLE/src/include/access/heapam_xlog.h
+types:
+  xl_heap_insert:
+    doc: Heap INSERT (SizeOfHeapInsert 3)
+    seq:
+      - id: offnum
+        type: u2
+        doc: inserted tuple's offset
+      - id: flags
+        type: u1
+        doc: XLH_INSERT_* bits
+  xl_heap_delete:
+    doc: Heap DELETE (SizeOfHeapDelete 8)
+    seq:
+      - id: xmax
+        type: u4
+        doc: xmax of the deleted tuple
+      - id: offnum
+        type: u2
+        doc: deleted tuple's offset
+      - id: infobits_set
+        type: u1
+        doc: infomask bits (XLHL_*)
+      - id: flags
+        type: u1
+        doc: XLH_DELETE_* bits
+  xl_heap_update:
+    doc: Heap UPDATE and HOT_UPDATE (SizeOfHeapUpdate 14)
+    seq:
+      - id: old_xmax
+        type: u4
+        doc: xmax of the old tuple
+      - id: old_offnum
+        type: u2
+        doc: old tuple's offset
+      - id: old_infobits_set
+        type: u1
+        doc: infomask bits to set on the old tuple (XLHL_*)
+      - id: flags
+        type: u1
+        doc: XLH_UPDATE_* bits
+      - id: new_xmax
+        type: u4
+        doc: xmax of the new tuple
+      - id: new_offnum
+        type: u2
+        doc: new tuple's offset
+  xl_heap_lock:
+    doc: Heap LOCK (SizeOfHeapLock 8; the first field is locking_xid before 16, xmax from 16)
+    seq:
+      - id: xmax
+        -orig-id: locking_xid
+        type: u4
+        doc: might be a MultiXactId
+      - id: offnum
+        type: u2
+        doc: locked tuple's offset on page
+      - id: infobits_set
+        type: u1
+        doc: infomask and infomask2 bits to set (XLHL_*)
+      - id: flags
+        type: u1
+        doc: XLH_LOCK_* flag bits
+  xl_heap_inplace:
+    doc: Heap INPLACE, its first field (18 adds invalidation messages after it)
+    seq:
+      - id: offnum
+        type: u2
+        doc: updated tuple's offset on page
+  xl_heap_visible:
+    doc: Heap2 VISIBLE (cutoff_xid before 16, snapshotConflictHorizon from 16)
+    seq:
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u4
+        doc: the newest xid the page's tuples may be visible to
+      - id: flags
+        type: u1
+        doc: VISIBILITYMAP_ALL_VISIBLE 0x01, VISIBILITYMAP_ALL_FROZEN 0x02
+  xl_btree_insert:
+    doc: Btree INSERT_LEAF, INSERT_UPPER, INSERT_META, INSERT_POST
+    seq:
+      - id: offnum
+        type: u2
+        doc: where the tuple goes
+  xl_btree_newroot:
+    doc: Btree NEWROOT
+    seq:
+      - id: rootblk
+        type: u4
+        doc: location of new root (redundant with blk 0)
+      - id: level
+        type: u4
+        doc: its tree level
+  xl_btree_vacuum_13:
+    doc: Btree VACUUM from 13 on
+    seq:
+      - id: ndeleted
+        type: u2
+        doc: index tuples deleted
+      - id: nupdated
+        type: u2
+        doc: posting list tuples updated
+  xl_running_xacts:
+    doc: Standby RUNNING_XACTS, its fixed part
+    seq:
+      - id: xcnt
+        type: s4
+        doc: number of transaction ids in xids[]
+      - id: subxcnt
+        type: s4
+        doc: number of subtransaction ids in xids[]
+      - id: subxid_overflow
+        type: u1
+        doc: snapshot overflowed, subxids missing
+      - id: pad
+        size: 3
+        doc: alignment
+      - id: next_xid
+        -orig-id: nextXid
+        type: u4
+        doc: xid from ShmemVariableCache->nextXid
+      - id: oldest_running_xid
+        -orig-id: oldestRunningXid
+        type: u4
+        doc: the oldest running transaction
+      - id: latest_completed_xid
+        -orig-id: latestCompletedXid
+        type: u4
+        doc: so we can set xmax
+  xl_standby_lock:
+    doc: one lock of a Standby LOCK record (after an int32 nlocks)
+    seq:
+      - id: xid
+        type: u4
+        doc: xid of holder of AccessExclusiveLock
+      - id: db_oid
+        -orig-id: dbOid
+        type: u4
+        doc: database of the locked relation
+      - id: rel_oid
+        -orig-id: relOid
+        type: u4
+        doc: the locked relation
+  xl_smgr_create:
+    doc: Storage CREATE
+    seq:
+      - id: spc_node
+        type: u4
+        doc: RelFileNode spcNode
+      - id: db_node
+        type: u4
+        doc: RelFileNode dbNode
+      - id: rel_node
+        type: u4
+        doc: RelFileNode relNode
+      - id: fork_num
+        -orig-id: forkNum
+        type: s4
+        doc: the fork created
+  xl_smgr_truncate:
+    doc: Storage TRUNCATE
+    seq:
+      - id: blkno
+        type: u4
+        doc: new length in blocks
+      - id: spc_node
+        type: u4
+        doc: RelFileNode spcNode
+      - id: db_node
+        type: u4
+        doc: RelFileNode dbNode
+      - id: rel_node
+        type: u4
+        doc: RelFileNode relNode
+      - id: flags
+        type: s4
+        doc: SMGR_TRUNCATE_HEAP 1, VM 2, FSM 4
+  xl_invalidations:
+    doc: Standby INVALIDATIONS, its fixed part (SharedInvalidationMessage[nmsgs] follow)
+    seq:
+      - id: db_id
+        -orig-id: dbId
+        type: u4
+        doc: MyDatabaseId
+      - id: ts_id
+        -orig-id: tsId
+        type: u4
+        doc: MyDatabaseTableSpace
+      - id: relcache_init_file_inval
+        -orig-id: relcacheInitFileInval
+        type: u1
+        doc: invalidate relcache init files
+      - id: pad
+        size: 3
+        doc: alignment
+      - id: nmsgs
+        type: s4
+        doc: number of shared inval msgs
+  shared_invalidation_message:
+    -orig-id: SharedInvalidationMessage
+    doc: one invalidation message (a 16-byte union; the fields pg_waldump prints)
+    seq:
+      - id: id
+        type: s1
+        doc: '>= 0 a catcache id; -1 catalog, -2 relcache, -3 smgr, -4 relmap, -5 snapshot'
+      - id: pad
+        size: 3
+        doc: alignment
+      - id: db_id
+        -orig-id: dbId
+        type: u4
+        doc: database (rm.dbId for relmap)
+      - id: rel_id
+        -orig-id: relId
+        type: u4
+        doc: catId, relId (catalog, relcache, snapshot messages)
+      - id: rest
+        size: 4
+        doc: the union's other fields
+enums:
+  infobits:
+    0x01:
+      id: xlhl_xmax_is_multi
+      -orig-id: XLHL_XMAX_IS_MULTI
+      doc: IS_MULTI
+    0x02:
+      id: xlhl_xmax_lock_only
+      -orig-id: XLHL_XMAX_LOCK_ONLY
+      doc: LOCK_ONLY
+    0x04:
+      id: xlhl_xmax_excl_lock
+      -orig-id: XLHL_XMAX_EXCL_LOCK
+      doc: EXCL_LOCK
+    0x08:
+      id: xlhl_xmax_keyshr_lock
+      -orig-id: XLHL_XMAX_KEYSHR_LOCK
+      doc: KEYSHR_LOCK
+    0x10:
+      id: xlhl_keys_updated
+      -orig-id: XLHL_KEYS_UPDATED
+      doc: KEYS_UPDATED
+  xact_xinfo:
+    0x01:
+      id: xact_xinfo_has_dbinfo
+      -orig-id: XACT_XINFO_HAS_DBINFO
+      doc: dbId and tsId follow
+    0x02:
+      id: xact_xinfo_has_subxacts
+      -orig-id: XACT_XINFO_HAS_SUBXACTS
+      doc: nsubxacts and their xids follow
+    0x04:
+      id: xact_xinfo_has_relfilenodes
+      -orig-id: XACT_XINFO_HAS_RELFILENODES
+      doc: nrels and RelFileNodes follow (XACT_XINFO_HAS_RELFILELOCATORS from 16)
+    0x08:
+      id: xact_xinfo_has_invals
+      -orig-id: XACT_XINFO_HAS_INVALS
+      doc: nmsgs and SharedInvalidationMessages follow (commit only)
+    0x10:
+      id: xact_xinfo_has_twophase
+      -orig-id: XACT_XINFO_HAS_TWOPHASE
+      doc: the prepared transaction's xid follows
+    0x20:
+      id: xact_xinfo_has_origin
+      -orig-id: XACT_XINFO_HAS_ORIGIN
+      doc: origin_lsn and origin_timestamp follow
+    0x40:
+      id: xact_xinfo_has_ae_locks
+      -orig-id: XACT_XINFO_HAS_AE_LOCKS
+      doc: the transaction held AccessExclusiveLocks
+    0x80:
+      id: xact_xinfo_has_gid
+      -orig-id: XACT_XINFO_HAS_GID
+      doc: the prepared transaction's GID follows the xid
+    0x100:
+      id: xact_xinfo_has_dropped_stats
+      -orig-id: XACT_XINFO_HAS_DROPPED_STATS
+      doc: nitems and xl_xact_stats_items follow the rels (15+)
+    0x20000000:
+      id: xact_completion_apply_feedback
+      -orig-id: XACT_COMPLETION_APPLY_FEEDBACK
+      doc: the commit asked for remote_apply feedback
+    0x40000000:
+      id: xact_completion_update_relcache_file
+      -orig-id: XACT_COMPLETION_UPDATE_RELCACHE_FILE
+      doc: relcache init files must be invalidated
+    0x80000000:
+      id: xact_completion_force_sync_commit
+      -orig-id: XACT_COMPLETION_FORCE_SYNC_COMMIT
+      doc: the commit was forced synchronous

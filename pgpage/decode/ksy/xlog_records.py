@@ -1,0 +1,354 @@
+# GENERATED FILE - DO NOT EDIT.
+# Source: formats/xlog_records.ksy (sha256 cd277f64a8ef4aefdebbe6bd49bf165144eaef58b806c6c77375a289c5a1e270)
+# Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
+# Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from enum import IntEnum
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class XlogRecords(KaitaiStruct):
+    """The fixed part of the main data of the WAL records pgpage decodes, one type per C struct. A record's main
+    data is unaligned (decode/wal/record.py hands it out as bytes); these layouts are the same in every major 10
+    to 18 unless a type says otherwise. Block data (tuples, offsets arrays) is read by the resource managers'
+    modules in decode/wal/.
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/heapam_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/nbtxlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/xact.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/storage/standbydefs.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/catalog/storage_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_10_STABLE/src/include/access/heapam_xlog.h
+    """
+
+    class Infobits(IntEnum):
+        xlhl_xmax_is_multi = 1
+        xlhl_xmax_lock_only = 2
+        xlhl_xmax_excl_lock = 4
+        xlhl_xmax_keyshr_lock = 8
+        xlhl_keys_updated = 16
+
+    class XactXinfo(IntEnum):
+        xact_xinfo_has_dbinfo = 1
+        xact_xinfo_has_subxacts = 2
+        xact_xinfo_has_relfilenodes = 4
+        xact_xinfo_has_invals = 8
+        xact_xinfo_has_twophase = 16
+        xact_xinfo_has_origin = 32
+        xact_xinfo_has_ae_locks = 64
+        xact_xinfo_has_gid = 128
+        xact_xinfo_has_dropped_stats = 256
+        xact_completion_apply_feedback = 536870912
+        xact_completion_update_relcache_file = 1073741824
+        xact_completion_force_sync_commit = 2147483648
+    def __init__(self, _io, _parent=None, _root=None):
+        super(XlogRecords, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._read()
+
+    def _read(self):
+        pass
+
+
+    def _fetch_instances(self):
+        pass
+
+    class SharedInvalidationMessage(KaitaiStruct):
+        """one invalidation message (a 16-byte union; the fields pg_waldump prints)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.SharedInvalidationMessage, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.id = self._io.read_s1()
+            self.pad = self._io.read_bytes(3)
+            self.db_id = self._io.read_u4le()
+            self.rel_id = self._io.read_u4le()
+            self.rest = self._io.read_bytes(4)
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeInsert(KaitaiStruct):
+        """Btree INSERT_LEAF, INSERT_UPPER, INSERT_META, INSERT_POST."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeNewroot(KaitaiStruct):
+        """Btree NEWROOT."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeNewroot, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.rootblk = self._io.read_u4le()
+            self.level = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeVacuum13(KaitaiStruct):
+        """Btree VACUUM from 13 on."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeVacuum13, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.ndeleted = self._io.read_u2le()
+            self.nupdated = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapDelete(KaitaiStruct):
+        """Heap DELETE (SizeOfHeapDelete 8)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapDelete, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xmax = self._io.read_u4le()
+            self.offnum = self._io.read_u2le()
+            self.infobits_set = self._io.read_u1()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapInplace(KaitaiStruct):
+        """Heap INPLACE, its first field (18 adds invalidation messages after it)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapInplace, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapInsert(KaitaiStruct):
+        """Heap INSERT (SizeOfHeapInsert 3)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapLock(KaitaiStruct):
+        """Heap LOCK (SizeOfHeapLock 8; the first field is locking_xid before 16, xmax from 16)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapLock, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xmax = self._io.read_u4le()
+            self.offnum = self._io.read_u2le()
+            self.infobits_set = self._io.read_u1()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapUpdate(KaitaiStruct):
+        """Heap UPDATE and HOT_UPDATE (SizeOfHeapUpdate 14)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapUpdate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.old_xmax = self._io.read_u4le()
+            self.old_offnum = self._io.read_u2le()
+            self.old_infobits_set = self._io.read_u1()
+            self.flags = self._io.read_u1()
+            self.new_xmax = self._io.read_u4le()
+            self.new_offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapVisible(KaitaiStruct):
+        """Heap2 VISIBLE (cutoff_xid before 16, snapshotConflictHorizon from 16)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapVisible, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlInvalidations(KaitaiStruct):
+        """Standby INVALIDATIONS, its fixed part (SharedInvalidationMessage[nmsgs] follow)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlInvalidations, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.ts_id = self._io.read_u4le()
+            self.relcache_init_file_inval = self._io.read_u1()
+            self.pad = self._io.read_bytes(3)
+            self.nmsgs = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlRunningXacts(KaitaiStruct):
+        """Standby RUNNING_XACTS, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlRunningXacts, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xcnt = self._io.read_s4le()
+            self.subxcnt = self._io.read_s4le()
+            self.subxid_overflow = self._io.read_u1()
+            self.pad = self._io.read_bytes(3)
+            self.next_xid = self._io.read_u4le()
+            self.oldest_running_xid = self._io.read_u4le()
+            self.latest_completed_xid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSmgrCreate(KaitaiStruct):
+        """Storage CREATE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSmgrCreate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.spc_node = self._io.read_u4le()
+            self.db_node = self._io.read_u4le()
+            self.rel_node = self._io.read_u4le()
+            self.fork_num = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSmgrTruncate(KaitaiStruct):
+        """Storage TRUNCATE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSmgrTruncate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.blkno = self._io.read_u4le()
+            self.spc_node = self._io.read_u4le()
+            self.db_node = self._io.read_u4le()
+            self.rel_node = self._io.read_u4le()
+            self.flags = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlStandbyLock(KaitaiStruct):
+        """one lock of a Standby LOCK record (after an int32 nlocks)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlStandbyLock, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xid = self._io.read_u4le()
+            self.db_oid = self._io.read_u4le()
+            self.rel_oid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
