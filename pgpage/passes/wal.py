@@ -94,10 +94,13 @@ class WalReader:
             self._segno, self._data = segno, (self.directory.read(f) if f is not None else None)
         return self._data
 
-    def _page_header(self, page_lsn: int, mid_record: bool):
-        """The checked header of the page at ``page_lsn`` (XLogReaderValidatePageHeader), with the page's bytes."""
+    def _page_header(self, page_lsn: int, record: int | None):
+        """The checked header of the page at ``page_lsn`` (XLogReaderValidatePageHeader), with the page's bytes;
+        ``record`` is the start of the record the page must continue (None: a record starts there)."""
         segno, off = divmod(page_lsn, self.segment_size)
         where = format_lsn(page_lsn)
+        mid_record = record is not None
+        torn = f"the record at {format_lsn(record)} is cut short at {where}" if mid_record else ""
         data = self._segment(segno)
         if data is None:
             later = any(n > segno for n in self.segments)
@@ -106,12 +109,12 @@ class WalReader:
                 raise _error("wal.segment.missing", f"segment {name} is missing (later segments are present): "
                                                     f"the WAL has a gap at {where}")
             if mid_record:
-                raise _error("wal.record.torn", f"the record continued at {where} is cut short: no segment {name}")
+                raise _error("wal.record.torn", f"{torn}: no segment {name}")
             raise _end(f"end of WAL at {where}: no segment {name}")
         page = memoryview(data)[off:off + XLOG_BLCKSZ]
         if len(page) < SIZE_OF_SHORT_PHD or not any(page[:SIZE_OF_SHORT_PHD]):
             if mid_record:
-                raise _error("wal.record.torn", f"the record continued at {where} is cut short: "
+                raise _error("wal.record.torn", f"{torn}: "
                                                 f"{'the file ends' if len(page) < SIZE_OF_SHORT_PHD else 'zeros'}")
             raise _end(f"end of WAL at {where}: {'the segment file ends' if not len(page) else 'zeros'}")
         hdr = page_header(page)
@@ -132,8 +135,8 @@ class WalReader:
                                                     f"page size {hdr.xlog_blcksz}")
         if hdr.pageaddr != page_lsn:
             if mid_record:
-                raise _error("wal.record.torn", f"the record continued at {where} is cut short: the page there is "
-                                                f"of {format_lsn(hdr.pageaddr)} (a recycled segment)")
+                raise _error("wal.record.torn", f"{torn}: the page there is of {format_lsn(hdr.pageaddr)} "
+                                                "(a recycled segment)")
             raise _end(f"end of WAL at {where}: a recycled page (of {format_lsn(hdr.pageaddr)})")
         if hdr.tli < self._tli:
             raise _error("wal.page.bad_timeline", f"page at {where}: timeline {hdr.tli} after {self._tli}")
@@ -142,8 +145,8 @@ class WalReader:
 
     def first_record(self, segno: int) -> int:
         """The LSN of the first record that starts in segment ``segno`` (past a record continued into it)."""
-        pos = segno * self.segment_size
-        hdr, _ = self._page_header(pos, mid_record=False)
+        pos = first = segno * self.segment_size
+        hdr, _ = self._page_header(pos, None)
         if not hdr.info & XLP_FIRST_IS_CONTRECORD:
             return pos + hdr.size
         remaining = hdr.rem_len
@@ -153,7 +156,7 @@ class WalReader:
                 return maxalign(pos + hdr.size + remaining)
             remaining -= room
             pos += XLOG_BLCKSZ
-            hdr, _ = self._page_header(pos, mid_record=True)
+            hdr, _ = self._page_header(pos, first)     # (the record began in the segment before)
 
     # ----------------------------------------------------------------- records
 
@@ -178,7 +181,7 @@ class WalReader:
         chunks = [bytes(page[off:])]
         got, cur = XLOG_BLCKSZ - off, page_lsn + XLOG_BLCKSZ
         while got < tot_len:
-            hdr, page = self._page_header(cur, mid_record=True)
+            hdr, page = self._page_header(cur, pos)
             if not hdr.info & XLP_FIRST_IS_CONTRECORD:
                 raise _error("wal.record.torn", f"the record at {where} is cut short: the page at {format_lsn(cur)} "
                                                 f"does not continue it")
@@ -207,7 +210,7 @@ class WalReader:
             pos = self.first_record(startseg)
             while end is None or pos < end:
                 if pos % XLOG_BLCKSZ == 0:
-                    hdr, _ = self._page_header(pos, mid_record=False)
+                    hdr, _ = self._page_header(pos, None)
                     if hdr.info & XLP_FIRST_IS_CONTRECORD:
                         raise _error("wal.record.bad_header", f"a record was expected at {format_lsn(pos)}, the page "
                                                               f"continues one")

@@ -9,7 +9,7 @@ SCHEMA = "pgpage.wal/1"
 
 
 def json_lines(records, summary: dict | None, walk=None) -> None:
-    emit_json_lines(dict(r, schema=SCHEMA) for r in records)
+    emit_json_lines({"type": r["type"], "schema": SCHEMA, **r} for r in records)
     emit_json_lines([summary if summary is not None else walk.summary()])
 
 
@@ -52,10 +52,9 @@ def _summary_text(s: dict) -> None:
 def stats_text(s: dict) -> None:
     out = sys.stdout.write
     stats = s["stats"]
-    head = f"{'Type':<40}{'N':>9} {'(%)':>7}{'Record size':>13} {'(%)':>7}{'FPI size':>11} {'(%)':>7}{'Combined':>11}\n"
-
     def rows(title, items):
-        out(head.replace("Type", title, 1))
+        out(f"{title:<40}{'N':>9} {'(%)':>7}{'Record size':>13} {'(%)':>7}{'FPI size':>11} {'(%)':>7}"
+            f"{'Combined':>11}\n")
         out(f"{'----':<40}{'-':>9} {'---':>7}{'-----------':>13} {'---':>7}{'--------':>11} {'---':>7}{'--------':>11}\n")
         for r in items:
             out(f"{r['name']:<40}{r['count']:>9} ({r['count_percentage']:5.2f}){r['record_size']:>13} "
