@@ -162,28 +162,27 @@ class WalReader:
 
     def _record_bytes(self, pos: int) -> tuple[bytes, int]:
         """The whole record starting at ``pos`` (not a page start) and its end (MAXALIGNed, EndRecPtr)."""
-        where = format_lsn(pos)
         page_lsn = pos - pos % XLOG_BLCKSZ
         page = memoryview(self._segment(pos // self.segment_size))[page_lsn % self.segment_size:][:XLOG_BLCKSZ]
         off = pos - page_lsn
         if len(page) < off + 4:
-            raise _end(f"end of WAL at {where}: the segment file ends")
+            raise _end(f"end of WAL at {format_lsn(pos)}: the segment file ends")
         tot_len = int.from_bytes(page[off:off + 4], "little")
         if tot_len < SIZE_OF_RECORD:
             if tot_len == 0 and not any(page[off:off + SIZE_OF_RECORD]):
-                raise _end(f"end of WAL at {where}: zeros")
-            raise _error("wal.record.bad_length", f"invalid record length at {where}: expected at least "
+                raise _end(f"end of WAL at {format_lsn(pos)}: zeros")
+            raise _error("wal.record.bad_length", f"invalid record length at {format_lsn(pos)}: expected at least "
                                                   f"{SIZE_OF_RECORD}, got {tot_len}")
         if off + tot_len <= len(page):                      # the common case: on one page
             return bytes(page[off:off + tot_len]), maxalign(pos + tot_len)
         if off + tot_len <= XLOG_BLCKSZ:
-            raise _error("wal.record.torn", f"the record at {where} is cut short: the segment file ends")
+            raise _error("wal.record.torn", f"the record at {format_lsn(pos)} is cut short: the segment file ends")
         chunks = [bytes(page[off:])]
         got, cur = XLOG_BLCKSZ - off, page_lsn + XLOG_BLCKSZ
         while got < tot_len:
             hdr, page = self._page_header(cur, pos)
             if not hdr.info & XLP_FIRST_IS_CONTRECORD:
-                raise _error("wal.record.torn", f"the record at {where} is cut short: the page at {format_lsn(cur)} "
+                raise _error("wal.record.torn", f"the record at {format_lsn(pos)} is cut short: the page at {format_lsn(cur)} "
                                                 f"does not continue it")
             if hdr.rem_len != tot_len - got:
                 raise _error("wal.record.torn", f"invalid contrecord length {hdr.rem_len} (expected "
@@ -191,7 +190,7 @@ class WalReader:
             take = min(tot_len - got, XLOG_BLCKSZ - hdr.size)
             chunk = page[hdr.size:hdr.size + take]
             if len(chunk) < take:
-                raise _error("wal.record.torn", f"the record at {where} is cut short: the segment file ends")
+                raise _error("wal.record.torn", f"the record at {format_lsn(pos)} is cut short: the segment file ends")
             chunks.append(bytes(chunk))
             got += take
             last_end = cur + hdr.size + take
@@ -232,16 +231,15 @@ class WalReader:
             self.stop = Finding("wal.segment.unreadable", str(e), ERROR)
 
     def _check(self, raw: bytes, pos: int, end_lsn: int, prev: int | None) -> Record:
-        where = format_lsn(pos)
         tot_len, xid, xl_prev, info, rmid, crc = record_header(raw)
         if rmid > MAX_BUILTIN_RMID and (rmid < MIN_CUSTOM_RMID or self.major < 15):
-            raise _error("wal.record.bad_rmgr", f"invalid resource manager ID {rmid} at {where}")
+            raise _error("wal.record.bad_rmgr", f"invalid resource manager ID {rmid} at {format_lsn(pos)}")
         if prev is not None and xl_prev != prev:
-            raise _error("wal.record.bad_prev", f"record with incorrect prev-link {format_lsn(xl_prev)} at {where} "
+            raise _error("wal.record.bad_prev", f"record with incorrect prev-link {format_lsn(xl_prev)} at {format_lsn(pos)} "
                                                 f"(the record before starts at {format_lsn(prev)})")
         computed = crc32c_update(crc32c_update(0xFFFFFFFF, raw[SIZE_OF_RECORD:]), raw[:CRC_OFFSET]) ^ 0xFFFFFFFF
         if computed != crc:
-            raise _error("wal.record.bad_crc", f"incorrect resource manager data checksum in record at {where} "
+            raise _error("wal.record.bad_crc", f"incorrect resource manager data checksum in record at {format_lsn(pos)} "
                                                f"(stored 0x{crc:08X}, computed 0x{computed:08X})")
         try:
             return decode_record(raw, pos, end_lsn, self.major)
