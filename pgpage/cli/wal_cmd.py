@@ -14,12 +14,13 @@ from pgpage.cli.common import exit_status
 def wal_command(pgdata: str, wal: str | None = None, start: str | None = None, end: str | None = None,
                 rmgr: str | None = None, xid: int | None = None, db: str | None = None, rel: str | None = None,
                 stats: bool = False, json_out: bool = False) -> int:
-    from pgpage.passes.wal import WalWalk, wal_stats
+    from pgpage.passes.wal import WalWalk
     from pgpage.render import wal as render
 
-    walk = WalWalk(pgdata, wal, start, end, [r.strip() for r in rmgr.split(",")] if rmgr else None, xid, db, rel)
+    walk = WalWalk(pgdata, wal, start, end, [r.strip() for r in rmgr.split(",")] if rmgr else None, xid, db, rel,
+                   names=not stats)    # the statistics name no relation
     if stats:
-        summary = walk.summary(wal_stats(walk.records(), walk.major))
+        summary = walk.summary(walk.stats())
         if json_out:
             render.json_lines([], summary)
         else:

@@ -156,6 +156,9 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     cdll.pgp_crc32c.restype = ctypes.c_uint32
     cdll.pgp_crc32c.argtypes = [ctypes.c_uint32, ctypes.c_char_p, I64]
+    cdll.pgp_wal_param_names.restype = ctypes.c_char_p
+    cdll.pgp_wal_scan.restype = I64
+    cdll.pgp_wal_scan.argtypes = [P, P, I64, ctypes.c_uint64, I64, P, P, I64, I64, P, P, P, P, P, P, P]
     return cdll
 
 
@@ -668,6 +671,35 @@ def walk_chain(nxt: np.ndarray, live: np.ndarray, level: np.ndarray, lv: int, st
 def crc32c_update(crc: int, data: bytes) -> int:
     """COMP_CRC32C over ``data`` (bytes) from the running value ``crc``: decode/crc32c.py's, compiled."""
     return lib().pgp_crc32c(crc, data, len(data))
+
+
+def wal_param_names() -> list[str]:
+    """The order of ``pgp_wal_scan``'s parameter array (_walscan.c's WAL_PARAMS)."""
+    return [n for n in lib().pgp_wal_param_names().decode().split(",") if n]
+
+
+class WalScanOutputs:
+    """What ``wal_scan`` fills: one row per record."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.lsn = np.zeros(cap, np.int64)
+        self.end = np.zeros(cap, np.int64)
+        self.length = np.zeros(cap, np.uint32)
+        self.xid = np.zeros(cap, np.uint32)
+        self.rmid = np.zeros(cap, np.uint8)
+        self.info = np.zeros(cap, np.uint8)
+        self.fpi = np.zeros(cap, np.uint32)
+
+
+def wal_scan(params: np.ndarray, segment, seg_lsn: int, end_lsn: int, state: np.ndarray, scratch: np.ndarray,
+             out: WalScanOutputs) -> int:
+    """The records of ``segment`` (bytes or a read-only mmap) from ``state`` (_walscan.c's WS_ order: pos, prev,
+    tli, stop) into ``out``; returns how many, ``state`` says where and why it stopped."""
+    seg = np.frombuffer(segment, np.uint8)
+    return lib().pgp_wal_scan(_p(params), _p(seg), len(seg), seg_lsn, end_lsn, _p(state), _p(scratch),
+                              len(scratch), out.cap, _p(out.lsn), _p(out.end), _p(out.length), _p(out.xid),
+                              _p(out.rmid), _p(out.info), _p(out.fpi))
 
 
 def warm() -> None:

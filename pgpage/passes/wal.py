@@ -199,36 +199,61 @@ class WalReader:
 
     def records(self, start: int | None = None, end: int | None = None) -> Iterator[Record]:
         """Every record whose start LSN is in [start, end), in order; ``self.stop`` says why the walk ended."""
+        return self._walk(start, end, compiled=False)
+
+    def record_arrays(self, start: int | None = None, end: int | None = None) -> Iterator[dict]:
+        """The same records as ``records``, in chunks of arrays (``lsn``, ``end_lsn``, ``length``, ``xid``,
+        ``rmid``, ``info``, ``fpi_length``): the compiled scan of _walscan.c counts healthy stretches of a
+        segment, the Python reader takes every record the scan leaves to it (and every finding)."""
+        return self._walk(start, end, compiled=True)
+
+    def _step(self, pos: int, prev: int | None) -> Record:
+        """The record at ``pos`` (where it starts, or the page start before it), checked and decoded."""
+        if pos % XLOG_BLCKSZ == 0:
+            hdr, _ = self._page_header(pos, None)
+            if hdr.info & XLP_FIRST_IS_CONTRECORD:
+                raise _error("wal.record.bad_header", f"a record was expected at {format_lsn(pos)}, the page "
+                                                      f"continues one")
+            pos += hdr.size
+        raw, end_lsn = self._record_bytes(pos)
+        rec = self._check(raw, pos, end_lsn, prev)
+        if rec.rmid == versions.RMGR_XLOG and rec.info & 0xF0 == XLOG_SWITCH:
+            rec.end_lsn = (pos // self.segment_size + 1) * self.segment_size
+        return rec
+
+    def _walk(self, start: int | None, end: int | None, compiled: bool):
         self.stop = None
         startseg = self.first_segno if start is None else start // self.segment_size
         if start is not None and startseg not in self.segments:
             self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
             return
+        scan = _CompiledScan(self) if compiled else None
         prev = None
         try:
             pos = self.first_record(startseg)
             while end is None or pos < end:
-                if pos % XLOG_BLCKSZ == 0:
-                    hdr, _ = self._page_header(pos, None)
-                    if hdr.info & XLP_FIRST_IS_CONTRECORD:
-                        raise _error("wal.record.bad_header", f"a record was expected at {format_lsn(pos)}, the page "
-                                                              f"continues one")
-                    pos += hdr.size
-                raw, end_lsn = self._record_bytes(pos)
-                rec = self._check(raw, pos, end_lsn, prev)
-                if rec.rmid == versions.RMGR_XLOG and rec.info & 0xF0 == XLOG_SWITCH:
-                    rec.end_lsn = end_lsn = (pos // self.segment_size + 1) * self.segment_size
-                prev = pos
-                pos = end_lsn
+                if scan is not None:
+                    chunk, pos, prev, done = scan.run(pos, prev, end)
+                    if chunk is not None:
+                        keep = chunk if start is None else {k: v[chunk["lsn"] >= start] for k, v in chunk.items()}
+                        if len(keep["lsn"]):
+                            yield keep
+                    if done:
+                        break
+                    if not scan.python_next:
+                        continue
+                rec = self._step(pos, prev)
+                prev, pos = rec.lsn, rec.end_lsn
                 if start is None or rec.lsn >= start:
                     if end is not None and rec.lsn >= end:
                         break
-                    yield rec
+                    yield rec if scan is None else record_row(rec)
             self.stop = Finding("wal.end", f"end of the range at {format_lsn(end)}", INFO) if end is not None else None
         except _Stop as s:
             self.stop = s.finding
         except PgpageError as e:
             self.stop = Finding("wal.segment.unreadable", str(e), ERROR)
+
 
     def _check(self, raw: bytes, pos: int, end_lsn: int, prev: int | None) -> Record:
         tot_len, xid, xl_prev, info, rmid, crc = record_header(raw)
@@ -247,24 +272,104 @@ class WalReader:
             raise _error("wal.record.bad_blocks", str(e)) from None
 
 
-def wal_stats(records, major: int) -> dict:
+class _CompiledScan:
+    """pgp_wal_scan's parameters, buffers and one call over the segment ``pos`` lies in."""
+    CAP = 1 << 16
+    SCRATCH = 1 << 20            # records longer than this are left to the Python reader
+    WS_POS, WS_PREV, WS_TLI, WS_STOP = range(4)          # _walscan.c's state[] and stop codes
+    WS_SEGMENT_DONE, WS_PYTHON, WS_END, WS_FULL = range(4)
+
+    def __init__(self, reader: "WalReader"):
+        import numpy as np
+
+        from pgpage.decode import kernels
+        from pgpage.decode.ksy.layouts import LAYOUTS
+        from pgpage.decode.wal import record as r
+        self.np, self.kernels, self.reader = np, kernels, reader
+        f = lambda t, name: LAYOUTS[f"xlog::{t}"]["fields"][name][0]  # noqa: E731
+        since15 = reader.major >= versions.BKPIMAGE_COMPRESS_METHODS_SINCE
+        bimg = r.BKPIMAGE_15 if since15 else r.BKPIMAGE_10
+        values = {
+            "SEG_SIZE": reader.segment_size, "PAGE_SIZE": XLOG_BLCKSZ, "SHORT_PHD": SIZE_OF_SHORT_PHD,
+            "LONG_PHD": SIZE_OF_LONG_PHD, "MAGIC": reader.magic, "XLP_CONTRECORD": XLP_FIRST_IS_CONTRECORD,
+            "XLP_ALL": XLP_ALL_FLAGS, "PHD_INFO": f("page_header", "xlp_info"), "PHD_TLI": f("page_header", "xlp_tli"),
+            "PHD_PAGEADDR": f("page_header", "xlp_pageaddr"), "PHD_REM_LEN": f("page_header", "xlp_rem_len"),
+            "REC_SIZE": SIZE_OF_RECORD, "REC_XID": f("record", "xl_xid"), "REC_PREV": f("record", "xl_prev"),
+            "REC_INFO": f("record", "xl_info"), "REC_RMID": f("record", "xl_rmid"), "REC_CRC": CRC_OFFSET,
+            "BLK_HDR_SIZE": r.BLOCK_HEADER.size, "BLK_FORK_FLAGS": f("block_header", "fork_flags"),
+            "BLK_DATA_LENGTH": f("block_header", "data_length"), "IMG_HDR_SIZE": r.IMAGE_HEADER.size,
+            "IMG_LENGTH": f("block_image_header", "length"), "IMG_HOLE_OFFSET": f("block_image_header", "hole_offset"),
+            "IMG_BIMG_INFO": f("block_image_header", "bimg_info"), "CMP_HDR_SIZE": r.COMPRESS_HEADER.size,
+            "RFN_SIZE": r.REL_FILE_NODE.size, "HAS_IMAGE": r.BKPBLOCK_HAS_IMAGE, "HAS_DATA": r.BKPBLOCK_HAS_DATA,
+            "SAME_REL": r.BKPBLOCK_SAME_REL, "HAS_HOLE": bimg["BKPIMAGE_HAS_HOLE"],
+            "COMPRESSED": sum(bit for name, bit in bimg.items() if "COMPRESS" in name),
+            "ID_SHORT": r.XLR_BLOCK_ID_DATA_SHORT, "ID_LONG": r.XLR_BLOCK_ID_DATA_LONG,
+            "ID_ORIGIN": r.XLR_BLOCK_ID_ORIGIN,
+            "ID_TOPLEVEL": r.XLR_BLOCK_ID_TOPLEVEL_XID if reader.major >= versions.TOPLEVEL_XID_BLOCK_SINCE else -1,
+            "MAX_BLOCK_ID": r.XLR_MAX_BLOCK_ID, "MAX_RMID": MAX_BUILTIN_RMID, "SWITCH_RMID": versions.RMGR_XLOG,
+            "SWITCH_INFO": XLOG_SWITCH, "BLCKSZ": r.XLOG_BLCKSZ}
+        self.params = np.array([values[n] for n in kernels.wal_param_names()], np.int64)
+        self.state = np.zeros(4, np.int64)
+        self.scratch = np.zeros(self.SCRATCH, np.uint8)
+        self.out = kernels.WalScanOutputs(self.CAP)
+        self.python_next = False
+
+    def run(self, pos: int, prev: int | None, end: int | None):
+        """(chunk or None, pos, prev, done): the records the compiled scan read from ``pos``; ``python_next`` says
+        the Python reader must take the record at the new ``pos``."""
+        reader, seg = self.reader, self.reader.segment_size
+        segno, off = divmod(pos, seg)
+        data = reader._segment(segno)
+        self.python_next = True
+        if data is None or off == 0:
+            return None, pos, prev, False
+        self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0)
+        n = self.kernels.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
+                                  self.scratch, self.out)
+        reader._tli = int(self.state[self.WS_TLI])
+        stop = int(self.state[self.WS_STOP])
+        self.python_next = stop == self.WS_PYTHON
+        o = self.out
+        chunk = None
+        if n:
+            chunk = {"lsn": o.lsn[:n].copy(), "end_lsn": o.end[:n].copy(), "length": o.length[:n].copy(),
+                     "xid": o.xid[:n].copy(), "rmid": o.rmid[:n].copy(), "info": o.info[:n].copy(),
+                     "fpi_length": o.fpi[:n].copy()}
+            prev = int(self.state[self.WS_PREV])
+        return chunk, segno * seg + int(self.state[self.WS_POS]), prev, stop == self.WS_END
+
+
+def record_row(rec: Record) -> dict:
+    """One record as a one-row chunk of ``WalReader.record_arrays``."""
+    import numpy as np
+    return {"lsn": np.array([rec.lsn], np.int64), "end_lsn": np.array([rec.end_lsn], np.int64),
+            "length": np.array([rec.length], np.uint32), "xid": np.array([rec.xid], np.uint32),
+            "rmid": np.array([rec.rmid], np.uint8), "info": np.array([rec.info], np.uint8),
+            "fpi_length": np.array([rec.fpi_length], np.uint32)}
+
+
+def wal_stats(chunks, major: int) -> dict:
     """Counts and sizes per resource manager and per record type, as pg_waldump --stats and pg_get_wal_stats
-    count them: a record's ``record_size`` is its length without its images (``XLogRecGetLen``), ``fpi_size``
-    the images' bytes; record types are ``xl_info >> 4`` (``& 0x07`` for transactions)."""
+    count them, of the records in ``chunks`` (``WalReader.record_arrays``, or ``record_row`` of each record): a
+    record's ``record_size`` is its length without its images (``XLogRecGetLen``), ``fpi_size`` the images'
+    bytes; record types are ``xl_info >> 4`` (``& 0x07`` for transactions)."""
+    import numpy as np
+    slots = 256 * 16
+    count, rec_len, fpi_len = (np.zeros(slots, np.int64) for _ in range(3))
+    for c in chunks:
+        recid = c["info"] >> 4
+        recid = np.where(c["rmid"] == versions.RMGR_XACT, recid & (versions.XACT_OPMASK >> 4), recid)
+        key = c["rmid"].astype(np.int64) * 16 + recid
+        count += np.bincount(key, minlength=slots)
+        rec_len += np.bincount(key, weights=c["length"].astype(np.int64) - c["fpi_length"],
+                               minlength=slots).astype(np.int64)
+        fpi_len += np.bincount(key, weights=c["fpi_length"], minlength=slots).astype(np.int64)
+    per_type = {(k // 16, k % 16): [int(count[k]), int(rec_len[k]), int(fpi_len[k])] for k in np.nonzero(count)[0]}
     per_rmgr: dict[int, list[int]] = {}
-    per_type: dict[tuple[int, int], list[int]] = {}
-    for rec in records:
-        fpi = rec.fpi_length
-        recid = rec.info >> 4
-        if rec.rmid == versions.RMGR_XACT:
-            recid &= versions.XACT_OPMASK >> 4
-        for table, key in ((per_rmgr, rec.rmid), (per_type, (rec.rmid, recid))):
-            row = table.get(key)
-            if row is None:
-                row = table[key] = [0, 0, 0]
-            row[0] += 1
-            row[1] += rec.length - fpi
-            row[2] += fpi
+    for (rmid, _), row in per_type.items():
+        acc = per_rmgr.setdefault(rmid, [0, 0, 0])
+        for i in range(3):
+            acc[i] += row[i]
     total = [sum(r[i] for r in per_rmgr.values()) for i in range(3)]
 
     def rows(table, name) -> list[dict]:
@@ -316,7 +421,7 @@ class WalWalk:
 
     def __init__(self, pgdata: str, wal: str | None = None, start: str | None = None, end: str | None = None,
                  rmgrs: list[str] | None = None, xid: int | None = None, db: str | None = None,
-                 rel: str | None = None):
+                 rel: str | None = None, names: bool = True):
         from pathlib import Path
 
         from pgpage.decode.control import parse_lsn
@@ -334,7 +439,7 @@ class WalWalk:
         control = self.cluster.control if self.cluster else None
         self.reader = WalReader(WalDirectory(wal_directory(pgdata, wal)), control)
         self.names = {}
-        if self.cluster is not None:
+        if self.cluster is not None and names:
             try:
                 self.names = relation_names(self.cluster)
             except PgpageError:
@@ -382,6 +487,33 @@ class WalWalk:
                 self.first_lsn = rec.lsn
             self.last_end_lsn = rec.end_lsn
             yield rec
+
+    def stats(self) -> dict:
+        """``wal_stats`` of the records the filters keep: through the compiled scan unless --rel needs each
+        record's blocks."""
+        if self.relfilenodes is not None:
+            return wal_stats(map(record_row, self.records()), self.major)
+        return wal_stats(self._chunks(), self.major)
+
+    def _chunks(self) -> Iterator[dict]:
+        for c in self.reader.record_arrays(self.start, self.end):
+            keep = None
+            if self.rmids is not None:
+                import numpy as np
+                keep = np.isin(c["rmid"], list(self.rmids))
+            if self.xid is not None:
+                keep = (c["xid"] == self.xid) if keep is None else keep & (c["xid"] == self.xid)
+            if keep is not None:
+                c = {k: v[keep] for k, v in c.items()}
+            if not len(c["lsn"]):
+                continue
+            self.counts["records"] += len(c["lsn"])
+            self.counts["bytes"] += int(c["length"].sum())
+            self.counts["fpi_bytes"] += int(c["fpi_length"].sum())
+            if self.first_lsn is None:
+                self.first_lsn = int(c["lsn"][0])
+            self.last_end_lsn = int(c["end_lsn"][-1])
+            yield c
 
     def record_json(self, rec: Record) -> dict:
         from pgpage.decode.wal.describe import describe

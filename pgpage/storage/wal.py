@@ -13,6 +13,7 @@ after it. Only one segment is in memory at a time (``read``).
 from __future__ import annotations
 
 import gzip
+import mmap
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,11 +77,17 @@ class WalDirectory:
         return out
 
     @staticmethod
-    def read(f: SegmentFile, limit: int | None = None) -> bytes:
-        """The segment's bytes (at most ``limit``); a file shorter than a segment is returned as it is."""
-        opener = gzip.open if f.path.suffix == ".gz" else open
+    def read(f: SegmentFile, limit: int | None = None):
+        """The segment's bytes (at most ``limit``): a plain file mapped read-only (the pages the reader touches
+        are read, once), a .gz one decompressed; a file shorter than a segment is returned as it is."""
         try:
-            with opener(f.path, "rb") as fh:
-                return fh.read(-1 if limit is None else limit)
-        except (OSError, EOFError, gzip.BadGzipFile) as e:
+            if f.path.suffix == ".gz":
+                with gzip.open(f.path, "rb") as fh:
+                    return fh.read(-1 if limit is None else limit)
+            with open(f.path, "rb") as fh:
+                if limit is not None or fh.seek(0, 2) == 0:
+                    fh.seek(0)
+                    return fh.read(-1 if limit is None else limit)
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, EOFError, ValueError, gzip.BadGzipFile) as e:
             raise PgpageError(f"{f.path}: cannot read: {e}", ExitCode.UNREADABLE) from e

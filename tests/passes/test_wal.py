@@ -107,9 +107,13 @@ def test_every_block_as_pg_get_wal_block_info(major):
 
 @pytest.mark.parametrize("major", INSPECT_MAJORS)
 def test_stats_as_pg_get_wal_stats(major):
-    from pgpage.passes.wal import wal_stats
-    _, recs = walk(major)
-    stats = wal_stats(recs, major)
+    from pgpage.passes.wal import record_row, wal_stats
+    reader, recs = walk(major)
+    stats = wal_stats(map(record_row, recs), major)
+    facts = oracle(major)["facts"]
+    chunks = list(reader.record_arrays(parse_lsn(facts["start_lsn"]), parse_lsn(facts["end_lsn"])))
+    assert wal_stats(chunks, major) == stats
+    assert sum(len(c["lsn"]) for c in chunks if len(c["lsn"]) > 1) > 0.9 * len(recs)   # the compiled scan's
     for per_record, key in ((False, "stats"), (True, "stats_per_record")):
         want = {w["resource_manager/record_type"]: (w["count"], w["record_size"], w["fpi_size"], w["combined_size"])
                 for w in oracle(major)[key] if w["count"]}
@@ -213,6 +217,11 @@ def test_mutated_segments_never_raise(tmp_path):
             reader = WalReader(WalDirectory(tmp_path))
         except PgpageError:           # the first page no longer says WAL: refused as a whole (exit 3)
             continue
+        lsns = []
         for rec in reader.records():
             assert good.get(rec.lsn) == rec.crc
+            lsns.append(rec.lsn)
         assert reader.stop is not None
+        stop = reader.stop
+        compiled = [int(x) for c in reader.record_arrays() for x in c["lsn"]]     # the compiled scan, its twin
+        assert (compiled, reader.stop) == (lsns, stop)

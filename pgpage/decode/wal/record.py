@@ -63,9 +63,13 @@ XLP_LONG_HEADER = _XLP["XLP_LONG_HEADER"]
 XLP_ALL_FLAGS = sum(_XLP.values())
 _IDS = {v: k for k, v in ENUMS["xlog::block_ids"].items()}
 XLR_MAX_BLOCK_ID = _IDS["XLR_MAX_BLOCK_ID"]
+XLR_BLOCK_ID_DATA_SHORT, XLR_BLOCK_ID_DATA_LONG = _IDS["XLR_BLOCK_ID_DATA_SHORT"], _IDS["XLR_BLOCK_ID_DATA_LONG"]
+XLR_BLOCK_ID_ORIGIN, XLR_BLOCK_ID_TOPLEVEL_XID = _IDS["XLR_BLOCK_ID_ORIGIN"], _IDS["XLR_BLOCK_ID_TOPLEVEL_XID"]
 _BKP = {v: k for k, v in ENUMS["xlog::bkpblock"].items()}
 BKPBLOCK_FORK_MASK = _BKP["BKPBLOCK_FORK_MASK"]
 BKPBLOCK_WILL_INIT = _BKP["BKPBLOCK_WILL_INIT"]
+BKPBLOCK_HAS_IMAGE, BKPBLOCK_HAS_DATA = _BKP["BKPBLOCK_HAS_IMAGE"], _BKP["BKPBLOCK_HAS_DATA"]
+BKPBLOCK_SAME_REL = _BKP["BKPBLOCK_SAME_REL"]
 BKPIMAGE_10 = {v: k for k, v in ENUMS["xlog::bimg_info_10"].items()}
 BKPIMAGE_15 = {v: k for k, v in ENUMS["xlog::bimg_info_15"].items()}
 FORK_NAMES = ("main", "fsm", "vm", "init")        # ForkNumber 0..3 (common/relpath.c forkNames)
@@ -212,24 +216,24 @@ def decode_record(raw: bytes, lsn: int, end_lsn: int, major: int) -> Record:
     while end - pos > datatotal:
         need(1)
         block_id = raw[pos]
-        if block_id == _IDS["XLR_BLOCK_ID_DATA_SHORT"]:
+        if block_id == XLR_BLOCK_ID_DATA_SHORT:
             need(2)
             rec.main_data_length = raw[pos + 1]
             pos += LAYOUTS["xlog::data_header_short"]["size"]
             datatotal += rec.main_data_length
             break
-        if block_id == _IDS["XLR_BLOCK_ID_DATA_LONG"]:
+        if block_id == XLR_BLOCK_ID_DATA_LONG:
             need(5)
             rec.main_data_length = struct.unpack_from("<I", raw, pos + 1)[0]
             pos += LAYOUTS["xlog::data_header_long"]["size"]
             datatotal += rec.main_data_length
             break
-        if block_id == _IDS["XLR_BLOCK_ID_ORIGIN"]:
+        if block_id == XLR_BLOCK_ID_ORIGIN:
             need(3)
             rec.origin = struct.unpack_from("<H", raw, pos + 1)[0]
             pos += 3
             continue
-        if block_id == _IDS["XLR_BLOCK_ID_TOPLEVEL_XID"] and major >= versions.TOPLEVEL_XID_BLOCK_SINCE:
+        if block_id == XLR_BLOCK_ID_TOPLEVEL_XID and major >= versions.TOPLEVEL_XID_BLOCK_SINCE:
             need(5)
             rec.toplevel_xid = struct.unpack_from("<I", raw, pos + 1)[0]
             pos += 5
@@ -240,13 +244,13 @@ def decode_record(raw: bytes, lsn: int, end_lsn: int, major: int) -> Record:
         need(BLOCK_HEADER.size)
         _, fork_flags, data_length = BLOCK_HEADER.unpack_from(raw, pos)
         pos += BLOCK_HEADER.size
-        has_data = bool(fork_flags & _BKP["BKPBLOCK_HAS_DATA"])
+        has_data = bool(fork_flags & BKPBLOCK_HAS_DATA)
         if has_data != (data_length > 0):
             raise RecordError(f"BKPBLOCK_HAS_DATA {'set' if has_data else 'not set'}, but data length is "
                               f"{data_length} at {format_lsn(lsn)}")
         datatotal += data_length
         ref = BlockRef(block_id, fork_flags, 0, 0, 0, 0, data_length)
-        if fork_flags & _BKP["BKPBLOCK_HAS_IMAGE"]:
+        if fork_flags & BKPBLOCK_HAS_IMAGE:
             need(IMAGE_HEADER.size)
             ref.image_length, ref.hole_offset, ref.bimg_info = IMAGE_HEADER.unpack_from(raw, pos)
             pos += IMAGE_HEADER.size
@@ -267,7 +271,7 @@ def decode_record(raw: bytes, lsn: int, end_lsn: int, major: int) -> Record:
                     not ref.compression and not with_hole and ref.image_length != XLOG_BLCKSZ):
                 raise RecordError(f"invalid full-page image (length {ref.image_length}, hole offset "
                                   f"{ref.hole_offset}, hole length {ref.hole_length}) at {format_lsn(lsn)}")
-        if fork_flags & _BKP["BKPBLOCK_SAME_REL"]:
+        if fork_flags & BKPBLOCK_SAME_REL:
             if last is None:
                 raise RecordError(f"BKPBLOCK_SAME_REL set but no previous rel at {format_lsn(lsn)}")
             ref.spc, ref.db, ref.rel = last
