@@ -10,6 +10,7 @@ ratio (pg_waldump's time / pgpage's: >= 1 meets the target).
 
     python bench/wal_bench.py                 # about 200 MB of WAL
     python bench/wal_bench.py --rows 200000   # a quick look
+    python bench/wal_bench.py --keep          # keep the cluster (prints where)
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--keep", action="store_true", help="keep the cluster (prints where)")
     args = ap.parse_args()
     from livepg import Server, major_bindir
     bindir = major_bindir(15)
@@ -65,7 +67,10 @@ def main() -> int:
         print(f"  ratio pg_waldump/pgpage: {med['pg_waldump'] / med['pgpage']:.2f} (target >= 1)")
     finally:
         srv.stop("immediate")
-        srv.remove()
+        if args.keep:
+            print(f"kept: {srv.data} (pgpage wal {srv.data} --start {start} --end {end} --stats)")
+        else:
+            srv.remove()
     return 0
 
 

@@ -679,17 +679,17 @@ def wal_param_names() -> list[str]:
 
 
 class WalScanOutputs:
-    """What ``wal_scan`` fills: one row per record."""
+    """What ``wal_scan`` fills: one row per record (uninitialised: only the rows it returns are read)."""
 
     def __init__(self, cap: int):
         self.cap = cap
-        self.lsn = np.zeros(cap, np.int64)
-        self.end = np.zeros(cap, np.int64)
-        self.length = np.zeros(cap, np.uint32)
-        self.xid = np.zeros(cap, np.uint32)
-        self.rmid = np.zeros(cap, np.uint8)
-        self.info = np.zeros(cap, np.uint8)
-        self.fpi = np.zeros(cap, np.uint32)
+        self.lsn = np.empty(cap, np.int64)
+        self.end = np.empty(cap, np.int64)
+        self.length = np.empty(cap, np.uint32)
+        self.xid = np.empty(cap, np.uint32)
+        self.rmid = np.empty(cap, np.uint8)
+        self.info = np.empty(cap, np.uint8)
+        self.fpi = np.empty(cap, np.uint32)
 
 
 def wal_scan(params: np.ndarray, segment, seg_lsn: int, end_lsn: int, state: np.ndarray, scratch: np.ndarray,

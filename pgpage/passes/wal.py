@@ -235,7 +235,8 @@ class WalReader:
                 if scan is not None:
                     chunk, pos, prev, done = scan.run(pos, prev, end)
                     if chunk is not None:
-                        keep = chunk if start is None else {k: v[chunk["lsn"] >= start] for k, v in chunk.items()}
+                        keep = chunk if start is None or chunk["lsn"][0] >= start else {
+                            k: v[chunk["lsn"] >= start] for k, v in chunk.items()}
                         if len(keep["lsn"]):
                             yield keep
                     if done:
@@ -324,17 +325,17 @@ class _CompiledScan:
         if data is None or off == 0:
             return None, pos, prev, False
         self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0)
+        o = self.out
         n = self.kernels.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
-                                  self.scratch, self.out)
+                                  self.scratch, o)
         reader._tli = int(self.state[self.WS_TLI])
         stop = int(self.state[self.WS_STOP])
         self.python_next = stop == self.WS_PYTHON
-        o = self.out
         chunk = None
         if n:
             chunk = {"lsn": o.lsn[:n].copy(), "end_lsn": o.end[:n].copy(), "length": o.length[:n].copy(),
                      "xid": o.xid[:n].copy(), "rmid": o.rmid[:n].copy(), "info": o.info[:n].copy(),
-                     "fpi_length": o.fpi[:n].copy()}
+                     "fpi_length": o.fpi[:n].copy()}        # the buffers are the next call's
             prev = int(self.state[self.WS_PREV])
         return chunk, segno * seg + int(self.state[self.WS_POS]), prev, stop == self.WS_END
 
@@ -357,13 +358,15 @@ def wal_stats(chunks, major: int) -> dict:
     slots = 256 * 16
     count, rec_len, fpi_len = (np.zeros(slots, np.int64) for _ in range(3))
     for c in chunks:
+        rmid = c["rmid"].astype(np.intp)
         recid = c["info"] >> 4
-        recid = np.where(c["rmid"] == versions.RMGR_XACT, recid & (versions.XACT_OPMASK >> 4), recid)
-        key = c["rmid"].astype(np.int64) * 16 + recid
+        xact = rmid == versions.RMGR_XACT
+        recid[xact] &= versions.XACT_OPMASK >> 4
+        key = rmid * 16 + recid
         count += np.bincount(key, minlength=slots)
-        rec_len += np.bincount(key, weights=c["length"].astype(np.int64) - c["fpi_length"],
-                               minlength=slots).astype(np.int64)
-        fpi_len += np.bincount(key, weights=c["fpi_length"], minlength=slots).astype(np.int64)
+        fpi = np.bincount(key, weights=c["fpi_length"], minlength=slots)
+        fpi_len += fpi.astype(np.int64)
+        rec_len += (np.bincount(key, weights=c["length"], minlength=slots) - fpi).astype(np.int64)
     per_type = {(k // 16, k % 16): [int(count[k]), int(rec_len[k]), int(fpi_len[k])] for k in np.nonzero(count)[0]}
     per_rmgr: dict[int, list[int]] = {}
     for (rmid, _), row in per_type.items():
