@@ -61,10 +61,15 @@ def page(
     hex_dump: bool = typer.Option(False, "--hex", help="The page's raw bytes, each range named by the structure"
                                   " it belongs to (header, line pointer, tuple header, data, free space, special)."),
     item: Optional[int] = typer.Option(None, "--item", help="With --hex: only line pointer N and its item's bytes."),
+    wal: Optional[str] = typer.Option(None, "--wal", help="With --lsn: the WAL segments to read (default"
+                                      " PGDATA/pg_wal)."),
+    lsn: Optional[str] = typer.Option(None, "--lsn", help="The block as the newest full-page image in the WAL at or"
+                                      " before this LSN holds it (a data directory, --rel and --block)."),
 ) -> None:
     """Decode pages: header, line pointers, tuples, index items, VM/FSM contents, checksums."""
     from pgpage.cli.page_cmd import page_command
-    raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump, item))
+    raise typer.Exit(page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump, item,
+                                  wal=wal, lsn=lsn))
 
 
 @app.command()

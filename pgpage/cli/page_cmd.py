@@ -5,10 +5,11 @@ from __future__ import annotations
 from pgpage.cli.common import exit_status
 
 
-def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump=False, item=None) -> int:
+def page_command(target, block, blocks, all_blocks, db, rel, fork, json_out, hex_dump=False, item=None, wal=None,
+                 lsn=None) -> int:
     from pgpage.passes.page import PageRun
 
-    run = PageRun(target, db, rel, fork, block, blocks, all_blocks, hex_dump, item)
+    run = PageRun(target, db, rel, fork, block, blocks, all_blocks, hex_dump, item, wal=wal, lsn=lsn)
     if json_out:
         from pgpage.render.output import emit_json, emit_json_lines
         if run.single:

@@ -395,6 +395,26 @@ def wal_stats(chunks, major: int) -> dict:
                       "combined_size": total[1] + total[2]}}
 
 
+def relation_node(relation) -> tuple[int, int, int]:
+    """The (tablespace, database, relfilenode) WAL block references name ``relation`` (a catalog Relation) by."""
+    from pgpage.storage.datadir import GLOBALTABLESPACE_OID
+    shared = relation.row.get("relisshared")
+    spc = GLOBALTABLESPACE_OID if shared else (relation.row.get("reltablespace") or relation.database.tablespace)
+    return spc, 0 if shared else relation.database.oid, relation.relfilenode
+
+
+def newest_page_image(reader: WalReader, relation, fork: str, block: int, lsn: int):
+    """(record, block reference) of the newest full-page image of ``block`` of ``relation``'s ``fork`` among the
+    records starting at or before ``lsn``, or None."""
+    node = relation_node(relation)
+    found = None
+    for rec in reader.records(None, lsn + 1):
+        for ref in rec.blocks:
+            if ref.has_image and ref.block == block and ref.fork == fork and (ref.spc, ref.db, ref.rel) == node:
+                found = (rec, ref)
+    return found
+
+
 # --------------------------------------------------------------------- the `pgpage wal` command's walk
 
 SCHEMA = "pgpage.wal/1"
@@ -404,18 +424,13 @@ def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, str]
     """(spc, db, relfilenode) -> (database, schema.relation) of every relation the catalogs name now (mapped
     catalogs through pg_filenode.map). WAL of a relation since dropped or rewritten (VACUUM FULL, TRUNCATE)
     names a relfilenode no catalog row holds any more: it stays unnamed."""
-    from pgpage.storage.datadir import GLOBALTABLESPACE_OID
     names = {}
     for db in cluster.databases():
         if not db.path.is_dir():
             continue
         for rel in db.relations():
-            if not rel.has_storage:
-                continue
-            shared = rel.row.get("relisshared")
-            spc = GLOBALTABLESPACE_OID if shared else (rel.row.get("reltablespace") or db.tablespace)
-            names[(spc, 0 if shared else db.oid, rel.relfilenode)] = (None if shared else db.name,
-                                                                      rel.qualified_name)
+            if rel.has_storage:
+                names[relation_node(rel)] = (None if rel.row.get("relisshared") else db.name, rel.qualified_name)
     return names
 
 
@@ -460,12 +475,7 @@ class WalWalk:
         if rel is not None:
             if self.cluster is None:
                 raise PgpageError("--rel needs a data directory (its catalogs name the relation)", ExitCode.USAGE)
-            from pgpage.storage.datadir import GLOBALTABLESPACE_OID
-            database = self.cluster.database(db)
-            r = database.relation(rel)
-            spc = GLOBALTABLESPACE_OID if r.row.get("relisshared") else (r.row.get("reltablespace") or
-                                                                         database.tablespace)
-            self.relfilenodes = {(spc, 0 if r.row.get("relisshared") else database.oid, r.relfilenode)}
+            self.relfilenodes = {relation_node(self.cluster.database(db).relation(rel))}
         self.counts = {"records": 0, "bytes": 0, "fpi_bytes": 0}
         self.first_lsn = self.last_end_lsn = None
 

@@ -180,7 +180,19 @@ def test_live_segments_names_and_pg_waldump(tmp_path):
             start = c.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0]
             c.execute("INSERT INTO t SELECT g, repeat(md5(g::text), 200) FROM generate_series(1, 800) g")
             end = c.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0]
+            c.execute("CREATE EXTENSION pageinspect")
+            c.execute("CHECKPOINT")
+            c.execute("SELECT count(*) FROM t")        # the first hint bits since: an image of each page (FPI_FOR_HINT)
+            image_end = c.execute("SELECT pg_current_wal_insert_lsn()::text").fetchone()[0]
+            items = c.execute("SELECT lp, lp_off, lp_flags, lp_len, t_xmin::text::bigint, t_xmax::text::bigint, "
+                              "t_ctid::text, t_infomask2 FROM heap_page_items(get_raw_page('t', 0))").fetchall()
+            c.execute("CHECKPOINT")
         srv.stop()
+        r = wal(srv.data, "--json", "--db", "postgres", "--rel", "t", "--start", end)
+        updates = lines(r)[:-1]
+        page = subprocess.run([*PGPAGE, "page", srv.data, "--db", "postgres", "--rel", "t", "--block", "0", "--lsn", image_end,
+                               "--json"],
+                              capture_output=True, text=True, timeout=300)
         dump = subprocess.run([str(bindir / "pg_waldump"), "-p", str(srv.data / "pg_wal"), "-s", start, "-e", end],
                               capture_output=True, text=True).stdout.splitlines()
         r = wal(srv.data, "--json", "--start", start, "--end", end)
@@ -188,6 +200,13 @@ def test_live_segments_names_and_pg_waldump(tmp_path):
     finally:
         srv.stop("immediate")
         srv.remove()
+    assert page.returncode == 0, page.stderr
+    doc = json.loads(page.stdout)
+    images = [d for d in updates if _lsn(d["lsn"]) <= _lsn(image_end) and any(
+        b["fpi"] and b["block"] == 0 and b["fork"] == "main" and b["relation"] == "public.t" for b in d["blocks"])]
+    assert doc["wal"]["lsn"] == images[-1]["lsn"] and images[-1]["record_type"] == "FPI_FOR_HINT"
+    assert [(i["lp"], i["lp_off"], i["lp_flags"], i["lp_len"], i.get("t_xmin"), i.get("t_xmax"), i.get("t_ctid"),
+             i.get("t_infomask2")) for i in doc["pages"][0]["heap_page_items"]] == [tuple(x) for x in items]
     assert len(recs) == len(dump) > 800
     for rec, line in zip(recs, dump):
         m = re.match(r"rmgr: (\w+)\s+len \(rec/tot\):\s+(\d+)/\s*(\d+), tx:\s+(\d+), lsn: ([0-9A-F/]+), "

@@ -295,3 +295,31 @@ def decode_record(raw: bytes, lsn: int, end_lsn: int, major: int) -> Record:
             pos += ref.data_length
     rec.main_data_offset = pos
     return rec
+
+
+def page_image(rec: Record, ref: BlockRef) -> bytes:
+    """The page as the full-page image of ``ref`` holds it (RestoreBlockImage): decompressed, the hole filled
+    with zeros. Raises ``RecordError`` when the image does not decompress to a page."""
+    from pgpage.decode.datum import PglzError, lz4_decompress, pglz_decompress
+    if not ref.has_image:
+        raise RecordError(f"block {ref.block_id} of the record at {format_lsn(rec.lsn)} has no image")
+    stored = rec.image(ref)
+    size = XLOG_BLCKSZ - ref.hole_length
+    try:
+        if ref.compression == "pglz":
+            data = pglz_decompress(stored, size)
+        elif ref.compression == "lz4":
+            data = lz4_decompress(stored, size)
+            if data is None:
+                raise RecordError("the image is lz4-compressed and the lz4 package is not installed")
+        elif ref.compression == "zstd":
+            raise RecordError("the image is zstd-compressed: pgpage has no zstd decompressor")
+        else:
+            data = stored
+    except (PglzError, ValueError) as e:
+        raise RecordError(f"the image of block {ref.block_id} at {format_lsn(rec.lsn)} does not decompress: {e}") \
+            from None
+    if len(data) != size:
+        raise RecordError(f"the image of block {ref.block_id} at {format_lsn(rec.lsn)} is {len(data)} bytes, "
+                          f"expected {size}")
+    return bytes(data[:ref.hole_offset]) + bytes(ref.hole_length) + bytes(data[ref.hole_offset:])
