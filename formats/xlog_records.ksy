@@ -235,6 +235,178 @@ types:
       - id: rest
         size: 4
         doc: the union's other fields
+  check_point_v1700:
+    -orig-id: CheckPoint
+    doc: |
+      XLOG CHECKPOINT_SHUTDOWN/ONLINE main data from 17 on, where CheckPoint gained wal_level (in what was
+      padding). Before 17 the record holds the CheckPoint of pg_control.ksy (check_point_v1002 in 10 and 11,
+      check_point_v1201 in 12 to 16).
+    seq:
+      - id: redo
+        type: u8
+        doc: next RecPtr available when we began to create CheckPoint (i.e. REDO start point)
+      - id: this_time_line_id
+        -orig-id: ThisTimeLineID
+        type: u4
+        doc: current TLI
+      - id: prev_time_line_id
+        -orig-id: PrevTimeLineID
+        type: u4
+        doc: previous TLI, if this record begins a new timeline
+      - id: full_page_writes
+        -orig-id: fullPageWrites
+        type: u1
+        doc: current full_page_writes
+      - id: pad_after_full_page_writes
+        size: 3
+        doc: alignment
+      - id: wal_level
+        type: s4
+        doc: current wal_level (WAL_LEVEL_MINIMAL 0, REPLICA 1, LOGICAL 2)
+      - id: next_full_xid
+        -orig-id: nextXid
+        type: u8
+        doc: next free transaction ID (FullTransactionId)
+      - id: next_oid
+        -orig-id: nextOid
+        type: u4
+        doc: next free OID
+      - id: next_multi
+        -orig-id: nextMulti
+        type: u4
+        doc: next free MultiXactId
+      - id: next_multi_offset
+        -orig-id: nextMultiOffset
+        type: u4
+        doc: next free MultiXact offset
+      - id: oldest_xid
+        -orig-id: oldestXid
+        type: u4
+        doc: cluster-wide minimum datfrozenxid
+      - id: oldest_xid_db
+        -orig-id: oldestXidDB
+        type: u4
+        doc: database with minimum datfrozenxid
+      - id: oldest_multi
+        -orig-id: oldestMulti
+        type: u4
+        doc: cluster-wide minimum datminmxid
+      - id: oldest_multi_db
+        -orig-id: oldestMultiDB
+        type: u4
+        doc: database with minimum datminmxid
+      - id: pad_after_oldest_multi_db
+        size: 4
+        doc: alignment
+      - id: time
+        type: s8
+        doc: time stamp of checkpoint
+      - id: oldest_commit_ts_xid
+        -orig-id: oldestCommitTsXid
+        type: u4
+        doc: oldest Xid with valid commit timestamp
+      - id: newest_commit_ts_xid
+        -orig-id: newestCommitTsXid
+        type: u4
+        doc: newest Xid with valid commit timestamp
+      - id: oldest_active_xid
+        -orig-id: oldestActiveXid
+        type: u4
+        doc: oldest XID still running (hot standby)
+      - id: pad_after_oldest_active_xid
+        size: 4
+        doc: alignment
+  xl_dbase_create_file_copy_rec:
+    doc: Database CREATE (10-14) and CREATE_FILE_COPY (15+)
+    seq:
+      - id: db_id
+        type: u4
+        doc: the new database
+      - id: tablespace_id
+        type: u4
+        doc: its tablespace
+      - id: src_db_id
+        type: u4
+        doc: the template database
+      - id: src_tablespace_id
+        type: u4
+        doc: the template's tablespace
+  xl_dbase_create_wal_log_rec:
+    doc: Database CREATE_WAL_LOG (15+)
+    seq:
+      - id: db_id
+        type: u4
+        doc: the new database
+      - id: tablespace_id
+        type: u4
+        doc: its tablespace
+  xl_dbase_drop_rec:
+    doc: Database DROP (15+), its fixed part; Oid tablespace_ids[ntablespaces] follow
+    seq:
+      - id: db_id
+        type: u4
+        doc: the database dropped
+      - id: ntablespaces
+        type: s4
+        doc: number of tablespace IDs
+  xl_heap_prune_16:
+    doc: Heap2 PRUNE, 14 to 16 (isCatalogRel from 16); the offsets arrays are block 0's data
+    seq:
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u4
+        doc: latestRemovedXid before 16
+      - id: nredirected
+        type: u2
+        doc: redirected pairs of offsets
+      - id: ndead
+        type: u2
+        doc: offsets made dead
+  xl_heap_vacuum_14:
+    doc: Heap2 VACUUM, 14 to 16; the unused offsets are block 0's data
+    seq:
+      - id: nunused
+        type: u2
+        doc: offsets set unused
+  xl_heap_multi_insert:
+    doc: Heap2 MULTI_INSERT, its fixed part; OffsetNumber offsets[ntuples] follow unless the page is new
+    seq:
+      - id: flags
+        type: u1
+        doc: XLH_INSERT_* bits
+      - id: pad
+        size: 1
+        doc: alignment
+      - id: ntuples
+        type: u2
+        doc: tuples inserted
+  xl_heap_inplace_18:
+    doc: Heap INPLACE from 18, its fixed part; SharedInvalidationMessage msgs[nmsgs] follow
+    seq:
+      - id: offnum
+        type: u2
+        doc: updated tuple's offset on page
+      - id: pad
+        size: 2
+        doc: alignment
+      - id: db_id
+        -orig-id: dbId
+        type: u4
+        doc: MyDatabaseId
+      - id: ts_id
+        -orig-id: tsId
+        type: u4
+        doc: MyDatabaseTableSpace
+      - id: relcache_init_file_inval
+        -orig-id: relcacheInitFileInval
+        type: u1
+        doc: invalidate relcache init files
+      - id: pad2
+        size: 3
+        doc: alignment
+      - id: nmsgs
+        type: s4
+        doc: number of shared inval msgs
 enums:
   infobits:
     0x01:

@@ -166,25 +166,32 @@ def test_workload_records_in_every_major(major):
 DESCRIBED = {("Heap", "INSERT"), ("Heap", "INSERT+INIT"), ("Heap", "DELETE"), ("Heap", "UPDATE"),
              ("Heap", "HOT_UPDATE"), ("Heap", "LOCK"), ("Btree", "INSERT_LEAF"), ("Btree", "NEWROOT"),
              ("Btree", "VACUUM"), ("Heap2", "VISIBLE"), ("Transaction", "COMMIT"), ("Transaction", "ABORT"),
-             ("Standby", "LOCK"), ("Standby", "RUNNING_XACTS"), ("Standby", "INVALIDATIONS"), ("Storage", "CREATE")}
+             ("Standby", "LOCK"), ("Standby", "RUNNING_XACTS"), ("Standby", "INVALIDATIONS"), ("Storage", "CREATE"),
+             ("Heap", "INPLACE"), ("Heap2", "PRUNE"), ("Heap2", "VACUUM"), ("Heap2", "MULTI_INSERT"),
+             ("XLOG", "CHECKPOINT_ONLINE"), ("XLOG", "CHECKPOINT_REDO"), ("Database", "CREATE_FILE_COPY"),
+             ("Database", "DROP")}
+SAME_WORDS_IN_15 = {"Transaction", "Standby", "Storage", "XLOG", "Database"}   # 16 reworded Heap, Heap2, Btree
 
 
-@pytest.mark.parametrize("major", [m for m in INSPECT_MAJORS if m >= 16])
+@pytest.mark.parametrize("major", INSPECT_MAJORS)
 def test_descriptions_as_pg_walinspect(major):
-    """pgpage words descriptions as 16+ does; every one it gives is pg_walinspect's, and the record types above
-    (all in the workload) always get one."""
+    """pgpage words descriptions as 16+ does; every one it gives is pg_walinspect's (on 15, for the resource
+    managers whose words 16 kept), and the record types above always get one where the workload has them."""
     from pgpage.decode.wal.describe import describe
     _, recs = walk(major)
-    described = set()
+    described, present = set(), set()
     for rec, w in zip(recs, oracle(major)["records"]):
-        ours = describe(rec, major)
         key = (w["resource_manager"], w["record_type"])
+        if major < 16 and key[0] not in SAME_WORDS_IN_15:
+            continue
+        ours = describe(rec, major)
+        present.add(key)
         if key in DESCRIBED:
             assert ours is not None, w
         if ours is not None:
             assert ours == (w["description"] or ""), w
             described.add(key)
-    assert described >= DESCRIBED
+    assert described >= DESCRIBED & present and len(described) >= 9
 
 
 def test_mutated_segments_never_raise(tmp_path):

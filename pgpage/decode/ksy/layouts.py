@@ -19,7 +19,7 @@
 #   formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #   formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #   formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#   formats/xlog_records.ksy (sha256 cd277f64a8ef4aefdebbe6bd49bf165144eaef58b806c6c77375a289c5a1e270)
+#   formats/xlog_records.ksy (sha256 3ff1e7682f4a1142a27fca3e42ce7133700b425fffb44afe1cc713a136c3e05e)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1027,6 +1027,88 @@ LAYOUTS = {
             'rest': (12, ('bytes', 4)),
         },
     },
+    'xlog_records::check_point_v1700': {
+        'size': 88,
+        'fields': {
+            'redo': (0, 'u8'),
+            'this_time_line_id': (8, 'u4'),
+            'prev_time_line_id': (12, 'u4'),
+            'full_page_writes': (16, 'u1'),
+            'pad_after_full_page_writes': (17, ('bytes', 3)),
+            'wal_level': (20, 's4'),
+            'next_full_xid': (24, 'u8'),
+            'next_oid': (32, 'u4'),
+            'next_multi': (36, 'u4'),
+            'next_multi_offset': (40, 'u4'),
+            'oldest_xid': (44, 'u4'),
+            'oldest_xid_db': (48, 'u4'),
+            'oldest_multi': (52, 'u4'),
+            'oldest_multi_db': (56, 'u4'),
+            'pad_after_oldest_multi_db': (60, ('bytes', 4)),
+            'time': (64, 's8'),
+            'oldest_commit_ts_xid': (72, 'u4'),
+            'newest_commit_ts_xid': (76, 'u4'),
+            'oldest_active_xid': (80, 'u4'),
+            'pad_after_oldest_active_xid': (84, ('bytes', 4)),
+        },
+    },
+    'xlog_records::xl_dbase_create_file_copy_rec': {
+        'size': 16,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'tablespace_id': (4, 'u4'),
+            'src_db_id': (8, 'u4'),
+            'src_tablespace_id': (12, 'u4'),
+        },
+    },
+    'xlog_records::xl_dbase_create_wal_log_rec': {
+        'size': 8,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'tablespace_id': (4, 'u4'),
+        },
+    },
+    'xlog_records::xl_dbase_drop_rec': {
+        'size': 8,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'ntablespaces': (4, 's4'),
+        },
+    },
+    'xlog_records::xl_heap_prune_16': {
+        'size': 8,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'nredirected': (4, 'u2'),
+            'ndead': (6, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_vacuum_14': {
+        'size': 2,
+        'fields': {
+            'nunused': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_multi_insert': {
+        'size': 4,
+        'fields': {
+            'flags': (0, 'u1'),
+            'pad': (1, ('bytes', 1)),
+            'ntuples': (2, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_inplace_18': {
+        'size': 20,
+        'fields': {
+            'offnum': (0, 'u2'),
+            'pad': (2, ('bytes', 2)),
+            'db_id': (4, 'u4'),
+            'ts_id': (8, 'u4'),
+            'relcache_init_file_inval': (12, 'u1'),
+            'pad2': (13, ('bytes', 3)),
+            'nmsgs': (16, 's4'),
+        },
+    },
 }
 
 ENUMS = {
@@ -1642,6 +1724,31 @@ ORIG_IDS = {
         'rel_id': 'relId',
         '': 'SharedInvalidationMessage',
     },
+    'xlog_records::check_point_v1700': {
+        'this_time_line_id': 'ThisTimeLineID',
+        'prev_time_line_id': 'PrevTimeLineID',
+        'full_page_writes': 'fullPageWrites',
+        'next_full_xid': 'nextXid',
+        'next_oid': 'nextOid',
+        'next_multi': 'nextMulti',
+        'next_multi_offset': 'nextMultiOffset',
+        'oldest_xid': 'oldestXid',
+        'oldest_xid_db': 'oldestXidDB',
+        'oldest_multi': 'oldestMulti',
+        'oldest_multi_db': 'oldestMultiDB',
+        'oldest_commit_ts_xid': 'oldestCommitTsXid',
+        'newest_commit_ts_xid': 'newestCommitTsXid',
+        'oldest_active_xid': 'oldestActiveXid',
+        '': 'CheckPoint',
+    },
+    'xlog_records::xl_heap_prune_16': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+    },
+    'xlog_records::xl_heap_inplace_18': {
+        'db_id': 'dbId',
+        'ts_id': 'tsId',
+        'relcache_init_file_inval': 'relcacheInitFileInval',
+    },
 }
 
 VALID = {
@@ -1747,4 +1854,12 @@ TYPE_SOURCES = {
     'xlog_records::xl_smgr_truncate': 'formats/xlog_records.ksy',
     'xlog_records::xl_invalidations': 'formats/xlog_records.ksy',
     'xlog_records::shared_invalidation_message': 'formats/xlog_records.ksy',
+    'xlog_records::check_point_v1700': 'formats/xlog_records.ksy',
+    'xlog_records::xl_dbase_create_file_copy_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_dbase_create_wal_log_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_dbase_drop_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_prune_16': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_vacuum_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_multi_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_inplace_18': 'formats/xlog_records.ksy',
 }

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 cd277f64a8ef4aefdebbe6bd49bf165144eaef58b806c6c77375a289c5a1e270)
+# Source: formats/xlog_records.ksy (sha256 3ff1e7682f4a1142a27fca3e42ce7133700b425fffb44afe1cc713a136c3e05e)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -76,6 +76,44 @@ class XlogRecords(KaitaiStruct):
     def _fetch_instances(self):
         pass
 
+    class CheckPointV1700(KaitaiStruct):
+        """XLOG CHECKPOINT_SHUTDOWN/ONLINE main data from 17 on, where CheckPoint gained wal_level (in what was
+        padding). Before 17 the record holds the CheckPoint of pg_control.ksy (check_point_v1002 in 10 and 11,
+        check_point_v1201 in 12 to 16).
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.CheckPointV1700, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.redo = self._io.read_u8le()
+            self.this_time_line_id = self._io.read_u4le()
+            self.prev_time_line_id = self._io.read_u4le()
+            self.full_page_writes = self._io.read_u1()
+            self.pad_after_full_page_writes = self._io.read_bytes(3)
+            self.wal_level = self._io.read_s4le()
+            self.next_full_xid = self._io.read_u8le()
+            self.next_oid = self._io.read_u4le()
+            self.next_multi = self._io.read_u4le()
+            self.next_multi_offset = self._io.read_u4le()
+            self.oldest_xid = self._io.read_u4le()
+            self.oldest_xid_db = self._io.read_u4le()
+            self.oldest_multi = self._io.read_u4le()
+            self.oldest_multi_db = self._io.read_u4le()
+            self.pad_after_oldest_multi_db = self._io.read_bytes(4)
+            self.time = self._io.read_s8le()
+            self.oldest_commit_ts_xid = self._io.read_u4le()
+            self.newest_commit_ts_xid = self._io.read_u4le()
+            self.oldest_active_xid = self._io.read_u4le()
+            self.pad_after_oldest_active_xid = self._io.read_bytes(4)
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class SharedInvalidationMessage(KaitaiStruct):
         """one invalidation message (a 16-byte union; the fields pg_waldump prints)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -146,6 +184,59 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlDbaseCreateFileCopyRec(KaitaiStruct):
+        """Database CREATE (10-14) and CREATE_FILE_COPY (15+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlDbaseCreateFileCopyRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.tablespace_id = self._io.read_u4le()
+            self.src_db_id = self._io.read_u4le()
+            self.src_tablespace_id = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlDbaseCreateWalLogRec(KaitaiStruct):
+        """Database CREATE_WAL_LOG (15+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlDbaseCreateWalLogRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.tablespace_id = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlDbaseDropRec(KaitaiStruct):
+        """Database DROP (15+), its fixed part; Oid tablespace_ids[ntablespaces] follow."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlDbaseDropRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.ntablespaces = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHeapDelete(KaitaiStruct):
         """Heap DELETE (SizeOfHeapDelete 8)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -175,6 +266,28 @@ class XlogRecords(KaitaiStruct):
 
         def _read(self):
             self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapInplace18(KaitaiStruct):
+        """Heap INPLACE from 18, its fixed part; SharedInvalidationMessage msgs[nmsgs] follow."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapInplace18, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+            self.pad = self._io.read_bytes(2)
+            self.db_id = self._io.read_u4le()
+            self.ts_id = self._io.read_u4le()
+            self.relcache_init_file_inval = self._io.read_u1()
+            self.pad2 = self._io.read_bytes(3)
+            self.nmsgs = self._io.read_s4le()
 
 
         def _fetch_instances(self):
@@ -217,6 +330,42 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlHeapMultiInsert(KaitaiStruct):
+        """Heap2 MULTI_INSERT, its fixed part; OffsetNumber offsets[ntuples] follow unless the page is new."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapMultiInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.flags = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.ntuples = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapPrune16(KaitaiStruct):
+        """Heap2 PRUNE, 14 to 16 (isCatalogRel from 16); the offsets arrays are block 0's data."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapPrune16, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.nredirected = self._io.read_u2le()
+            self.ndead = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHeapUpdate(KaitaiStruct):
         """Heap UPDATE and HOT_UPDATE (SizeOfHeapUpdate 14)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -232,6 +381,22 @@ class XlogRecords(KaitaiStruct):
             self.flags = self._io.read_u1()
             self.new_xmax = self._io.read_u4le()
             self.new_offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapVacuum14(KaitaiStruct):
+        """Heap2 VACUUM, 14 to 16; the unused offsets are block 0's data."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapVacuum14, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.nunused = self._io.read_u2le()
 
 
         def _fetch_instances(self):

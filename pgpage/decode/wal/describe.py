@@ -16,11 +16,12 @@ _DESCRIBERS: dict[int, object] = {}
 
 def _load() -> dict[int, object]:
     if not _DESCRIBERS:
-        from pgpage.decode.wal import btree, heap, smgr, standby, xact, xlog
+        from pgpage.decode.wal import btree, database, heap, smgr, standby, xact, xlog
         _DESCRIBERS.update({versions.RMGR_XLOG: xlog.describe, versions.RMGR_XACT: xact.describe,
                             versions.RMGR_STORAGE: smgr.describe, versions.RMGR_STANDBY: standby.describe,
                             versions.RMGR_HEAP: heap.describe, versions.RMGR_HEAP2: heap.describe2,
-                            versions.RMGR_BTREE: btree.describe})
+                            versions.RMGR_BTREE: btree.describe,
+                            versions.RMGR_DATABASE: database.describe})
     return _DESCRIBERS
 
 

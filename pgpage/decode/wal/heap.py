@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from pgpage.decode import versions
 from pgpage.decode.ksy.layouts import ENUMS
+import struct
+
 from pgpage.decode.wal.record import Record, unpacker
+from pgpage.decode.wal.standby import invalidations
 
 INSERT = unpacker("xlog_records::xl_heap_insert")
 DELETE = unpacker("xlog_records::xl_heap_delete")
@@ -16,9 +19,14 @@ UPDATE = unpacker("xlog_records::xl_heap_update")
 LOCK = unpacker("xlog_records::xl_heap_lock")
 INPLACE = unpacker("xlog_records::xl_heap_inplace")
 VISIBLE = unpacker("xlog_records::xl_heap_visible")
+INPLACE_18 = unpacker("xlog_records::xl_heap_inplace_18")
+PRUNE_16 = unpacker("xlog_records::xl_heap_prune_16")
+VACUUM_14 = unpacker("xlog_records::xl_heap_vacuum_14")
+MULTI_INSERT = unpacker("xlog_records::xl_heap_multi_insert")
+PRUNE_VACUUM_SPLIT = (14, 16)      # PRUNE and VACUUM as separate records (CLEAN before, PRUNE_* after)
 INFOBITS = {bit: name.removeprefix("XLHL_XMAX_").removeprefix("XLHL_")
             for bit, name in ENUMS["xlog_records::infobits"].items()}
-INPLACE_WITH_INVALS_SINCE = 18      # heap INPLACE carries invalidation messages from 18 (not described here)
+INPLACE_WITH_INVALS_SINCE = 18      # heap INPLACE carries invalidation messages from 18
 
 
 def infobits(bits: int) -> str:
@@ -41,9 +49,20 @@ def describe(rec: Record, major: int) -> str | None:
     if name == "LOCK":
         xmax, off, bits, flags = LOCK.unpack_from(data)
         return f"xmax: {xmax}, off: {off}, infobits: {infobits(bits)}, flags: 0x{flags:02X}"
-    if name == "INPLACE" and major < INPLACE_WITH_INVALS_SINCE:
-        return f"off: {INPLACE.unpack_from(data)[0]}"
+    if name == "INPLACE":
+        if major < INPLACE_WITH_INVALS_SINCE:
+            return f"off: {INPLACE.unpack_from(data)[0]}"
+        off, db, ts, init_file, nmsgs = INPLACE_18.unpack_from(data)
+        return f"off: {off}" + (invalidations(data, INPLACE_18.size, nmsgs, db, ts, bool(init_file)) if nmsgs else "")
     return None
+
+
+def _offsets(data: bytes, at: int, n: int) -> tuple[int, ...]:
+    return struct.unpack_from(f"<{n}H", data, at)
+
+
+def _array(items) -> str:
+    return "[" + ", ".join(str(i) for i in items) + "]"
 
 
 def describe2(rec: Record, major: int) -> str | None:
@@ -51,4 +70,29 @@ def describe2(rec: Record, major: int) -> str | None:
     if name == "VISIBLE":
         horizon, flags = VISIBLE.unpack_from(rec.main_data)
         return f"snapshotConflictHorizon: {horizon}, flags: 0x{flags:02X}"
+    if name == "MULTI_INSERT" or name == "MULTI_INSERT+INIT":
+        flags, ntuples = MULTI_INSERT.unpack_from(rec.main_data)
+        text = f"ntuples: {ntuples}, flags: 0x{flags:02X}"
+        block = rec.block(0)
+        if block is not None and block.data_length and name == "MULTI_INSERT":
+            text += ", offsets: " + _array(_offsets(rec.main_data, MULTI_INSERT.size, ntuples))
+        return text
+    lo, hi = PRUNE_VACUUM_SPLIT
+    if lo <= major <= hi and name in ("PRUNE", "VACUUM"):
+        block = rec.block(0)
+        data = rec.block_data(block) if block is not None else b""
+        if name == "VACUUM":
+            (nunused,) = VACUUM_14.unpack_from(rec.main_data)
+            return f"nunused: {nunused}" + (", unused: " + _array(_offsets(data, 0, nunused)) if data else "")
+        horizon, nredirected, ndead = PRUNE_16.unpack_from(rec.main_data)
+        text = f"snapshotConflictHorizon: {horizon}, nredirected: {nredirected}, ndead: {ndead}"
+        if data:
+            offsets = _offsets(data, 0, len(data) // 2)
+            redirected = offsets[:2 * nredirected]
+            dead = offsets[2 * nredirected:2 * nredirected + ndead]
+            unused = offsets[2 * nredirected + ndead:]
+            text += (f", nunused: {len(unused)}, redirected: ["
+                     + ", ".join(f"{a}->{b}" for a, b in zip(redirected[::2], redirected[1::2]))
+                     + f"], dead: {_array(dead)}, unused: {_array(unused)}")
+        return text
     return None
