@@ -197,6 +197,8 @@ def test_live_segments_names_and_pg_waldump(tmp_path):
                               capture_output=True, text=True).stdout.splitlines()
         r = wal(srv.data, "--json", "--start", start, "--end", end)
         recs = lines(r)[:-1]
+        whole = wal(srv.data, "--json")          # to the end of WAL: the shutdown checkpoint, then zeros
+        whole_docs = lines(whole)
     finally:
         srv.stop("immediate")
         srv.remove()
@@ -207,6 +209,8 @@ def test_live_segments_names_and_pg_waldump(tmp_path):
     assert doc["wal"]["lsn"] == images[-1]["lsn"] and images[-1]["record_type"] == "FPI_FOR_HINT"
     assert [(i["lp"], i["lp_off"], i["lp_flags"], i["lp_len"], i.get("t_xmin"), i.get("t_xmax"), i.get("t_ctid"),
              i.get("t_infomask2")) for i in doc["pages"][0]["heap_page_items"]] == [tuple(x) for x in items]
+    assert whole.returncode == 0 and whole_docs[-1]["stop"]["code"] == "wal.end"
+    assert whole_docs[-2]["record_type"] == "CHECKPOINT_SHUTDOWN"
     assert len(recs) == len(dump) > 800
     for rec, line in zip(recs, dump):
         m = re.match(r"rmgr: (\w+)\s+len \(rec/tot\):\s+(\d+)/\s*(\d+), tx:\s+(\d+), lsn: ([0-9A-F/]+), "
