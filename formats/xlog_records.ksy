@@ -407,6 +407,58 @@ types:
       - id: nmsgs
         type: s4
         doc: number of shared inval msgs
+  xl_heap_prune_17:
+    doc: Heap2 PRUNE_ON_ACCESS, PRUNE_VACUUM_SCAN, PRUNE_VACUUM_CLEANUP (17+); a TransactionId follows when
+      XLHP_HAS_CONFLICT_HORIZON; block 0's data holds the freeze plans, the redirected, dead and unused offsets
+      (each an xlhp_prune_items) and the frozen offsets, as the flags say
+    seq:
+      - id: reason
+        type: u1
+        doc: PruneReason
+      - id: flags
+        type: u1
+        doc: XLHP_* bits (xlhp_flags)
+  xl_heap_freeze_page_16:
+    doc: Heap2 FREEZE_PAGE, 16 (the plans and offsets are block 0's data)
+    seq:
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u4
+        doc: newest xid the frozen tuples may be visible to
+      - id: nplans
+        type: u2
+        doc: freeze plans in block 0's data
+  xlhp_freeze_plan:
+    -orig-id: xl_heap_freeze_plan
+    doc: one freeze plan (xl_heap_freeze_plan in 16, xlhp_freeze_plan from 17)
+    seq:
+      - id: xmax
+        type: u4
+        doc: the frozen tuples' new xmax
+      - id: t_infomask2
+        type: u2
+        doc: their new t_infomask2
+      - id: t_infomask
+        type: u2
+        doc: their new t_infomask
+      - id: frzflags
+        type: u1
+        doc: XLH_FREEZE_XVAC / XLH_INVALID_XVAC
+      - id: pad
+        size: 1
+        doc: alignment
+      - id: ntuples
+        type: u2
+        doc: tuples frozen with this plan (their offsets follow all plans)
+  xlhp_freeze_plans:
+    doc: the head of block 0's freeze plans in the PRUNE_* records (17+); xlhp_freeze_plan plans[nplans] follow
+    seq:
+      - id: nplans
+        type: u2
+        doc: number of plans
+      - id: pad
+        size: 2
+        doc: alignment of plans[] (offsetof(xlhp_freeze_plans, plans) is 4)
 enums:
   infobits:
     0x01:
@@ -478,3 +530,32 @@ enums:
       id: xact_completion_force_sync_commit
       -orig-id: XACT_COMPLETION_FORCE_SYNC_COMMIT
       doc: the commit was forced synchronous
+  xlhp_flags:
+    0x02:
+      id: xlhp_is_catalog_rel
+      -orig-id: XLHP_IS_CATALOG_REL
+      doc: the relation is a catalog (for the conflict horizon)
+    0x04:
+      id: xlhp_cleanup_lock
+      -orig-id: XLHP_CLEANUP_LOCK
+      doc: redo needs a cleanup lock
+    0x08:
+      id: xlhp_has_conflict_horizon
+      -orig-id: XLHP_HAS_CONFLICT_HORIZON
+      doc: a snapshotConflictHorizon follows the struct
+    0x10:
+      id: xlhp_has_freeze_plans
+      -orig-id: XLHP_HAS_FREEZE_PLANS
+      doc: block 0's data starts with freeze plans
+    0x20:
+      id: xlhp_has_redirections
+      -orig-id: XLHP_HAS_REDIRECTIONS
+      doc: redirected offset pairs follow
+    0x40:
+      id: xlhp_has_dead_items
+      -orig-id: XLHP_HAS_DEAD_ITEMS
+      doc: dead offsets follow
+    0x80:
+      id: xlhp_has_now_unused_items
+      -orig-id: XLHP_HAS_NOW_UNUSED_ITEMS
+      doc: now unused offsets follow

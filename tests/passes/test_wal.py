@@ -169,7 +169,8 @@ DESCRIBED = {("Heap", "INSERT"), ("Heap", "INSERT+INIT"), ("Heap", "DELETE"), ("
              ("Standby", "LOCK"), ("Standby", "RUNNING_XACTS"), ("Standby", "INVALIDATIONS"), ("Storage", "CREATE"),
              ("Heap", "INPLACE"), ("Heap2", "PRUNE"), ("Heap2", "VACUUM"), ("Heap2", "MULTI_INSERT"),
              ("XLOG", "CHECKPOINT_ONLINE"), ("XLOG", "CHECKPOINT_REDO"), ("Database", "CREATE_FILE_COPY"),
-             ("Database", "DROP")}
+             ("Database", "DROP"), ("Heap2", "FREEZE_PAGE"), ("Heap2", "PRUNE_ON_ACCESS"), ("Heap2", "PRUNE_VACUUM_SCAN"),
+             ("Heap2", "PRUNE_VACUUM_CLEANUP")}
 SAME_WORDS_IN_15 = {"Transaction", "Standby", "Storage", "XLOG", "Database"}   # 16 reworded Heap, Heap2, Btree
 
 

@@ -19,7 +19,7 @@
 #   formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #   formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #   formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#   formats/xlog_records.ksy (sha256 3ff1e7682f4a1142a27fca3e42ce7133700b425fffb44afe1cc713a136c3e05e)
+#   formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1109,6 +1109,38 @@ LAYOUTS = {
             'nmsgs': (16, 's4'),
         },
     },
+    'xlog_records::xl_heap_prune_17': {
+        'size': 2,
+        'fields': {
+            'reason': (0, 'u1'),
+            'flags': (1, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_freeze_page_16': {
+        'size': 6,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'nplans': (4, 'u2'),
+        },
+    },
+    'xlog_records::xlhp_freeze_plan': {
+        'size': 12,
+        'fields': {
+            'xmax': (0, 'u4'),
+            't_infomask2': (4, 'u2'),
+            't_infomask': (6, 'u2'),
+            'frzflags': (8, 'u1'),
+            'pad': (9, ('bytes', 1)),
+            'ntuples': (10, 'u2'),
+        },
+    },
+    'xlog_records::xlhp_freeze_plans': {
+        'size': 4,
+        'fields': {
+            'nplans': (0, 'u2'),
+            'pad': (2, ('bytes', 2)),
+        },
+    },
 }
 
 ENUMS = {
@@ -1374,6 +1406,15 @@ ENUMS = {
         0x20000000: 'XACT_COMPLETION_APPLY_FEEDBACK',
         0x40000000: 'XACT_COMPLETION_UPDATE_RELCACHE_FILE',
         0x80000000: 'XACT_COMPLETION_FORCE_SYNC_COMMIT',
+    },
+    'xlog_records::xlhp_flags': {
+        2: 'XLHP_IS_CATALOG_REL',
+        4: 'XLHP_CLEANUP_LOCK',
+        8: 'XLHP_HAS_CONFLICT_HORIZON',
+        16: 'XLHP_HAS_FREEZE_PLANS',
+        32: 'XLHP_HAS_REDIRECTIONS',
+        64: 'XLHP_HAS_DEAD_ITEMS',
+        128: 'XLHP_HAS_NOW_UNUSED_ITEMS',
     },
 }
 
@@ -1749,6 +1790,12 @@ ORIG_IDS = {
         'ts_id': 'tsId',
         'relcache_init_file_inval': 'relcacheInitFileInval',
     },
+    'xlog_records::xl_heap_freeze_page_16': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+    },
+    'xlog_records::xlhp_freeze_plan': {
+        '': 'xl_heap_freeze_plan',
+    },
 }
 
 VALID = {
@@ -1862,4 +1909,8 @@ TYPE_SOURCES = {
     'xlog_records::xl_heap_vacuum_14': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_multi_insert': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_inplace_18': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_prune_17': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_freeze_page_16': 'formats/xlog_records.ksy',
+    'xlog_records::xlhp_freeze_plan': 'formats/xlog_records.ksy',
+    'xlog_records::xlhp_freeze_plans': 'formats/xlog_records.ksy',
 }

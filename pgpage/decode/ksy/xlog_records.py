@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 3ff1e7682f4a1142a27fca3e42ce7133700b425fffb44afe1cc713a136c3e05e)
+# Source: formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -63,6 +63,15 @@ class XlogRecords(KaitaiStruct):
         xact_completion_apply_feedback = 536870912
         xact_completion_update_relcache_file = 1073741824
         xact_completion_force_sync_commit = 2147483648
+
+    class XlhpFlags(IntEnum):
+        xlhp_is_catalog_rel = 2
+        xlhp_cleanup_lock = 4
+        xlhp_has_conflict_horizon = 8
+        xlhp_has_freeze_plans = 16
+        xlhp_has_redirections = 32
+        xlhp_has_dead_items = 64
+        xlhp_has_now_unused_items = 128
     def __init__(self, _io, _parent=None, _root=None):
         super(XlogRecords, self).__init__(_io)
         self._parent = _parent
@@ -256,6 +265,23 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlHeapFreezePage16(KaitaiStruct):
+        """Heap2 FREEZE_PAGE, 16 (the plans and offsets are block 0's data)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapFreezePage16, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.nplans = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHeapInplace(KaitaiStruct):
         """Heap INPLACE, its first field (18 adds invalidation messages after it)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -360,6 +386,23 @@ class XlogRecords(KaitaiStruct):
             self.snapshot_conflict_horizon = self._io.read_u4le()
             self.nredirected = self._io.read_u2le()
             self.ndead = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapPrune17(KaitaiStruct):
+        """Heap2 PRUNE_ON_ACCESS, PRUNE_VACUUM_SCAN, PRUNE_VACUUM_CLEANUP (17+); a TransactionId follows when XLHP_HAS_CONFLICT_HORIZON; block 0's data holds the freeze plans, the redirected, dead and unused offsets (each an xlhp_prune_items) and the frozen offsets, as the flags say."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapPrune17, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.reason = self._io.read_u1()
+            self.flags = self._io.read_u1()
 
 
         def _fetch_instances(self):
@@ -513,6 +556,44 @@ class XlogRecords(KaitaiStruct):
             self.xid = self._io.read_u4le()
             self.db_oid = self._io.read_u4le()
             self.rel_oid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlhpFreezePlan(KaitaiStruct):
+        """one freeze plan (xl_heap_freeze_plan in 16, xlhp_freeze_plan from 17)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlhpFreezePlan, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xmax = self._io.read_u4le()
+            self.t_infomask2 = self._io.read_u2le()
+            self.t_infomask = self._io.read_u2le()
+            self.frzflags = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.ntuples = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlhpFreezePlans(KaitaiStruct):
+        """the head of block 0's freeze plans in the PRUNE_* records (17+); xlhp_freeze_plan plans[nplans] follow."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlhpFreezePlans, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.nplans = self._io.read_u2le()
+            self.pad = self._io.read_bytes(2)
 
 
         def _fetch_instances(self):

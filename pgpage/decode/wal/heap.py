@@ -24,6 +24,12 @@ PRUNE_16 = unpacker("xlog_records::xl_heap_prune_16")
 VACUUM_14 = unpacker("xlog_records::xl_heap_vacuum_14")
 MULTI_INSERT = unpacker("xlog_records::xl_heap_multi_insert")
 PRUNE_VACUUM_SPLIT = (14, 16)      # PRUNE and VACUUM as separate records (CLEAN before, PRUNE_* after)
+PRUNE_17 = unpacker("xlog_records::xl_heap_prune_17")
+FREEZE_PAGE_16 = unpacker("xlog_records::xl_heap_freeze_page_16")
+FREEZE_PLAN = unpacker("xlog_records::xlhp_freeze_plan")
+FREEZE_PLANS = unpacker("xlog_records::xlhp_freeze_plans")
+XLHP = {name: bit for bit, name in ENUMS["xlog_records::xlhp_flags"].items()}
+FREEZE_PLANS_DESCRIBED = (16, 16)  # FREEZE_PAGE with plans (16); 17 folded freezing into the PRUNE_* records
 INFOBITS = {bit: name.removeprefix("XLHL_XMAX_").removeprefix("XLHL_")
             for bit, name in ENUMS["xlog_records::infobits"].items()}
 INPLACE_WITH_INVALS_SINCE = 18      # heap INPLACE carries invalidation messages from 18
@@ -65,6 +71,60 @@ def _array(items) -> str:
     return "[" + ", ".join(str(i) for i in items) + "]"
 
 
+def _plans(data: bytes, at: int, nplans: int, offsets_at: int) -> tuple[str, int]:
+    """The freeze plans as heapdesc.c's plan_elem_desc prints them, each with its tuples' offsets (which follow
+    all plans, from ``offsets_at``); and where the offsets end."""
+    parts = []
+    for i in range(nplans):
+        xmax, infomask2, infomask, _, ntuples = FREEZE_PLAN.unpack_from(data, at + i * FREEZE_PLAN.size)
+        offs = _offsets(data, offsets_at, ntuples)
+        offsets_at += 2 * ntuples
+        parts.append(f"{{ xmax: {xmax}, infomask: {infomask}, infomask2: {infomask2}, ntuples: {ntuples}, "
+                     f"offsets: {_array(offs)} }}")
+    return "[" + ", ".join(parts) + "]", offsets_at
+
+
+def _prune_17(rec: Record) -> str:
+    """PRUNE_ON_ACCESS / PRUNE_VACUUM_SCAN / PRUNE_VACUUM_CLEANUP (heap_xlog_deserialize_prune_and_freeze)."""
+    data = rec.main_data
+    _, flags = PRUNE_17.unpack_from(data)
+    text = ""
+    if flags & XLHP["XLHP_HAS_CONFLICT_HORIZON"]:
+        text = f"snapshotConflictHorizon: {struct.unpack_from('<I', data, PRUNE_17.size)[0]}"
+    text += f", isCatalogRel: {'T' if flags & XLHP['XLHP_IS_CATALOG_REL'] else 'F'}"
+    block = rec.block(0)
+    if block is None or not block.data_length:
+        return text
+    bd = rec.block_data(block)
+    pos, nplans, plans_at = 0, 0, 0
+    if flags & XLHP["XLHP_HAS_FREEZE_PLANS"]:
+        (nplans,) = FREEZE_PLANS.unpack_from(bd, 0)
+        plans_at = FREEZE_PLANS.size
+        pos = plans_at + nplans * FREEZE_PLAN.size
+    lists = {}
+    for name, width in (("XLHP_HAS_REDIRECTIONS", 2), ("XLHP_HAS_DEAD_ITEMS", 1), ("XLHP_HAS_NOW_UNUSED_ITEMS", 1)):
+        n = 0
+        if flags & XLHP[name]:
+            (n,) = struct.unpack_from("<H", bd, pos)
+            lists[name] = _offsets(bd, pos + 2, n * width)
+            pos += 2 + 2 * n * width
+        else:
+            lists[name] = ()
+    redirected, dead, unused = (lists[k] for k in ("XLHP_HAS_REDIRECTIONS", "XLHP_HAS_DEAD_ITEMS",
+                                                     "XLHP_HAS_NOW_UNUSED_ITEMS"))
+    text += (f", nplans: {nplans}, nredirected: {len(redirected) // 2}, ndead: {len(dead)}, "
+             f"nunused: {len(unused)}")
+    if nplans:
+        text += ", plans: " + _plans(bd, plans_at, nplans, pos)[0]
+    if redirected:
+        text += ", redirected: [" + ", ".join(f"{a}->{b}" for a, b in zip(redirected[::2], redirected[1::2])) + "]"
+    if dead:
+        text += f", dead: {_array(dead)}"
+    if unused:
+        text += f", unused: {_array(unused)}"
+    return text
+
+
 def describe2(rec: Record, major: int) -> str | None:
     name = versions.wal_record_type(major, rec.rmid, rec.info)
     if name == "VISIBLE":
@@ -76,6 +136,15 @@ def describe2(rec: Record, major: int) -> str | None:
         block = rec.block(0)
         if block is not None and block.data_length and name == "MULTI_INSERT":
             text += ", offsets: " + _array(_offsets(rec.main_data, MULTI_INSERT.size, ntuples))
+        return text
+    if name.startswith("PRUNE_"):
+        return _prune_17(rec)
+    if name == "FREEZE_PAGE" and FREEZE_PLANS_DESCRIBED[0] <= major <= FREEZE_PLANS_DESCRIBED[1]:
+        horizon, nplans = FREEZE_PAGE_16.unpack_from(rec.main_data)
+        text = f"snapshotConflictHorizon: {horizon}, nplans: {nplans}"
+        block = rec.block(0)
+        if block is not None and block.data_length:
+            text += ", plans: " + _plans(rec.block_data(block), 0, nplans, nplans * FREEZE_PLAN.size)[0]
         return text
     lo, hi = PRUNE_VACUUM_SPLIT
     if lo <= major <= hi and name in ("PRUNE", "VACUUM"):
