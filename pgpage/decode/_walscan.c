@@ -95,7 +95,7 @@ uint32_t pgp_crc32c(uint32_t crc, const uint8_t *p, int64_t len)
     X(REC_RMID) X(REC_CRC) X(BLK_HDR_SIZE) X(BLK_FORK_FLAGS) X(BLK_DATA_LENGTH) X(IMG_HDR_SIZE) X(IMG_LENGTH) \
     X(IMG_HOLE_OFFSET) X(IMG_BIMG_INFO) X(CMP_HDR_SIZE) X(RFN_SIZE) X(HAS_IMAGE) X(HAS_DATA) X(SAME_REL) \
     X(HAS_HOLE) X(COMPRESSED) X(ID_SHORT) X(ID_LONG) X(ID_ORIGIN) X(ID_TOPLEVEL) X(MAX_BLOCK_ID) X(MAX_RMID) \
-    X(SWITCH_RMID) X(SWITCH_INFO) X(BLCKSZ)
+    X(SWITCH_RMID) X(SWITCH_INFO) X(BLCKSZ) X(XACT_RMID) X(XACT_RECID_MASK)
 #define WP_ENUM(n) WP_##n,
 #define WP_NAME(n) #n ","
 enum { WAL_PARAMS(WP_ENUM) WP_COUNT };
@@ -103,8 +103,9 @@ static const char wal_param_names[] = WAL_PARAMS(WP_NAME);
 
 const char *pgp_wal_param_names(void) { return wal_param_names; }
 
-/* state[]: in and out */
-enum { WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_STATE_COUNT };
+/* state[]: in and out; WS_FIRST and WS_LAST_END: the first counted record's start (-1: none yet) and the
+ * last one's end, when counting */
+enum { WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END, WS_STATE_COUNT };
 /* why it stopped */
 enum { WS_SEGMENT_DONE = 0, WS_PYTHON = 1, WS_END = 2, WS_FULL = 3 };
 
@@ -196,10 +197,14 @@ static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t tot)
     return tot - pos == datatotal ? fpi : -1;
 }
 
+/* With `o_lsn` NULL nothing is written per record: the records starting at or after `start_lsn` are only
+ * counted into `acc` (the statistics of pg_waldump --stats: per resource manager and record type,
+ * acc[(rmid * 16 + recid) * 3 + 0..2] = count, bytes without images, image bytes; recid = xl_info >> 4,
+ * masked for transactions). */
 int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg_lsn, int64_t end_lsn,
                      int64_t *state, uint8_t *scratch, int64_t scratch_size, int64_t cap,
                      int64_t *o_lsn, int64_t *o_end, uint32_t *o_len, uint32_t *o_xid, uint8_t *o_rmid,
-                     uint8_t *o_info, uint32_t *o_fpi)
+                     uint8_t *o_info, uint32_t *o_fpi, int64_t start_lsn, int64_t *acc)
 {
     const int64_t page = P[WP_PAGE_SIZE], seg = P[WP_SEG_SIZE];
     int64_t pos = state[WS_POS], prev = state[WS_PREV], tli = state[WS_TLI], count = 0;
@@ -207,7 +212,7 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
     for (;;) {
         if (pos >= seg) { stop = WS_SEGMENT_DONE; break; }
         if (end_lsn >= 0 && (int64_t) (seg_lsn + pos) >= end_lsn) { stop = WS_END; break; }
-        if (count == cap) { stop = WS_FULL; break; }
+        if (o_lsn != NULL && count == cap) { stop = WS_FULL; break; }
         int64_t at = pos;                           /* the record's start, past a page header */
         if (at % page == 0) {
             if (!page_ok(P, b, n, at, seg_lsn, -1, &tli))
@@ -259,13 +264,26 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
         int64_t next = (last + 7) & ~(int64_t) 7;   /* MAXALIGN */
         if (rmid == P[WP_SWITCH_RMID] && (info & 0xF0) == P[WP_SWITCH_INFO])
             next = seg;
-        o_lsn[count] = (int64_t) seg_lsn + at;
-        o_end[count] = (int64_t) seg_lsn + next;
-        o_len[count] = (uint32_t) tot;
-        o_xid[count] = rd32(rec + P[WP_REC_XID]);
-        o_rmid[count] = rmid;
-        o_info[count] = info;
-        o_fpi[count] = (uint32_t) fpi;
+        if (o_lsn != NULL) {
+            o_lsn[count] = (int64_t) seg_lsn + at;
+            o_end[count] = (int64_t) seg_lsn + next;
+            o_len[count] = (uint32_t) tot;
+            o_xid[count] = rd32(rec + P[WP_REC_XID]);
+            o_rmid[count] = rmid;
+            o_info[count] = info;
+            o_fpi[count] = (uint32_t) fpi;
+        } else if ((int64_t) (seg_lsn + at) >= start_lsn) {
+            int64_t recid = info >> 4;
+            if (rmid == P[WP_XACT_RMID])
+                recid &= P[WP_XACT_RECID_MASK];
+            int64_t *slot = acc + ((int64_t) rmid * 16 + recid) * 3;
+            slot[0] += 1;
+            slot[1] += tot - fpi;
+            slot[2] += fpi;
+            if (state[WS_FIRST] < 0)
+                state[WS_FIRST] = (int64_t) seg_lsn + at;
+            state[WS_LAST_END] = (int64_t) seg_lsn + next;
+        }
         count++;
         prev = (int64_t) seg_lsn + at;
         pos = next;

@@ -158,7 +158,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_crc32c.argtypes = [ctypes.c_uint32, ctypes.c_char_p, I64]
     cdll.pgp_wal_param_names.restype = ctypes.c_char_p
     cdll.pgp_wal_scan.restype = I64
-    cdll.pgp_wal_scan.argtypes = [P, P, I64, ctypes.c_uint64, I64, P, P, I64, I64, P, P, P, P, P, P, P]
+    cdll.pgp_wal_scan.argtypes = [P, P, I64, ctypes.c_uint64, I64, P, P, I64, I64, P, P, P, P, P, P, P, I64, P]
     return cdll
 
 
@@ -693,13 +693,16 @@ class WalScanOutputs:
 
 
 def wal_scan(params: np.ndarray, segment, seg_lsn: int, end_lsn: int, state: np.ndarray, scratch: np.ndarray,
-             out: WalScanOutputs) -> int:
+             out: WalScanOutputs | None, start_lsn: int = 0, acc: np.ndarray | None = None) -> int:
     """The records of ``segment`` (bytes or a read-only mmap) from ``state`` (_walscan.c's WS_ order: pos, prev,
-    tli, stop) into ``out``; returns how many, ``state`` says where and why it stopped."""
+    tli, stop) into ``out``, or with ``out`` None counted into ``acc`` (those from ``start_lsn`` on); returns how
+    many it read, ``state`` says where and why it stopped."""
     seg = np.frombuffer(segment, np.uint8)
+    arrays = (0,) * 7 if out is None else (_p(out.lsn), _p(out.end), _p(out.length), _p(out.xid), _p(out.rmid),
+                                           _p(out.info), _p(out.fpi))
     return lib().pgp_wal_scan(_p(params), _p(seg), len(seg), seg_lsn, end_lsn, _p(state), _p(scratch),
-                              len(scratch), out.cap, _p(out.lsn), _p(out.end), _p(out.length), _p(out.xid),
-                              _p(out.rmid), _p(out.info), _p(out.fpi))
+                              len(scratch), 0 if out is None else out.cap, *arrays, start_lsn,
+                              0 if acc is None else _p(acc))
 
 
 def warm() -> None:

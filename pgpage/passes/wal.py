@@ -199,13 +199,21 @@ class WalReader:
 
     def records(self, start: int | None = None, end: int | None = None) -> Iterator[Record]:
         """Every record whose start LSN is in [start, end), in order; ``self.stop`` says why the walk ended."""
-        return self._walk(start, end, compiled=False)
+        return self._walk(start, end, None)
 
     def record_arrays(self, start: int | None = None, end: int | None = None) -> Iterator[dict]:
         """The same records as ``records``, in chunks of arrays (``lsn``, ``end_lsn``, ``length``, ``xid``,
-        ``rmid``, ``info``, ``fpi_length``): the compiled scan of _walscan.c counts healthy stretches of a
+        ``rmid``, ``info``, ``fpi_length``): the compiled scan of _walscan.c reads healthy stretches of a
         segment, the Python reader takes every record the scan leaves to it (and every finding)."""
-        return self._walk(start, end, compiled=True)
+        return self._walk(start, end, _CompiledScan(self))
+
+    def record_counts(self, start: int | None = None, end: int | None = None) -> "RecordCounts":
+        """The same records only counted, per resource manager and record type (what --stats shows), by the
+        compiled scan without a row per record."""
+        counts = RecordCounts()
+        for _ in self._walk(start, end, _CompiledScan(self, counts)):
+            pass
+        return counts
 
     def _step(self, pos: int, prev: int | None) -> Record:
         """The record at ``pos`` (where it starts, or the page start before it), checked and decoded."""
@@ -221,19 +229,18 @@ class WalReader:
             rec.end_lsn = (pos // self.segment_size + 1) * self.segment_size
         return rec
 
-    def _walk(self, start: int | None, end: int | None, compiled: bool):
+    def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None"):
         self.stop = None
         startseg = self.first_segno if start is None else start // self.segment_size
         if start is not None and startseg not in self.segments:
             self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
             return
-        scan = _CompiledScan(self) if compiled else None
         prev = None
         try:
             pos = self.first_record(startseg)
             while end is None or pos < end:
                 if scan is not None:
-                    chunk, pos, prev, done = scan.run(pos, prev, end)
+                    chunk, pos, prev, done = scan.run(pos, prev, start, end)
                     if chunk is not None:
                         keep = chunk if start is None or chunk["lsn"][0] >= start else {
                             k: v[chunk["lsn"] >= start] for k, v in chunk.items()}
@@ -248,7 +255,12 @@ class WalReader:
                 if start is None or rec.lsn >= start:
                     if end is not None and rec.lsn >= end:
                         break
-                    yield rec if scan is None else record_row(rec)
+                    if scan is None:
+                        yield rec
+                    elif scan.counts is not None:
+                        scan.counts.add(rec)
+                    else:
+                        yield record_row(rec)
             self.stop = Finding("wal.end", f"end of the range at {format_lsn(end)}", INFO) if end is not None else None
         except _Stop as s:
             self.stop = s.finding
@@ -277,10 +289,10 @@ class _CompiledScan:
     """pgp_wal_scan's parameters, buffers and one call over the segment ``pos`` lies in."""
     CAP = 1 << 16
     SCRATCH = 1 << 20            # records longer than this are left to the Python reader
-    WS_POS, WS_PREV, WS_TLI, WS_STOP = range(4)          # _walscan.c's state[] and stop codes
+    WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END = range(6)   # _walscan.c's state[] and stop codes
     WS_SEGMENT_DONE, WS_PYTHON, WS_END, WS_FULL = range(4)
 
-    def __init__(self, reader: "WalReader"):
+    def __init__(self, reader: "WalReader", counts: "RecordCounts | None" = None):
         import numpy as np
 
         from pgpage.decode import kernels
@@ -308,14 +320,16 @@ class _CompiledScan:
             "ID_ORIGIN": r.XLR_BLOCK_ID_ORIGIN,
             "ID_TOPLEVEL": r.XLR_BLOCK_ID_TOPLEVEL_XID if reader.major >= versions.TOPLEVEL_XID_BLOCK_SINCE else -1,
             "MAX_BLOCK_ID": r.XLR_MAX_BLOCK_ID, "MAX_RMID": MAX_BUILTIN_RMID, "SWITCH_RMID": versions.RMGR_XLOG,
-            "SWITCH_INFO": XLOG_SWITCH, "BLCKSZ": r.XLOG_BLCKSZ}
+            "SWITCH_INFO": XLOG_SWITCH, "BLCKSZ": r.XLOG_BLCKSZ, "XACT_RMID": versions.RMGR_XACT,
+            "XACT_RECID_MASK": versions.XACT_OPMASK >> 4}
         self.params = np.array([values[n] for n in kernels.wal_param_names()], np.int64)
-        self.state = np.zeros(4, np.int64)
+        self.state = np.zeros(6, np.int64)
+        self.counts = counts
         self.scratch = np.zeros(self.SCRATCH, np.uint8)
         self.out = kernels.WalScanOutputs(self.CAP)
         self.python_next = False
 
-    def run(self, pos: int, prev: int | None, end: int | None):
+    def run(self, pos: int, prev: int | None, start: int | None, end: int | None):
         """(chunk or None, pos, prev, done): the records the compiled scan read from ``pos``; ``python_next`` says
         the Python reader must take the record at the new ``pos``."""
         reader, seg = self.reader, self.reader.segment_size
@@ -324,15 +338,21 @@ class _CompiledScan:
         self.python_next = True
         if data is None or off == 0:
             return None, pos, prev, False
-        self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0)
-        o = self.out
+        c = self.counts
+        self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0,
+                         -1 if c is None or c.first_lsn is None else c.first_lsn, 0)
+        o = self.out if c is None else None
         n = self.kernels.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
-                                  self.scratch, o)
+                                  self.scratch, o, start or 0, None if c is None else c.acc)
         reader._tli = int(self.state[self.WS_TLI])
         stop = int(self.state[self.WS_STOP])
         self.python_next = stop == self.WS_PYTHON
         chunk = None
-        if n:
+        if n and c is not None:
+            prev = int(self.state[self.WS_PREV])
+            if self.state[self.WS_FIRST] >= 0:
+                c.first_lsn, c.end_lsn = int(self.state[self.WS_FIRST]), int(self.state[self.WS_LAST_END])
+        elif n:
             chunk = {"lsn": o.lsn[:n].copy(), "end_lsn": o.end[:n].copy(), "length": o.length[:n].copy(),
                      "xid": o.xid[:n].copy(), "rmid": o.rmid[:n].copy(), "info": o.info[:n].copy(),
                      "fpi_length": o.fpi[:n].copy()}        # the buffers are the next call's
@@ -349,30 +369,62 @@ def record_row(rec: Record) -> dict:
             "fpi_length": np.array([rec.fpi_length], np.uint32)}
 
 
-def wal_stats(chunks, major: int) -> dict:
-    """Counts and sizes per resource manager and per record type, as pg_waldump --stats and pg_get_wal_stats
-    count them, of the records in ``chunks`` (``WalReader.record_arrays``, or ``record_row`` of each record): a
-    record's ``record_size`` is its length without its images (``XLogRecGetLen``), ``fpi_size`` the images'
-    bytes; record types are ``xl_info >> 4`` (``& 0x07`` for transactions)."""
-    import numpy as np
-    slots = 256 * 16
-    count, rec_len, fpi_len = (np.zeros(slots, np.int64) for _ in range(3))
-    for c in chunks:
+class RecordCounts:
+    """Records counted per resource manager and record type as pg_waldump --stats and pg_get_wal_stats count
+    them: ``acc[(rmid * 16 + recid) * 3 + 0..2]`` = count, bytes without images (``XLogRecGetLen``'s rec_len),
+    image bytes; recid = ``xl_info >> 4`` (``& 0x07`` for transactions). The compiled scan adds to ``acc``
+    directly (_walscan.c); ``add``/``add_chunk`` are the same rule in Python."""
+    SLOTS = 256 * 16
+
+    def __init__(self):
+        import numpy as np
+        self.acc = np.zeros(self.SLOTS * 3, np.int64)
+        self.first_lsn: int | None = None
+        self.end_lsn: int | None = None
+
+    def add_chunk(self, c: dict) -> None:
+        import numpy as np
+        if not len(c["lsn"]):
+            return
         rmid = c["rmid"].astype(np.intp)
         recid = c["info"] >> 4
-        xact = rmid == versions.RMGR_XACT
-        recid[xact] &= versions.XACT_OPMASK >> 4
+        recid[rmid == versions.RMGR_XACT] &= versions.XACT_OPMASK >> 4
         key = rmid * 16 + recid
-        count += np.bincount(key, minlength=slots)
-        fpi = np.bincount(key, weights=c["fpi_length"], minlength=slots)
-        fpi_len += fpi.astype(np.int64)
-        rec_len += (np.bincount(key, weights=c["length"], minlength=slots) - fpi).astype(np.int64)
-    per_type = {(k // 16, k % 16): [int(count[k]), int(rec_len[k]), int(fpi_len[k])] for k in np.nonzero(count)[0]}
+        fpi = np.bincount(key, weights=c["fpi_length"], minlength=self.SLOTS)
+        acc = self.acc.reshape(-1, 3)
+        acc[:, 0] += np.bincount(key, minlength=self.SLOTS)
+        acc[:, 1] += (np.bincount(key, weights=c["length"], minlength=self.SLOTS) - fpi).astype(np.int64)
+        acc[:, 2] += fpi.astype(np.int64)
+        if self.first_lsn is None:
+            self.first_lsn = int(c["lsn"][0])
+        self.end_lsn = int(c["end_lsn"][-1])
+
+    def add(self, rec: Record) -> None:
+        self.add_chunk(record_row(rec))
+
+    @property
+    def records(self) -> int:
+        return int(self.acc[0::3].sum())
+
+    @property
+    def bytes(self) -> int:
+        return int(self.acc[1::3].sum() + self.acc[2::3].sum())
+
+    @property
+    def fpi_bytes(self) -> int:
+        return int(self.acc[2::3].sum())
+
+
+def wal_stats(counts: RecordCounts, major: int) -> dict:
+    """The statistics document of ``counts``: per resource manager and per record type, count, record_size,
+    fpi_size, combined_size and their percentages, as pg_get_wal_stats gives them, and the totals."""
+    acc = counts.acc.reshape(-1, 3)
+    per_type = {(int(k) // 16, int(k) % 16): [int(x) for x in acc[k]] for k in acc[:, 0].nonzero()[0]}
     per_rmgr: dict[int, list[int]] = {}
     for (rmid, _), row in per_type.items():
-        acc = per_rmgr.setdefault(rmid, [0, 0, 0])
+        total_row = per_rmgr.setdefault(rmid, [0, 0, 0])
         for i in range(3):
-            acc[i] += row[i]
+            total_row[i] += row[i]
     total = [sum(r[i] for r in per_rmgr.values()) for i in range(3)]
 
     def rows(table, name) -> list[dict]:
@@ -502,31 +554,27 @@ class WalWalk:
             yield rec
 
     def stats(self) -> dict:
-        """``wal_stats`` of the records the filters keep: through the compiled scan unless --rel needs each
-        record's blocks."""
-        if self.relfilenodes is not None:
-            return wal_stats(map(record_row, self.records()), self.major)
-        return wal_stats(self._chunks(), self.major)
+        """``wal_stats`` of the records the filters keep: counted by the compiled scan when no filter needs the
+        records (rows of arrays for --rmgr/--xid, the records themselves for --rel)."""
+        if self.relfilenodes is None and self.rmids is None and self.xid is None:
+            counts = self.reader.record_counts(self.start, self.end)
+        else:
+            counts = RecordCounts()
+            for c in (map(record_row, self.records()) if self.relfilenodes is not None else self._chunks()):
+                counts.add_chunk(c)
+        self.counts = {"records": counts.records, "bytes": counts.bytes, "fpi_bytes": counts.fpi_bytes}
+        self.first_lsn, self.last_end_lsn = counts.first_lsn, counts.end_lsn
+        return wal_stats(counts, self.major)
 
     def _chunks(self) -> Iterator[dict]:
+        import numpy as np
         for c in self.reader.record_arrays(self.start, self.end):
-            keep = None
+            keep = np.ones(len(c["lsn"]), bool)
             if self.rmids is not None:
-                import numpy as np
-                keep = np.isin(c["rmid"], list(self.rmids))
+                keep &= np.isin(c["rmid"], list(self.rmids))
             if self.xid is not None:
-                keep = (c["xid"] == self.xid) if keep is None else keep & (c["xid"] == self.xid)
-            if keep is not None:
-                c = {k: v[keep] for k, v in c.items()}
-            if not len(c["lsn"]):
-                continue
-            self.counts["records"] += len(c["lsn"])
-            self.counts["bytes"] += int(c["length"].sum())
-            self.counts["fpi_bytes"] += int(c["fpi_length"].sum())
-            if self.first_lsn is None:
-                self.first_lsn = int(c["lsn"][0])
-            self.last_end_lsn = int(c["end_lsn"][-1])
-            yield c
+                keep &= c["xid"] == self.xid
+            yield {k: v[keep] for k, v in c.items()}
 
     def record_json(self, rec: Record) -> dict:
         from pgpage.decode.wal.describe import describe

@@ -107,12 +107,21 @@ def test_every_block_as_pg_get_wal_block_info(major):
 
 @pytest.mark.parametrize("major", INSPECT_MAJORS)
 def test_stats_as_pg_get_wal_stats(major):
-    from pgpage.passes.wal import record_row, wal_stats
+    from pgpage.passes.wal import RecordCounts, wal_stats
     reader, recs = walk(major)
-    stats = wal_stats(map(record_row, recs), major)
+    python_counts = RecordCounts()
+    for rec in recs:
+        python_counts.add(rec)
+    stats = wal_stats(python_counts, major)
     facts = oracle(major)["facts"]
-    chunks = list(reader.record_arrays(parse_lsn(facts["start_lsn"]), parse_lsn(facts["end_lsn"])))
-    assert wal_stats(chunks, major) == stats
+    start, end = parse_lsn(facts["start_lsn"]), parse_lsn(facts["end_lsn"])
+    chunks = list(reader.record_arrays(start, end))
+    array_counts = RecordCounts()
+    for c in chunks:
+        array_counts.add_chunk(c)
+    compiled = reader.record_counts(start, end)           # counted in C, the other two are its twins
+    assert wal_stats(array_counts, major) == wal_stats(compiled, major) == stats
+    assert (compiled.first_lsn, compiled.end_lsn) == (recs[0].lsn, recs[-1].end_lsn)
     assert sum(len(c["lsn"]) for c in chunks if len(c["lsn"]) > 1) > 0.9 * len(recs)   # the compiled scan's
     for per_record, key in ((False, "stats"), (True, "stats_per_record")):
         want = {w["resource_manager/record_type"]: (w["count"], w["record_size"], w["fpi_size"], w["combined_size"])
@@ -233,6 +242,7 @@ def test_mutated_segments_never_raise(tmp_path):
         stop = reader.stop
         compiled = [int(x) for c in reader.record_arrays() for x in c["lsn"]]     # the compiled scan, its twin
         assert (compiled, reader.stop) == (lsns, stop)
+        assert reader.record_counts().records == len(lsns) and reader.stop == stop
 
 
 @pytest.mark.parametrize("major", REQUIRED_MAJORS)
