@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from pgpage.decode import versions
 from pgpage.decode.control import format_lsn
 from pgpage.decode.kernels import crc32c_update
-from pgpage.decode.wal.record import (BKPBLOCK_WILL_INIT, CRC_OFFSET, SIZE_OF_LONG_PHD, SIZE_OF_RECORD, SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
+from pgpage.decode.wal.record import (BKPBLOCK_WILL_INIT, CRC_OFFSET, SIZE_OF_LONG_PHD, SIZE_OF_RECORD,
+                                      SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
                                     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER, Record,
                                     RecordError, decode_record, maxalign, page_header, record_header)
 from pgpage.findings import ERROR, INFO, ExitCode, Finding, PgpageError
@@ -182,7 +183,8 @@ class WalReader:
         while got < tot_len:
             hdr, page = self._page_header(cur, pos)
             if not hdr.info & XLP_FIRST_IS_CONTRECORD:
-                raise _error("wal.record.torn", f"the record at {format_lsn(pos)} is cut short: the page at {format_lsn(cur)} "
+                raise _error("wal.record.torn", f"the record at {format_lsn(pos)} is cut short: the page at "
+                                                f"{format_lsn(cur)} "
                                                 f"does not continue it")
             if hdr.rem_len != tot_len - got:
                 raise _error("wal.record.torn", f"invalid contrecord length {hdr.rem_len} (expected "
@@ -267,18 +269,17 @@ class WalReader:
         except PgpageError as e:
             self.stop = Finding("wal.segment.unreadable", str(e), ERROR)
 
-
     def _check(self, raw: bytes, pos: int, end_lsn: int, prev: int | None) -> Record:
         tot_len, xid, xl_prev, info, rmid, crc = record_header(raw)
         if rmid > MAX_BUILTIN_RMID and (rmid < MIN_CUSTOM_RMID or self.major < 15):
             raise _error("wal.record.bad_rmgr", f"invalid resource manager ID {rmid} at {format_lsn(pos)}")
         if prev is not None and xl_prev != prev:
-            raise _error("wal.record.bad_prev", f"record with incorrect prev-link {format_lsn(xl_prev)} at {format_lsn(pos)} "
-                                                f"(the record before starts at {format_lsn(prev)})")
+            raise _error("wal.record.bad_prev", f"record with incorrect prev-link {format_lsn(xl_prev)} at "
+                                                f"{format_lsn(pos)} (the record before starts at {format_lsn(prev)})")
         computed = crc32c_update(crc32c_update(0xFFFFFFFF, raw[SIZE_OF_RECORD:]), raw[:CRC_OFFSET]) ^ 0xFFFFFFFF
         if computed != crc:
-            raise _error("wal.record.bad_crc", f"incorrect resource manager data checksum in record at {format_lsn(pos)} "
-                                               f"(stored 0x{crc:08X}, computed 0x{computed:08X})")
+            raise _error("wal.record.bad_crc", f"incorrect resource manager data checksum in record at "
+                                               f"{format_lsn(pos)} (stored 0x{crc:08X}, computed 0x{computed:08X})")
         try:
             return decode_record(raw, pos, end_lsn, self.major)
         except RecordError as e:

@@ -55,7 +55,8 @@ def stats_text(s: dict) -> None:
     def rows(title, items):
         out(f"{title:<40}{'N':>9} {'(%)':>7}{'Record size':>13} {'(%)':>7}{'FPI size':>11} {'(%)':>7}"
             f"{'Combined':>11}\n")
-        out(f"{'----':<40}{'-':>9} {'---':>7}{'-----------':>13} {'---':>7}{'--------':>11} {'---':>7}{'--------':>11}\n")
+        out(f"{'----':<40}{'-':>9} {'---':>7}{'-----------':>13} {'---':>7}{'--------':>11} {'---':>7}"
+            f"{'--------':>11}\n")
         for r in items:
             out(f"{r['name']:<40}{r['count']:>9} ({r['count_percentage']:5.2f}){r['record_size']:>13} "
                 f"({r['record_size_percentage']:5.2f}){r['fpi_size']:>11} ({r['fpi_size_percentage']:5.2f})"

@@ -189,10 +189,9 @@ def test_live_segments_names_and_pg_waldump(tmp_path):
             c.execute("CHECKPOINT")
         srv.stop()
         r = wal(srv.data, "--json", "--db", "postgres", "--rel", "t", "--start", end)
-        updates = lines(r)[:-1]
-        page = subprocess.run([*PGPAGE, "page", srv.data, "--db", "postgres", "--rel", "t", "--block", "0", "--lsn", image_end,
-                               "--json"],
-                              capture_output=True, text=True, timeout=300)
+        t_records = lines(r)[:-1]
+        page = subprocess.run([*PGPAGE, "page", srv.data, "--db", "postgres", "--rel", "t", "--block", "0",
+                               "--lsn", image_end, "--json"], capture_output=True, text=True, timeout=300)
         dump = subprocess.run([str(bindir / "pg_waldump"), "-p", str(srv.data / "pg_wal"), "-s", start, "-e", end],
                               capture_output=True, text=True).stdout.splitlines()
         r = wal(srv.data, "--json", "--start", start, "--end", end)
@@ -204,7 +203,7 @@ def test_live_segments_names_and_pg_waldump(tmp_path):
         srv.remove()
     assert page.returncode == 0, page.stderr
     doc = json.loads(page.stdout)
-    images = [d for d in updates if _lsn(d["lsn"]) <= _lsn(image_end) and any(
+    images = [d for d in t_records if _lsn(d["lsn"]) <= _lsn(image_end) and any(
         b["fpi"] and b["block"] == 0 and b["fork"] == "main" and b["relation"] == "public.t" for b in d["blocks"])]
     assert doc["wal"]["lsn"] == images[-1]["lsn"] and images[-1]["record_type"] == "FPI_FOR_HINT"
     assert [(i["lp"], i["lp_off"], i["lp_flags"], i["lp_len"], i.get("t_xmin"), i.get("t_xmax"), i.get("t_ctid"),

@@ -82,7 +82,8 @@ def test_every_record_as_pg_walinspect(major):
     want = oracle(major)["records"]
     assert len(recs) == len(want)
     for rec, w in zip(recs, want):
-        got = {"start_lsn": format_lsn(rec.lsn), "end_lsn": format_lsn(rec.end_lsn), "prev_lsn": format_lsn(rec.prev_lsn),
+        got = {"start_lsn": format_lsn(rec.lsn), "end_lsn": format_lsn(rec.end_lsn),
+               "prev_lsn": format_lsn(rec.prev_lsn),
                "xid": rec.xid, "resource_manager": versions.rmgr_name(rec.rmid),
                "record_type": versions.wal_record_type(major, rec.rmid, rec.info), "record_length": rec.length,
                "main_data_length": rec.main_data_length, "fpi_length": rec.fpi_length}
@@ -178,7 +179,8 @@ DESCRIBED = {("Heap", "INSERT"), ("Heap", "INSERT+INIT"), ("Heap", "DELETE"), ("
              ("Standby", "LOCK"), ("Standby", "RUNNING_XACTS"), ("Standby", "INVALIDATIONS"), ("Storage", "CREATE"),
              ("Heap", "INPLACE"), ("Heap2", "PRUNE"), ("Heap2", "VACUUM"), ("Heap2", "MULTI_INSERT"),
              ("XLOG", "CHECKPOINT_ONLINE"), ("XLOG", "CHECKPOINT_REDO"), ("Database", "CREATE_FILE_COPY"),
-             ("Database", "DROP"), ("Heap2", "FREEZE_PAGE"), ("Heap2", "PRUNE_ON_ACCESS"), ("Heap2", "PRUNE_VACUUM_SCAN"),
+             ("Database", "DROP"), ("Heap2", "FREEZE_PAGE"), ("Heap2", "PRUNE_ON_ACCESS"),
+             ("Heap2", "PRUNE_VACUUM_SCAN"),
              ("Heap2", "PRUNE_VACUUM_CLEANUP")}
 SAME_WORDS_IN_15 = {"Transaction", "Standby", "Storage", "XLOG", "Database"}   # 16 reworded Heap, Heap2, Btree
 

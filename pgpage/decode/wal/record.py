@@ -6,7 +6,8 @@ decoded here too (``page_header``); putting records together across pages and se
 passes/wal.py's work, finding segment files storage/wal.py's.
 
 A record is kept whole (``Record.raw``, its header included) and its parts are offsets into it, so that
-the resource-manager decoders (``decode/wal/heap.py``...: one module per resource manager family) and later readers of tuple data or page images
+the resource-manager decoders (``decode/wal/heap.py``...: one module per resource manager family) and later
+readers of tuple data or page images
 take their bytes from one place: ``record.main_data``, ``record.block_data(ref)``, ``record.image(ref)``.
 """
 from __future__ import annotations

@@ -8,7 +8,7 @@ import struct
 
 from pgpage.decode import versions
 from pgpage.decode.ksy.layouts import ENUMS
-from pgpage.decode.wal.record import REL_FILE_NODE, Record, unpacker
+from pgpage.decode.wal.record import REL_FILE_NODE, Record
 from pgpage.decode.wal.smgr import relpath
 from pgpage.decode.wal.standby import invalidations
 

@@ -32,7 +32,9 @@ def checkpoint(data: bytes, major: int, online: bool) -> str:
         epoch, xid = f("next_full_xid") >> 32, f("next_full_xid") & 0xFFFFFFFF
     else:
         epoch, xid = f("next_xid_epoch"), f("next_xid")
-    level = f"wal_level {WAL_LEVELS.get(f('wal_level'), f('wal_level'))}; " if major >= WAL_LEVEL_IN_CHECKPOINT_SINCE else ""
+    level = ""
+    if major >= WAL_LEVEL_IN_CHECKPOINT_SINCE:
+        level = f"wal_level {WAL_LEVELS.get(f('wal_level'), f('wal_level'))}; "
     return (f"redo {format_lsn(f('redo'))}; tli {f('this_time_line_id')}; prev tli {f('prev_time_line_id')}; "
             f"fpw {'true' if f('full_page_writes') else 'false'}; {level}xid {epoch}:{xid}; oid {f('next_oid')}; "
             f"multi {f('next_multi')}; offset {f('next_multi_offset')}; oldest xid {f('oldest_xid')} in DB "
