@@ -474,7 +474,9 @@ def _doc_line(doc) -> str:
 def build_constants(specs: dict[str, dict]) -> list[tuple[str, list[tuple[str, int, str]]]]:
     """Every named constant of the .ksy files, in sections: ``[(heading, [(name, value, doc)])]``.
 
-    An enum value is named by its ``-orig-id`` (PostgreSQL's spelling), else its Kaitai id; one whose
+    An enum value is named by its ``-orig-id`` (PostgreSQL's spelling), else its Kaitai id (with ``_NN`` after it
+    when the enum's id ends in ``_NN``: a variant for majors NN and later, whose names PostgreSQL gave other
+    values elsewhere); one whose
     PostgreSQL spelling is an expression (``FSM_CATEGORIES - 1``) gets no name. A fixed-size type is
     named by its ``-size-id`` (PostgreSQL's macro, e.g. ``SizeOfPageHeaderData``), else
     ``SIZEOF_<its -orig-id>``; one without a C name gets none. A name defined twice must have one value.
@@ -501,7 +503,10 @@ def build_constants(specs: dict[str, dict]) -> list[tuple[str, list[tuple[str, i
                 else:
                     name, doc = str(val), ""
                 if _IDENT.match(name):
-                    add(entries, name, value, doc, f"{qname}::{ename}")
+                    # an enum of one range of majors (bimg_info_10, bimg_info_15): PostgreSQL reused its names for
+                    # other bits, so each variant's constants carry the first major they hold for
+                    since = re.search(r"_(\d+)$", ename)
+                    add(entries, f"{name}_{since[1]}" if since else name, value, doc, f"{qname}::{ename}")
             if entries:
                 sections.append((f"formats/{ksy_id}.ksy: {qname}::{ename}", entries))
     sizes: dict[str, list] = {}

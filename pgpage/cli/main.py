@@ -61,6 +61,10 @@ def page(
     hex_dump: bool = typer.Option(False, "--hex", help="The page's raw bytes, each range named by the structure"
                                   " it belongs to (header, line pointer, tuple header, data, free space, special)."),
     item: Optional[int] = typer.Option(None, "--item", help="With --hex: only line pointer N and its item's bytes."),
+    wal: Optional[str] = typer.Option(None, "--wal", help="With --lsn: the WAL segments to read (default"
+                                      " PGDATA/pg_wal)."),
+    lsn: Optional[str] = typer.Option(None, "--lsn", help="The block as the newest full-page image in the WAL at or"
+                                      " before this LSN holds it (a data directory, --rel and --block)."),
 ) -> None:
     """Decode pages: header, line pointers, tuples, index items, VM/FSM contents, checksums."""
     options = dict(locals())  # every option, by the name the command function takes it
@@ -225,6 +229,28 @@ def _run(command, options: dict) -> None:
 def _pipe_closed() -> ExitCode:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
     return ExitCode.PIPE_CLOSED
+
+
+@app.command()
+def wal(
+    pgdata: str = typer.Argument(..., help="A data directory (its pg_wal), or a directory of WAL segments."),
+    wal_dir: Optional[str] = typer.Option(None, "--wal", help="Read the segments here (an archive, plain or"
+                                          " .gz) instead of PGDATA/pg_wal; PGDATA still names relations."),
+    start: Optional[str] = typer.Option(None, "--start", help="Only records starting at or after this LSN."),
+    end: Optional[str] = typer.Option(None, "--end", help="Only records starting before this LSN."),
+    rmgr: Optional[str] = typer.Option(None, "--rmgr", help="Only these resource managers, comma-separated"
+                                       " (Heap, Heap2, Btree, Transaction, XLOG, ...)."),
+    xid: Optional[int] = typer.Option(None, "--xid", help="Only records of this transaction id."),
+    db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
+    rel: Optional[str] = typer.Option(None, "--rel", help="Only records with a block of this relation."),
+    stats: bool = typer.Option(False, "--stats", help="Counts and sizes per resource manager and record type,"
+                               " as pg_waldump --stats and pg_get_wal_stats."),
+    json_out: bool = typer.Option(False, "--json", help="Newline-delimited JSON records, then a summary."),
+) -> None:
+    """Decode WAL segments offline: every record of PostgreSQL 10-18, CRC checked, relations named."""
+    options = dict(locals())  # every option, by the name the command function takes it
+    from pgpage.cli.wal_cmd import wal_command
+    _run(wal_command, options)
 
 
 def run() -> None:

@@ -6,10 +6,10 @@ from pgpage.cli.common import exit_status
 
 
 def page_command(*, target, block=None, blocks=None, all_blocks=False, db=None, rel=None, fork="main", json_out=False,
-                 hex_dump=False, item=None) -> int:
+                 hex_dump=False, item=None, wal=None, lsn=None) -> int:
     from pgpage.passes.page import PageRun
 
-    run = PageRun(target, db, rel, fork, block, blocks, all_blocks, hex_dump, item)
+    run = PageRun(target, db, rel, fork, block, blocks, all_blocks, hex_dump, item, wal=wal, lsn=lsn)
     if json_out:
         from pgpage.render.output import emit_json, emit_json_lines
         if run.single:

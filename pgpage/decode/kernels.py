@@ -55,7 +55,8 @@ HERE = Path(__file__).resolve().parent
 # the C sources of the one library, in build order, and the headers they include; its stamp is the SHA-256 over
 # all of them (setup.py lists the same), so an edited header never runs with a stale build
 SOURCES = tuple(HERE / name for name in ("_heapscan.c", "_btree.c", "_verify.c", "_values.c", "_values_composite.c",
-                                         "_rows.c", "_pagedump.c", "_btorder.c"))
+                                         "_rows.c", "_pagedump.c", "_btorder.c",
+                                         "_walscan.c"))
 HEADERS = (HERE / "_kernel.h", HERE / "_values.h", HERE / "ksy" / "pgp_layout.h")
 CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
 MAX_LISTED = 50          # events of one code a chunk reports in full; the rest are only counted
@@ -159,6 +160,11 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
                                   I64, P, P, I64, P, P, P, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
+    cdll.pgp_crc32c.restype = ctypes.c_uint32
+    cdll.pgp_crc32c.argtypes = [ctypes.c_uint32, ctypes.c_char_p, I64]
+    cdll.pgp_wal_param_names.restype = ctypes.c_char_p
+    cdll.pgp_wal_scan.restype = I64
+    cdll.pgp_wal_scan.argtypes = [P, P, I64, ctypes.c_uint64, I64, P, P, I64, I64, P, P, P, P, P, P, P, I64, P]
     return cdll
 
 
@@ -666,6 +672,43 @@ def walk_chain(nxt: np.ndarray, live: np.ndarray, level: np.ndarray, lv: int, st
     cycle = np.zeros(1, dtype=np.int64)
     k = lib().pgp_walk_chain(_p(nxt), _p(live), _p(level), len(nxt), lv, start, _p(visited), _p(order), _p(cycle))
     return k, int(cycle[0])
+
+
+def crc32c_update(crc: int, data: bytes) -> int:
+    """COMP_CRC32C over ``data`` (bytes) from the running value ``crc``: decode/crc32c.py's, compiled."""
+    return lib().pgp_crc32c(crc, data, len(data))
+
+
+def wal_param_names() -> list[str]:
+    """The order of ``pgp_wal_scan``'s parameter array (_walscan.c's WAL_PARAMS)."""
+    return [n for n in lib().pgp_wal_param_names().decode().split(",") if n]
+
+
+class WalScanOutputs:
+    """What ``wal_scan`` fills: one row per record (uninitialised: only the rows it returns are read)."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.lsn = np.empty(cap, np.int64)
+        self.end = np.empty(cap, np.int64)
+        self.length = np.empty(cap, np.uint32)
+        self.xid = np.empty(cap, np.uint32)
+        self.rmid = np.empty(cap, np.uint8)
+        self.info = np.empty(cap, np.uint8)
+        self.fpi = np.empty(cap, np.uint32)
+
+
+def wal_scan(params: np.ndarray, segment, seg_lsn: int, end_lsn: int, state: np.ndarray, scratch: np.ndarray,
+             out: WalScanOutputs | None, start_lsn: int = 0, acc: np.ndarray | None = None) -> int:
+    """The records of ``segment`` (bytes or a read-only mmap) from ``state`` (_walscan.c's WS_ order: pos, prev,
+    tli, stop) into ``out``, or with ``out`` None counted into ``acc`` (those from ``start_lsn`` on); returns how
+    many it read, ``state`` says where and why it stopped."""
+    seg = np.frombuffer(segment, np.uint8)
+    arrays = (0,) * 7 if out is None else (_p(out.lsn), _p(out.end), _p(out.length), _p(out.xid), _p(out.rmid),
+                                           _p(out.info), _p(out.fpi))
+    return lib().pgp_wal_scan(_p(params), _p(seg), len(seg), seg_lsn, end_lsn, _p(state), _p(scratch),
+                              len(scratch), 0 if out is None else out.cap, *arrays, start_lsn,
+                              0 if acc is None else _p(acc))
 
 
 def warm() -> None:

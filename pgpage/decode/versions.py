@@ -559,3 +559,119 @@ def pg_attribute_layout(major: int) -> tuple[CatalogColumn, ...]:
 def catalog_column_index(catalog: str, major: int) -> dict[str, int]:
     """Column name -> 0-based position in that major's layout (convenient for picking fields)."""
     return {col.name: i for i, col in enumerate(catalog_columns(catalog, major))}
+
+
+# ---------------------------------------------------------------------------------------------
+# WAL: page magic, resource managers, record type names (``decode/wal``)
+# ---------------------------------------------------------------------------------------------
+
+XLOG_PAGE_MAGIC = {10: 0xD097, 11: 0xD098, 12: 0xD101, 13: 0xD106, 14: 0xD10D, 15: 0xD110, 16: 0xD113,
+                   17: 0xD116, 18: 0xD118}
+"""``xlp_magic`` of every WAL page a major writes (``src/include/access/xlog_internal.h``): bumped whenever
+the WAL format changed, so it also tells which major wrote a segment. Checked on real segments of each."""
+
+BKPIMAGE_COMPRESS_METHODS_SINCE = 15
+"""``bimg_info``: before 15 ``BKPIMAGE_IS_COMPRESSED`` 0x02 (always pglz) and ``BKPIMAGE_APPLY`` 0x04; from 15
+``BKPIMAGE_APPLY`` 0x02 and one bit per method, pglz 0x04, lz4 0x08, zstd 0x10 (``access/xlogrecord.h``;
+formats/xlog.ksy enums ``bimg_info_10`` and ``bimg_info_15``)."""
+
+TOPLEVEL_XID_BLOCK_SINCE = 14
+"""``XLR_BLOCK_ID_TOPLEVEL_XID`` (252): a subtransaction's record names its top-level xid, from 14."""
+
+RMGR_NAMES: tuple[str, ...] = (
+    "XLOG", "Transaction", "Storage", "CLOG", "Database", "Tablespace", "MultiXact", "RelMap", "Standby",
+    "Heap2", "Heap", "Btree", "Hash", "Gin", "Gist", "Sequence", "SPGist", "BRIN", "CommitTs",
+    "ReplicationOrigin", "Generic", "LogicalMessage")
+"""The built-in resource managers by RmgrId, as ``rm_name`` spells them (``access/rmgrlist.h``): the same
+22 in every major 10 to 18. Ids 128-255 are custom resource managers (15+), named ``custom###``."""
+
+RMGR_XLOG, RMGR_XACT, RMGR_STORAGE, RMGR_DATABASE, RMGR_STANDBY, RMGR_HEAP2, RMGR_HEAP, RMGR_BTREE = (
+    0, 1, 2, 4, 8, 9, 10, 11)
+
+XACT_OPMASK = 0x70
+"""Transaction records: ``XLOG_XACT_OPMASK``; bit 0x80 is ``XLOG_XACT_HAS_INFO`` (``access/xact.h``). The
+statistics of pg_waldump and pg_get_wal_stats file them under ``(xl_info >> 4) & 0x07``."""
+
+HEAP_OPMASK, HEAP_INIT_PAGE = 0x70, 0x80
+"""Heap and Heap2 records: the opcode is ``xl_info & XLOG_HEAP_OPMASK``; ``XLOG_HEAP_INIT_PAGE`` says the
+page is initialised first, and pg_waldump names the record with ``+INIT`` (``access/heapam_xlog.h``)."""
+
+_WAL_TYPES: dict[str, tuple] = {
+    # rmgr: ((xl_info & 0xF0, name, since, until), ...), as each major's rmgrdesc/*desc.c rm_identify
+    # names them; a type missing here for a major is printed as pg_waldump prints it: "UNKNOWN (%x)".
+    "XLOG": ((0x00, "CHECKPOINT_SHUTDOWN"), (0x10, "CHECKPOINT_ONLINE"), (0x20, "NOOP"), (0x30, "NEXTOID"),
+             (0x40, "SWITCH"), (0x50, "BACKUP_END"), (0x60, "PARAMETER_CHANGE"), (0x70, "RESTORE_POINT"),
+             (0x80, "FPW_CHANGE"), (0x90, "END_OF_RECOVERY"), (0xA0, "FPI_FOR_HINT"), (0xB0, "FPI"),
+             (0xD0, "OVERWRITE_CONTRECORD"), (0xE0, "CHECKPOINT_REDO", 17)),
+    "Transaction": ((0x00, "COMMIT"), (0x10, "PREPARE"), (0x20, "ABORT"), (0x30, "COMMIT_PREPARED"),
+                    (0x40, "ABORT_PREPARED"), (0x50, "ASSIGNMENT"), (0x60, "INVALIDATION", 14)),
+    "Storage": ((0x10, "CREATE"), (0x20, "TRUNCATE")),
+    "CLOG": ((0x00, "ZEROPAGE"), (0x10, "TRUNCATE")),
+    "Database": ((0x00, "CREATE", 10, 14), (0x10, "DROP", 10, 14),
+                 (0x00, "CREATE_FILE_COPY", 15), (0x10, "CREATE_WAL_LOG", 15), (0x20, "DROP", 15)),
+    "Tablespace": ((0x00, "CREATE"), (0x10, "DROP")),
+    "MultiXact": ((0x00, "ZERO_OFF_PAGE"), (0x10, "ZERO_MEM_PAGE"), (0x20, "CREATE_ID"), (0x30, "TRUNCATE_ID")),
+    "RelMap": ((0x00, "UPDATE"),),
+    "Standby": ((0x00, "LOCK"), (0x10, "RUNNING_XACTS"), (0x20, "INVALIDATIONS")),
+    "Heap2": ((0x00, "REWRITE"), (0x40, "VISIBLE"), (0x50, "MULTI_INSERT"), (0xD0, "MULTI_INSERT+INIT"),
+              (0x60, "LOCK_UPDATED"), (0x70, "NEW_CID"),
+              (0x10, "CLEAN", 10, 13), (0x20, "FREEZE_PAGE", 10, 13), (0x30, "CLEANUP_INFO", 10, 13),
+              (0x10, "PRUNE", 14, 16), (0x20, "VACUUM", 14, 16), (0x30, "FREEZE_PAGE", 14, 16),
+              (0x10, "PRUNE_ON_ACCESS", 17), (0x20, "PRUNE_VACUUM_SCAN", 17), (0x30, "PRUNE_VACUUM_CLEANUP", 17)),
+    "Heap": ((0x00, "INSERT"), (0x80, "INSERT+INIT"), (0x10, "DELETE"), (0x20, "UPDATE"), (0xA0, "UPDATE+INIT"),
+             (0x30, "TRUNCATE", 11), (0x40, "HOT_UPDATE"), (0xC0, "HOT_UPDATE+INIT"), (0x50, "CONFIRM"),
+             (0x60, "LOCK"), (0x70, "INPLACE")),
+    "Btree": ((0x00, "INSERT_LEAF"), (0x10, "INSERT_UPPER"), (0x20, "INSERT_META"), (0x30, "SPLIT_L"),
+              (0x40, "SPLIT_R"), (0x50, "SPLIT_L_ROOT", 10, 10), (0x60, "SPLIT_R_ROOT", 10, 10),
+              (0x50, "INSERT_POST", 13), (0x60, "DEDUP", 13), (0x70, "DELETE"), (0x80, "UNLINK_PAGE"),
+              (0x90, "UNLINK_PAGE_META"), (0xA0, "NEWROOT"), (0xB0, "MARK_PAGE_HALFDEAD"), (0xC0, "VACUUM"),
+              (0xD0, "REUSE_PAGE"), (0xE0, "META_CLEANUP", 11)),
+    "Hash": ((0x00, "INIT_META_PAGE"), (0x10, "INIT_BITMAP_PAGE"), (0x20, "INSERT"), (0x30, "ADD_OVFL_PAGE"),
+             (0x40, "SPLIT_ALLOCATE_PAGE"), (0x50, "SPLIT_PAGE"), (0x60, "SPLIT_COMPLETE"),
+             (0x70, "MOVE_PAGE_CONTENTS"), (0x80, "SQUEEZE_PAGE"), (0x90, "DELETE"), (0xA0, "SPLIT_CLEANUP"),
+             (0xB0, "UPDATE_META_PAGE"), (0xC0, "VACUUM_ONE_PAGE")),
+    "Sequence": ((0x00, "LOG"),),
+    "CommitTs": ((0x00, "ZEROPAGE"), (0x10, "TRUNCATE")),
+    "ReplicationOrigin": ((0x00, "SET"), (0x10, "DROP")),
+    "Generic": tuple((i << 4, "Generic") for i in range(16)),
+    "LogicalMessage": ((0x00, "MESSAGE"),),
+}
+
+
+def _wal_type_table(major: int) -> dict[tuple[int, int], str]:
+    table = {}
+    for rmid, rmgr in enumerate(RMGR_NAMES):
+        for entry in _WAL_TYPES.get(rmgr, ()):
+            info, name, *span = entry        # (info, name[, since[, until]])
+            since, until = (span + [10, _LAST][len(span):])
+            if since <= major <= until:
+                table[(rmid, info)] = name
+    return table
+
+
+WAL_RECORD_TYPES: dict[int, dict[tuple[int, int], str]] = {m: _wal_type_table(m) for m in SUPPORTED_MAJORS}
+"""``WAL_RECORD_TYPES[major][(rmid, xl_info & 0xF0)]``: the record type's name as pg_waldump and pg_walinspect
+of that major print it. Transaction records are looked up by ``xl_info & XLOG_XACT_OPMASK``."""
+
+
+def rmgr_name(rmid: int) -> str:
+    if rmid < len(RMGR_NAMES):
+        return RMGR_NAMES[rmid]
+    return f"custom{rmid:03d}" if rmid >= 128 else f"unknown{rmid}"
+
+
+def wal_record_type(major: int, rmid: int, info: int) -> str:
+    """The record type's name, as ``rm_identify`` of ``major`` gives it, else ``UNKNOWN (%x)`` as pg_waldump."""
+    key = info & (XACT_OPMASK if rmid == RMGR_XACT else 0xF0)
+    name = WAL_RECORD_TYPES[major].get((rmid, key))
+    return name if name is not None else f"UNKNOWN ({info & 0xF0:x})"
+
+
+def wal_stats_type(major: int, rmid: int, info: int) -> str:
+    """The record type a record is counted under by pg_waldump --stats=record and pg_get_wal_stats(.., true):
+    ``xl_info >> 4`` (``& 0x07`` for transactions), named by ``rm_identify(recid << 4)``."""
+    recid = info >> 4
+    if rmid == RMGR_XACT:
+        recid &= 0x07
+    name = WAL_RECORD_TYPES[major].get((rmid, recid << 4))
+    return name if name is not None else f"UNKNOWN ({recid << 4:x})"

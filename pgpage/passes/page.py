@@ -21,16 +21,22 @@ class PageRun:
 
     def __init__(self, target: str, db: str | None, rel: str | None, fork: str, block: int | None = None,
                  blocks: str | None = None, all_blocks: bool = False, hex_dump: bool = False,
-                 item: int | None = None):
+                 item: int | None = None, wal: str | None = None, lsn: str | None = None):
         t = resolve(target, db, rel, fork)
         relfork = self.relfork = t.fork
         self.t, self.hex_dump, self.item = t, hex_dump, item
         self.dumper = None  # the compiled dumper, once records() runs
         findings: list[Finding] = list(relfork.findings)
-        if not relfork.exists:
+        self.wal_image = None
+        if lsn is not None or wal is not None:
+            self._from_wal(target, block, blocks, all_blocks, wal, lsn)
+        elif not relfork.exists:
             raise PgpageError(f"{t.label}: fork {relfork.fork} has no file", ExitCode.UNREADABLE)
-        end = relfork.end_block
-        self.start, self.stop = parse_block_range(block, blocks, all_blocks, relfork.first_block, end)
+        end = relfork.end_block if relfork.exists else 0
+        if self.wal_image is not None:       # the block may lie past the file's end now (truncated since)
+            self.start, self.stop = block, block + 1
+        else:
+            self.start, self.stop = parse_block_range(block, blocks, all_blocks, relfork.first_block, end)
         self.single = block is not None or (blocks is None and not all_blocks)
         if item is not None and not hex_dump:
             raise PgpageError("--item N goes with --hex (the bytes of line pointer N and its item)", ExitCode.USAGE)
@@ -46,8 +52,47 @@ class PageRun:
             "major": t.context.major, "first_block": relfork.first_block, "end_block": end,
             "findings": [f.to_json() for f in findings],
         }
+        if self.wal_image is not None:
+            self.head["wal"] = self.wal_image[2]
+
+    def _from_wal(self, target, block, blocks, all_blocks, wal, lsn) -> None:
+        """The block as the newest full-page image at or before ``lsn`` in the WAL holds it (issue 38, part 4)."""
+        from pgpage.decode.control import format_lsn, parse_lsn
+        from pgpage.decode.wal.record import RecordError, page_image
+        from pgpage.passes.wal import newest_page_image
+        from pgpage.storage.wal import WalDirectory, wal_directory
+        if lsn is None or block is None or blocks is not None or all_blocks or self.t.relation is None:
+            raise PgpageError("--wal/--lsn go together, with a data directory, --rel and one --block",
+                              ExitCode.USAGE)
+        try:
+            at = parse_lsn(lsn)
+        except ValueError:
+            raise PgpageError(f"not an LSN: {lsn!r} (expected X/X, as 0/16B3748)", ExitCode.USAGE) from None
+        from pgpage.passes.wal import WalReader
+        reader = WalReader(WalDirectory(wal_directory(target, wal)), self.t.cluster.control)
+        rel = self.t.relation
+        found = newest_page_image(reader, rel, self.t.fork.fork, block, at)
+        if found is None:
+            raise PgpageError(f"no full-page image of block {block} of {self.t.label} ({self.t.fork.fork}) in the WAL "
+                              f"up to {lsn}" + (f" (the WAL {reader.stop.message})" if reader.stop else ""),
+                              ExitCode.FINDINGS)
+        rec, ref = found
+        try:
+            image = page_image(rec, ref)
+        except RecordError as e:
+            raise PgpageError(str(e), ExitCode.UNREADABLE) from None
+        # the server sets pd_checksum when it writes a page out, never in the buffer an image is copied from
+        from dataclasses import replace
+        self.t.context = replace(self.t.context, checksums=None)
+        self.wal_image = (block, image, {"lsn": format_lsn(rec.lsn), "end_lsn": format_lsn(rec.end_lsn),
+                                         "block_id": ref.block_id, "relfilenode": ref.relfilenode,
+                                         "compression": ref.compression, "hole_offset": ref.hole_offset,
+                                         "hole_length": ref.hole_length, "apply": ref.apply_image})
 
     def _blocks(self) -> Iterator[tuple[int, bytes]]:
+        if self.wal_image is not None:
+            yield self.wal_image[0], self.wal_image[1]
+            return
         relfork = self.relfork
         any_block = False
         for blkno, raw in relfork.iter_blocks(self.start, self.stop):
@@ -78,7 +123,8 @@ class PageRun:
         heap and B-tree pages with nothing to report come from the compiled dumper (decode.pagedump) a chunk at a
         time, every other page from ``decode_page``."""
         ctx = self.t.context
-        if self.hex_dump or ctx.fork in ("vm", "fsm") or ctx.am not in ("heap", "btree", None):
+        if self.wal_image is not None or self.hex_dump or ctx.fork in ("vm", "fsm") or \
+                ctx.am not in ("heap", "btree", None):
             yield from self.pages()
             return
         from pgpage.decode.pagedump import PageDumper

@@ -28,6 +28,8 @@ Modules:
 - ``seq_page``: PostgreSQL sequence relation page
 - ``spgist_page``: PostgreSQL SP-GiST index page
 - ``vm_page``: PostgreSQL visibility map page (_vm fork)
+- ``xlog``: PostgreSQL write-ahead log (WAL) page headers, record headers and block references, PostgreSQL 10 to 18
+- ``xlog_records``: PostgreSQL WAL records' main data (the structs pgpage describes), PostgreSQL 10 to 18
 """
 
 __all__ = [
@@ -49,6 +51,8 @@ __all__ = [
     'seq_page',
     'spgist_page',
     'vm_page',
+    'xlog',
+    'xlog_records',
     'constants',
     'layouts',
     'type_oids',

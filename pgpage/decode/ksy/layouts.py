@@ -18,6 +18,8 @@
 #  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
 #  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
+#  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
+#  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -807,6 +809,338 @@ LAYOUTS = {
             'all_frozen_3': (0, ('bits', 7, 1)),
         },
     },
+    'xlog': {
+        'size': 0,
+        'fields': {},
+    },
+    'xlog::page_header': {
+        'size': 24,
+        'fields': {
+            'xlp_magic': (0, 'u2'),
+            'xlp_info': (2, 'u2'),
+            'xlp_tli': (4, 'u4'),
+            'xlp_pageaddr': (8, 'u8'),
+            'xlp_rem_len': (16, 'u4'),
+            'pad': (20, ('bytes', 4)),
+        },
+    },
+    'xlog::long_page_header': {
+        'size': 40,
+        'fields': {
+            'std': (0, ('struct', 'xlog::page_header')),
+            'std.xlp_magic': (0, 'u2'),
+            'std.xlp_info': (2, 'u2'),
+            'std.xlp_tli': (4, 'u4'),
+            'std.xlp_pageaddr': (8, 'u8'),
+            'std.xlp_rem_len': (16, 'u4'),
+            'std.pad': (20, ('bytes', 4)),
+            'xlp_sysid': (24, 'u8'),
+            'xlp_seg_size': (32, 'u4'),
+            'xlp_xlog_blcksz': (36, 'u4'),
+        },
+    },
+    'xlog::record': {
+        'size': 24,
+        'fields': {
+            'xl_tot_len': (0, 'u4'),
+            'xl_xid': (4, 'u4'),
+            'xl_prev': (8, 'u8'),
+            'xl_info': (16, 'u1'),
+            'xl_rmid': (17, 'u1'),
+            'pad': (18, ('bytes', 2)),
+            'xl_crc': (20, 'u4'),
+        },
+    },
+    'xlog::block_header': {
+        'size': 4,
+        'fields': {
+            'id': (0, 'u1'),
+            'fork_flags': (1, 'u1'),
+            'data_length': (2, 'u2'),
+        },
+    },
+    'xlog::block_image_header': {
+        'size': 5,
+        'fields': {
+            'length': (0, 'u2'),
+            'hole_offset': (2, 'u2'),
+            'bimg_info': (4, 'u1'),
+        },
+    },
+    'xlog::block_compress_header': {
+        'size': 2,
+        'fields': {
+            'hole_length': (0, 'u2'),
+        },
+    },
+    'xlog::rel_file_node': {
+        'size': 12,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+        },
+    },
+    'xlog::data_header_short': {
+        'size': 2,
+        'fields': {
+            'id': (0, 'u1'),
+            'data_length': (1, 'u1'),
+        },
+    },
+    'xlog::data_header_long': {
+        'size': 5,
+        'fields': {
+            'id': (0, 'u1'),
+            'data_length': (1, 'u4'),
+        },
+    },
+    'xlog_records': {
+        'size': 0,
+        'fields': {},
+    },
+    'xlog_records::xl_heap_insert': {
+        'size': 3,
+        'fields': {
+            'offnum': (0, 'u2'),
+            'flags': (2, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_delete': {
+        'size': 8,
+        'fields': {
+            'xmax': (0, 'u4'),
+            'offnum': (4, 'u2'),
+            'infobits_set': (6, 'u1'),
+            'flags': (7, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_update': {
+        'size': 14,
+        'fields': {
+            'old_xmax': (0, 'u4'),
+            'old_offnum': (4, 'u2'),
+            'old_infobits_set': (6, 'u1'),
+            'flags': (7, 'u1'),
+            'new_xmax': (8, 'u4'),
+            'new_offnum': (12, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_lock': {
+        'size': 8,
+        'fields': {
+            'xmax': (0, 'u4'),
+            'offnum': (4, 'u2'),
+            'infobits_set': (6, 'u1'),
+            'flags': (7, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_inplace': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_visible': {
+        'size': 5,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'flags': (4, 'u1'),
+        },
+    },
+    'xlog_records::xl_btree_insert': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_newroot': {
+        'size': 8,
+        'fields': {
+            'rootblk': (0, 'u4'),
+            'level': (4, 'u4'),
+        },
+    },
+    'xlog_records::xl_btree_vacuum_13': {
+        'size': 4,
+        'fields': {
+            'ndeleted': (0, 'u2'),
+            'nupdated': (2, 'u2'),
+        },
+    },
+    'xlog_records::xl_running_xacts': {
+        'size': 24,
+        'fields': {
+            'xcnt': (0, 's4'),
+            'subxcnt': (4, 's4'),
+            'subxid_overflow': (8, 'u1'),
+            'pad': (9, ('bytes', 3)),
+            'next_xid': (12, 'u4'),
+            'oldest_running_xid': (16, 'u4'),
+            'latest_completed_xid': (20, 'u4'),
+        },
+    },
+    'xlog_records::xl_standby_lock': {
+        'size': 12,
+        'fields': {
+            'xid': (0, 'u4'),
+            'db_oid': (4, 'u4'),
+            'rel_oid': (8, 'u4'),
+        },
+    },
+    'xlog_records::xl_smgr_create': {
+        'size': 16,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+            'fork_num': (12, 's4'),
+        },
+    },
+    'xlog_records::xl_smgr_truncate': {
+        'size': 20,
+        'fields': {
+            'blkno': (0, 'u4'),
+            'spc_node': (4, 'u4'),
+            'db_node': (8, 'u4'),
+            'rel_node': (12, 'u4'),
+            'flags': (16, 's4'),
+        },
+    },
+    'xlog_records::xl_invalidations': {
+        'size': 16,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'ts_id': (4, 'u4'),
+            'relcache_init_file_inval': (8, 'u1'),
+            'pad': (9, ('bytes', 3)),
+            'nmsgs': (12, 's4'),
+        },
+    },
+    'xlog_records::shared_invalidation_message': {
+        'size': 16,
+        'fields': {
+            'id': (0, 's1'),
+            'pad': (1, ('bytes', 3)),
+            'db_id': (4, 'u4'),
+            'rel_id': (8, 'u4'),
+            'rest': (12, ('bytes', 4)),
+        },
+    },
+    'xlog_records::check_point_v1700': {
+        'size': 88,
+        'fields': {
+            'redo': (0, 'u8'),
+            'this_time_line_id': (8, 'u4'),
+            'prev_time_line_id': (12, 'u4'),
+            'full_page_writes': (16, 'u1'),
+            'pad_after_full_page_writes': (17, ('bytes', 3)),
+            'wal_level': (20, 's4'),
+            'next_full_xid': (24, 'u8'),
+            'next_oid': (32, 'u4'),
+            'next_multi': (36, 'u4'),
+            'next_multi_offset': (40, 'u4'),
+            'oldest_xid': (44, 'u4'),
+            'oldest_xid_db': (48, 'u4'),
+            'oldest_multi': (52, 'u4'),
+            'oldest_multi_db': (56, 'u4'),
+            'pad_after_oldest_multi_db': (60, ('bytes', 4)),
+            'time': (64, 's8'),
+            'oldest_commit_ts_xid': (72, 'u4'),
+            'newest_commit_ts_xid': (76, 'u4'),
+            'oldest_active_xid': (80, 'u4'),
+            'pad_after_oldest_active_xid': (84, ('bytes', 4)),
+        },
+    },
+    'xlog_records::xl_dbase_create_file_copy_rec': {
+        'size': 16,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'tablespace_id': (4, 'u4'),
+            'src_db_id': (8, 'u4'),
+            'src_tablespace_id': (12, 'u4'),
+        },
+    },
+    'xlog_records::xl_dbase_create_wal_log_rec': {
+        'size': 8,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'tablespace_id': (4, 'u4'),
+        },
+    },
+    'xlog_records::xl_dbase_drop_rec': {
+        'size': 8,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'ntablespaces': (4, 's4'),
+        },
+    },
+    'xlog_records::xl_heap_prune_16': {
+        'size': 8,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'nredirected': (4, 'u2'),
+            'ndead': (6, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_vacuum_14': {
+        'size': 2,
+        'fields': {
+            'nunused': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_multi_insert': {
+        'size': 4,
+        'fields': {
+            'flags': (0, 'u1'),
+            'pad': (1, ('bytes', 1)),
+            'ntuples': (2, 'u2'),
+        },
+    },
+    'xlog_records::xl_heap_inplace_18': {
+        'size': 20,
+        'fields': {
+            'offnum': (0, 'u2'),
+            'pad': (2, ('bytes', 2)),
+            'db_id': (4, 'u4'),
+            'ts_id': (8, 'u4'),
+            'relcache_init_file_inval': (12, 'u1'),
+            'pad2': (13, ('bytes', 3)),
+            'nmsgs': (16, 's4'),
+        },
+    },
+    'xlog_records::xl_heap_prune_17': {
+        'size': 2,
+        'fields': {
+            'reason': (0, 'u1'),
+            'flags': (1, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_freeze_page_16': {
+        'size': 6,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'nplans': (4, 'u2'),
+        },
+    },
+    'xlog_records::xlhp_freeze_plan': {
+        'size': 12,
+        'fields': {
+            'xmax': (0, 'u4'),
+            't_infomask2': (4, 'u2'),
+            't_infomask': (6, 'u2'),
+            'frzflags': (8, 'u1'),
+            'pad': (9, ('bytes', 1)),
+            'ntuples': (10, 'u2'),
+        },
+    },
+    'xlog_records::xlhp_freeze_plans': {
+        'size': 4,
+        'fields': {
+            'nplans': (0, 'u2'),
+            'pad': (2, ('bytes', 2)),
+        },
+    },
 }
 
 ENUMS = {
@@ -1015,6 +1349,72 @@ ENUMS = {
     },
     'vm_page::vm_constants': {
         2: 'BITS_PER_HEAPBLOCK',
+    },
+    'xlog::xlp_info': {
+        1: 'XLP_FIRST_IS_CONTRECORD',
+        2: 'XLP_LONG_HEADER',
+        4: 'XLP_BKP_REMOVABLE',
+        8: 'XLP_FIRST_IS_OVERWRITE_CONTRECORD',
+    },
+    'xlog::block_ids': {
+        32: 'XLR_MAX_BLOCK_ID',
+        252: 'XLR_BLOCK_ID_TOPLEVEL_XID',
+        253: 'XLR_BLOCK_ID_ORIGIN',
+        254: 'XLR_BLOCK_ID_DATA_LONG',
+        255: 'XLR_BLOCK_ID_DATA_SHORT',
+    },
+    'xlog::bkpblock': {
+        15: 'BKPBLOCK_FORK_MASK',
+        16: 'BKPBLOCK_HAS_IMAGE',
+        32: 'BKPBLOCK_HAS_DATA',
+        64: 'BKPBLOCK_WILL_INIT',
+        128: 'BKPBLOCK_SAME_REL',
+    },
+    'xlog::bimg_info_10': {
+        1: 'BKPIMAGE_HAS_HOLE',
+        2: 'BKPIMAGE_IS_COMPRESSED',
+        4: 'BKPIMAGE_APPLY',
+    },
+    'xlog::bimg_info_15': {
+        1: 'BKPIMAGE_HAS_HOLE',
+        2: 'BKPIMAGE_APPLY',
+        4: 'BKPIMAGE_COMPRESS_PGLZ',
+        8: 'BKPIMAGE_COMPRESS_LZ4',
+        16: 'BKPIMAGE_COMPRESS_ZSTD',
+    },
+    'xlog::xlr_info': {
+        1: 'XLR_SPECIAL_REL_UPDATE',
+        2: 'XLR_CHECK_CONSISTENCY',
+    },
+    'xlog_records::infobits': {
+        1: 'XLHL_XMAX_IS_MULTI',
+        2: 'XLHL_XMAX_LOCK_ONLY',
+        4: 'XLHL_XMAX_EXCL_LOCK',
+        8: 'XLHL_XMAX_KEYSHR_LOCK',
+        16: 'XLHL_KEYS_UPDATED',
+    },
+    'xlog_records::xact_xinfo': {
+        1: 'XACT_XINFO_HAS_DBINFO',
+        2: 'XACT_XINFO_HAS_SUBXACTS',
+        4: 'XACT_XINFO_HAS_RELFILENODES',
+        8: 'XACT_XINFO_HAS_INVALS',
+        16: 'XACT_XINFO_HAS_TWOPHASE',
+        32: 'XACT_XINFO_HAS_ORIGIN',
+        64: 'XACT_XINFO_HAS_AE_LOCKS',
+        128: 'XACT_XINFO_HAS_GID',
+        0x100: 'XACT_XINFO_HAS_DROPPED_STATS',
+        0x20000000: 'XACT_COMPLETION_APPLY_FEEDBACK',
+        0x40000000: 'XACT_COMPLETION_UPDATE_RELCACHE_FILE',
+        0x80000000: 'XACT_COMPLETION_FORCE_SYNC_COMMIT',
+    },
+    'xlog_records::xlhp_flags': {
+        2: 'XLHP_IS_CATALOG_REL',
+        4: 'XLHP_CLEANUP_LOCK',
+        8: 'XLHP_HAS_CONFLICT_HORIZON',
+        16: 'XLHP_HAS_FREEZE_PLANS',
+        32: 'XLHP_HAS_REDIRECTIONS',
+        64: 'XLHP_HAS_DEAD_ITEMS',
+        128: 'XLHP_HAS_NOW_UNUSED_ITEMS',
     },
 }
 
@@ -1307,6 +1707,95 @@ ORIG_IDS = {
         'free_space': 'freeSpace',
         '': 'SpGistLastUsedPage',
     },
+    'xlog::page_header': {
+        '': 'XLogPageHeaderData',
+    },
+    'xlog::long_page_header': {
+        '': 'XLogLongPageHeaderData',
+    },
+    'xlog::record': {
+        '': 'XLogRecord',
+    },
+    'xlog::block_header': {
+        '': 'XLogRecordBlockHeader',
+    },
+    'xlog::block_image_header': {
+        '': 'XLogRecordBlockImageHeader',
+    },
+    'xlog::block_compress_header': {
+        '': 'XLogRecordBlockCompressHeader',
+    },
+    'xlog::rel_file_node': {
+        'spc_node': 'spcNode',
+        'db_node': 'dbNode',
+        'rel_node': 'relNode',
+        '': 'RelFileNode',
+    },
+    'xlog::data_header_short': {
+        '': 'XLogRecordDataHeaderShort',
+    },
+    'xlog::data_header_long': {
+        '': 'XLogRecordDataHeaderLong',
+    },
+    'xlog_records::xl_heap_lock': {
+        'xmax': 'locking_xid',
+    },
+    'xlog_records::xl_heap_visible': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+    },
+    'xlog_records::xl_running_xacts': {
+        'next_xid': 'nextXid',
+        'oldest_running_xid': 'oldestRunningXid',
+        'latest_completed_xid': 'latestCompletedXid',
+    },
+    'xlog_records::xl_standby_lock': {
+        'db_oid': 'dbOid',
+        'rel_oid': 'relOid',
+    },
+    'xlog_records::xl_smgr_create': {
+        'fork_num': 'forkNum',
+    },
+    'xlog_records::xl_invalidations': {
+        'db_id': 'dbId',
+        'ts_id': 'tsId',
+        'relcache_init_file_inval': 'relcacheInitFileInval',
+    },
+    'xlog_records::shared_invalidation_message': {
+        'db_id': 'dbId',
+        'rel_id': 'relId',
+        '': 'SharedInvalidationMessage',
+    },
+    'xlog_records::check_point_v1700': {
+        'this_time_line_id': 'ThisTimeLineID',
+        'prev_time_line_id': 'PrevTimeLineID',
+        'full_page_writes': 'fullPageWrites',
+        'next_full_xid': 'nextXid',
+        'next_oid': 'nextOid',
+        'next_multi': 'nextMulti',
+        'next_multi_offset': 'nextMultiOffset',
+        'oldest_xid': 'oldestXid',
+        'oldest_xid_db': 'oldestXidDB',
+        'oldest_multi': 'oldestMulti',
+        'oldest_multi_db': 'oldestMultiDB',
+        'oldest_commit_ts_xid': 'oldestCommitTsXid',
+        'newest_commit_ts_xid': 'newestCommitTsXid',
+        'oldest_active_xid': 'oldestActiveXid',
+        '': 'CheckPoint',
+    },
+    'xlog_records::xl_heap_prune_16': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+    },
+    'xlog_records::xl_heap_inplace_18': {
+        'db_id': 'dbId',
+        'ts_id': 'tsId',
+        'relcache_init_file_inval': 'relcacheInitFileInval',
+    },
+    'xlog_records::xl_heap_freeze_page_16': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+    },
+    'xlog_records::xlhp_freeze_plan': {
+        '': 'xl_heap_freeze_plan',
+    },
 }
 
 VALID = {
@@ -1386,4 +1875,42 @@ TYPE_SOURCES = {
     'spgist_page::spgist_last_used_page': 'formats/spgist_page.ksy',
     'vm_page': 'formats/vm_page.ksy',
     'vm_page::vm_byte': 'formats/vm_page.ksy',
+    'xlog': 'formats/xlog.ksy',
+    'xlog::page_header': 'formats/xlog.ksy',
+    'xlog::long_page_header': 'formats/xlog.ksy',
+    'xlog::record': 'formats/xlog.ksy',
+    'xlog::block_header': 'formats/xlog.ksy',
+    'xlog::block_image_header': 'formats/xlog.ksy',
+    'xlog::block_compress_header': 'formats/xlog.ksy',
+    'xlog::rel_file_node': 'formats/xlog.ksy',
+    'xlog::data_header_short': 'formats/xlog.ksy',
+    'xlog::data_header_long': 'formats/xlog.ksy',
+    'xlog_records': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_delete': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_lock': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_inplace': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_visible': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_newroot': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_vacuum_13': 'formats/xlog_records.ksy',
+    'xlog_records::xl_running_xacts': 'formats/xlog_records.ksy',
+    'xlog_records::xl_standby_lock': 'formats/xlog_records.ksy',
+    'xlog_records::xl_smgr_create': 'formats/xlog_records.ksy',
+    'xlog_records::xl_smgr_truncate': 'formats/xlog_records.ksy',
+    'xlog_records::xl_invalidations': 'formats/xlog_records.ksy',
+    'xlog_records::shared_invalidation_message': 'formats/xlog_records.ksy',
+    'xlog_records::check_point_v1700': 'formats/xlog_records.ksy',
+    'xlog_records::xl_dbase_create_file_copy_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_dbase_create_wal_log_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_dbase_drop_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_prune_16': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_vacuum_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_multi_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_inplace_18': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_prune_17': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_freeze_page_16': 'formats/xlog_records.ksy',
+    'xlog_records::xlhp_freeze_plan': 'formats/xlog_records.ksy',
+    'xlog_records::xlhp_freeze_plans': 'formats/xlog_records.ksy',
 }

@@ -18,6 +18,8 @@
  *  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
  *  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
  *  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
+ *  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
+ *  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
  *
  * Every constant the formats/ .ksy files define, by PostgreSQL's name (flag bits, masks, special values,
  * the sizes of the fixed-size types), for the compiled kernel (pgpage/decode/_kernel.h). The same table is
@@ -226,6 +228,72 @@
 /* formats/vm_page.ksy: vm_page::vm_constants */
 #define BITS_PER_HEAPBLOCK 2  /* bits of status per heap block */
 
+/* formats/xlog.ksy: xlog::xlp_info */
+#define XLP_FIRST_IS_CONTRECORD 1  /* the page starts with the rest of a record begun on an earlier page */
+#define XLP_LONG_HEADER 2  /* the page has an XLogLongPageHeaderData (first page of a segment) */
+#define XLP_BKP_REMOVABLE 4  /* full-page images on this page may be removed by an archiver (not used by the server itself) */
+#define XLP_FIRST_IS_OVERWRITE_CONTRECORD 8  /* the record continued on this page was abandoned and is overwritten (10.19+, 14+) */
+
+/* formats/xlog.ksy: xlog::block_ids */
+#define XLR_MAX_BLOCK_ID 32  /* the highest block reference id */
+#define XLR_BLOCK_ID_TOPLEVEL_XID 252  /* a TransactionId follows, the top-level transaction of a subtransaction's record (14+) */
+#define XLR_BLOCK_ID_ORIGIN 253  /* a RepOriginId (uint16) follows */
+#define XLR_BLOCK_ID_DATA_LONG 254  /* XLogRecordDataHeaderLong */
+#define XLR_BLOCK_ID_DATA_SHORT 255  /* XLogRecordDataHeaderShort */
+
+/* formats/xlog.ksy: xlog::bkpblock */
+#define BKPBLOCK_FORK_MASK 15  /* the fork number's bits */
+#define BKPBLOCK_HAS_IMAGE 16  /* an XLogRecordBlockImageHeader follows and the record holds a page image */
+#define BKPBLOCK_HAS_DATA 32  /* the record holds data_length bytes of payload for this block */
+#define BKPBLOCK_WILL_INIT 64  /* redo will re-initialise the page */
+#define BKPBLOCK_SAME_REL 128  /* no RelFileNode follows, the block is of the previous reference's relation */
+
+/* formats/xlog.ksy: xlog::bimg_info_10 */
+#define BKPIMAGE_HAS_HOLE_10 1  /* the image has a hole (10..18) */
+#define BKPIMAGE_IS_COMPRESSED_10 2  /* the image is compressed with pglz (10..14) */
+#define BKPIMAGE_APPLY_10 4  /* redo restores the image (10..14) */
+
+/* formats/xlog.ksy: xlog::bimg_info_15 */
+#define BKPIMAGE_HAS_HOLE_15 1  /* the image has a hole (10..18) */
+#define BKPIMAGE_APPLY_15 2  /* redo restores the image (15+) */
+#define BKPIMAGE_COMPRESS_PGLZ_15 4  /* compressed with pglz (15+) */
+#define BKPIMAGE_COMPRESS_LZ4_15 8  /* compressed with lz4 (15+) */
+#define BKPIMAGE_COMPRESS_ZSTD_15 16  /* compressed with zstd (15+) */
+
+/* formats/xlog.ksy: xlog::xlr_info */
+#define XLR_SPECIAL_REL_UPDATE 1  /* the record changes relation files in ways its block references do not say */
+#define XLR_CHECK_CONSISTENCY 2  /* wal_consistency_checking took a full-page image of every block */
+
+/* formats/xlog_records.ksy: xlog_records::infobits */
+#define XLHL_XMAX_IS_MULTI 1  /* IS_MULTI */
+#define XLHL_XMAX_LOCK_ONLY 2  /* LOCK_ONLY */
+#define XLHL_XMAX_EXCL_LOCK 4  /* EXCL_LOCK */
+#define XLHL_XMAX_KEYSHR_LOCK 8  /* KEYSHR_LOCK */
+#define XLHL_KEYS_UPDATED 16  /* KEYS_UPDATED */
+
+/* formats/xlog_records.ksy: xlog_records::xact_xinfo */
+#define XACT_XINFO_HAS_DBINFO 1  /* dbId and tsId follow */
+#define XACT_XINFO_HAS_SUBXACTS 2  /* nsubxacts and their xids follow */
+#define XACT_XINFO_HAS_RELFILENODES 4  /* nrels and RelFileNodes follow (XACT_XINFO_HAS_RELFILELOCATORS from 16) */
+#define XACT_XINFO_HAS_INVALS 8  /* nmsgs and SharedInvalidationMessages follow (commit only) */
+#define XACT_XINFO_HAS_TWOPHASE 16  /* the prepared transaction's xid follows */
+#define XACT_XINFO_HAS_ORIGIN 32  /* origin_lsn and origin_timestamp follow */
+#define XACT_XINFO_HAS_AE_LOCKS 64  /* the transaction held AccessExclusiveLocks */
+#define XACT_XINFO_HAS_GID 128  /* the prepared transaction's GID follows the xid */
+#define XACT_XINFO_HAS_DROPPED_STATS 0x100  /* nitems and xl_xact_stats_items follow the rels (15+) */
+#define XACT_COMPLETION_APPLY_FEEDBACK 0x20000000  /* the commit asked for remote_apply feedback */
+#define XACT_COMPLETION_UPDATE_RELCACHE_FILE 0x40000000  /* relcache init files must be invalidated */
+#define XACT_COMPLETION_FORCE_SYNC_COMMIT 0x80000000u  /* the commit was forced synchronous */
+
+/* formats/xlog_records.ksy: xlog_records::xlhp_flags */
+#define XLHP_IS_CATALOG_REL 2  /* the relation is a catalog (for the conflict horizon) */
+#define XLHP_CLEANUP_LOCK 4  /* redo needs a cleanup lock */
+#define XLHP_HAS_CONFLICT_HORIZON 8  /* a snapshotConflictHorizon follows the struct */
+#define XLHP_HAS_FREEZE_PLANS 16  /* block 0's data starts with freeze plans */
+#define XLHP_HAS_REDIRECTIONS 32  /* redirected offset pairs follow */
+#define XLHP_HAS_DEAD_ITEMS 64  /* dead offsets follow */
+#define XLHP_HAS_NOW_UNUSED_ITEMS 128  /* now unused offsets follow */
+
 /* formats/brin_page.ksy: sizes in bytes */
 #define SIZEOF_BrinSpecialSpace 8  /* brin_page::brin_special_space */
 #define SIZEOF_BrinMetaPageData 16  /* brin_page::brin_meta_page_data */
@@ -271,5 +339,21 @@
 #define SIZEOF_SpGistPageOpaqueData 8  /* spgist_page::spgist_page_opaque_data */
 #define SIZEOF_SpGistMetaPageData 68  /* spgist_page::spgist_meta_page_data */
 #define SIZEOF_SpGistLastUsedPage 8  /* spgist_page::spgist_last_used_page */
+
+/* formats/xlog.ksy: sizes in bytes */
+#define SIZEOF_XLogPageHeaderData 24  /* xlog::page_header */
+#define SIZEOF_XLogLongPageHeaderData 40  /* xlog::long_page_header */
+#define SIZEOF_XLogRecord 24  /* xlog::record */
+#define SIZEOF_XLogRecordBlockHeader 4  /* xlog::block_header */
+#define SIZEOF_XLogRecordBlockImageHeader 5  /* xlog::block_image_header */
+#define SIZEOF_XLogRecordBlockCompressHeader 2  /* xlog::block_compress_header */
+#define SIZEOF_RelFileNode 12  /* xlog::rel_file_node */
+#define SIZEOF_XLogRecordDataHeaderShort 2  /* xlog::data_header_short */
+#define SIZEOF_XLogRecordDataHeaderLong 5  /* xlog::data_header_long */
+
+/* formats/xlog_records.ksy: sizes in bytes */
+#define SIZEOF_SharedInvalidationMessage 16  /* xlog_records::shared_invalidation_message */
+#define SIZEOF_CheckPoint 88  /* xlog_records::check_point_v1700 */
+#define SIZEOF_xl_heap_freeze_plan 12  /* xlog_records::xlhp_freeze_plan */
 
 #endif /* PGP_LAYOUT_H */

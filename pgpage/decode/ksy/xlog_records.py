@@ -1,0 +1,600 @@
+# GENERATED FILE - DO NOT EDIT.
+# Source: formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+# Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
+# Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from enum import IntEnum
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class XlogRecords(KaitaiStruct):
+    """The fixed part of the main data of the WAL records pgpage decodes, one type per C struct. A record's main
+    data is unaligned (decode/wal/record.py hands it out as bytes); these layouts are the same in every major 10
+    to 18 unless a type says otherwise. Block data (tuples, offsets arrays) is read by the resource managers'
+    modules in decode/wal/.
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/heapam_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/nbtxlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/xact.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/storage/standbydefs.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/catalog/storage_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_10_STABLE/src/include/access/heapam_xlog.h
+    """
+
+    class Infobits(IntEnum):
+        xlhl_xmax_is_multi = 1
+        xlhl_xmax_lock_only = 2
+        xlhl_xmax_excl_lock = 4
+        xlhl_xmax_keyshr_lock = 8
+        xlhl_keys_updated = 16
+
+    class XactXinfo(IntEnum):
+        xact_xinfo_has_dbinfo = 1
+        xact_xinfo_has_subxacts = 2
+        xact_xinfo_has_relfilenodes = 4
+        xact_xinfo_has_invals = 8
+        xact_xinfo_has_twophase = 16
+        xact_xinfo_has_origin = 32
+        xact_xinfo_has_ae_locks = 64
+        xact_xinfo_has_gid = 128
+        xact_xinfo_has_dropped_stats = 256
+        xact_completion_apply_feedback = 536870912
+        xact_completion_update_relcache_file = 1073741824
+        xact_completion_force_sync_commit = 2147483648
+
+    class XlhpFlags(IntEnum):
+        xlhp_is_catalog_rel = 2
+        xlhp_cleanup_lock = 4
+        xlhp_has_conflict_horizon = 8
+        xlhp_has_freeze_plans = 16
+        xlhp_has_redirections = 32
+        xlhp_has_dead_items = 64
+        xlhp_has_now_unused_items = 128
+    def __init__(self, _io, _parent=None, _root=None):
+        super(XlogRecords, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._read()
+
+    def _read(self):
+        pass
+
+
+    def _fetch_instances(self):
+        pass
+
+    class CheckPointV1700(KaitaiStruct):
+        """XLOG CHECKPOINT_SHUTDOWN/ONLINE main data from 17 on, where CheckPoint gained wal_level (in what was
+        padding). Before 17 the record holds the CheckPoint of pg_control.ksy (check_point_v1002 in 10 and 11,
+        check_point_v1201 in 12 to 16).
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.CheckPointV1700, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.redo = self._io.read_u8le()
+            self.this_time_line_id = self._io.read_u4le()
+            self.prev_time_line_id = self._io.read_u4le()
+            self.full_page_writes = self._io.read_u1()
+            self.pad_after_full_page_writes = self._io.read_bytes(3)
+            self.wal_level = self._io.read_s4le()
+            self.next_full_xid = self._io.read_u8le()
+            self.next_oid = self._io.read_u4le()
+            self.next_multi = self._io.read_u4le()
+            self.next_multi_offset = self._io.read_u4le()
+            self.oldest_xid = self._io.read_u4le()
+            self.oldest_xid_db = self._io.read_u4le()
+            self.oldest_multi = self._io.read_u4le()
+            self.oldest_multi_db = self._io.read_u4le()
+            self.pad_after_oldest_multi_db = self._io.read_bytes(4)
+            self.time = self._io.read_s8le()
+            self.oldest_commit_ts_xid = self._io.read_u4le()
+            self.newest_commit_ts_xid = self._io.read_u4le()
+            self.oldest_active_xid = self._io.read_u4le()
+            self.pad_after_oldest_active_xid = self._io.read_bytes(4)
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class SharedInvalidationMessage(KaitaiStruct):
+        """one invalidation message (a 16-byte union; the fields pg_waldump prints)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.SharedInvalidationMessage, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.id = self._io.read_s1()
+            self.pad = self._io.read_bytes(3)
+            self.db_id = self._io.read_u4le()
+            self.rel_id = self._io.read_u4le()
+            self.rest = self._io.read_bytes(4)
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeInsert(KaitaiStruct):
+        """Btree INSERT_LEAF, INSERT_UPPER, INSERT_META, INSERT_POST."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeNewroot(KaitaiStruct):
+        """Btree NEWROOT."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeNewroot, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.rootblk = self._io.read_u4le()
+            self.level = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeVacuum13(KaitaiStruct):
+        """Btree VACUUM from 13 on."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeVacuum13, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.ndeleted = self._io.read_u2le()
+            self.nupdated = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlDbaseCreateFileCopyRec(KaitaiStruct):
+        """Database CREATE (10-14) and CREATE_FILE_COPY (15+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlDbaseCreateFileCopyRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.tablespace_id = self._io.read_u4le()
+            self.src_db_id = self._io.read_u4le()
+            self.src_tablespace_id = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlDbaseCreateWalLogRec(KaitaiStruct):
+        """Database CREATE_WAL_LOG (15+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlDbaseCreateWalLogRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.tablespace_id = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlDbaseDropRec(KaitaiStruct):
+        """Database DROP (15+), its fixed part; Oid tablespace_ids[ntablespaces] follow."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlDbaseDropRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.ntablespaces = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapDelete(KaitaiStruct):
+        """Heap DELETE (SizeOfHeapDelete 8)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapDelete, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xmax = self._io.read_u4le()
+            self.offnum = self._io.read_u2le()
+            self.infobits_set = self._io.read_u1()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapFreezePage16(KaitaiStruct):
+        """Heap2 FREEZE_PAGE, 16 (the plans and offsets are block 0's data)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapFreezePage16, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.nplans = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapInplace(KaitaiStruct):
+        """Heap INPLACE, its first field (18 adds invalidation messages after it)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapInplace, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapInplace18(KaitaiStruct):
+        """Heap INPLACE from 18, its fixed part; SharedInvalidationMessage msgs[nmsgs] follow."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapInplace18, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+            self.pad = self._io.read_bytes(2)
+            self.db_id = self._io.read_u4le()
+            self.ts_id = self._io.read_u4le()
+            self.relcache_init_file_inval = self._io.read_u1()
+            self.pad2 = self._io.read_bytes(3)
+            self.nmsgs = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapInsert(KaitaiStruct):
+        """Heap INSERT (SizeOfHeapInsert 3)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapLock(KaitaiStruct):
+        """Heap LOCK (SizeOfHeapLock 8; the first field is locking_xid before 16, xmax from 16)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapLock, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xmax = self._io.read_u4le()
+            self.offnum = self._io.read_u2le()
+            self.infobits_set = self._io.read_u1()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapMultiInsert(KaitaiStruct):
+        """Heap2 MULTI_INSERT, its fixed part; OffsetNumber offsets[ntuples] follow unless the page is new."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapMultiInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.flags = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.ntuples = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapPrune16(KaitaiStruct):
+        """Heap2 PRUNE, 14 to 16 (isCatalogRel from 16); the offsets arrays are block 0's data."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapPrune16, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.nredirected = self._io.read_u2le()
+            self.ndead = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapPrune17(KaitaiStruct):
+        """Heap2 PRUNE_ON_ACCESS, PRUNE_VACUUM_SCAN, PRUNE_VACUUM_CLEANUP (17+); a TransactionId follows when XLHP_HAS_CONFLICT_HORIZON; block 0's data holds the freeze plans, the redirected, dead and unused offsets (each an xlhp_prune_items) and the frozen offsets, as the flags say."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapPrune17, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.reason = self._io.read_u1()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapUpdate(KaitaiStruct):
+        """Heap UPDATE and HOT_UPDATE (SizeOfHeapUpdate 14)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapUpdate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.old_xmax = self._io.read_u4le()
+            self.old_offnum = self._io.read_u2le()
+            self.old_infobits_set = self._io.read_u1()
+            self.flags = self._io.read_u1()
+            self.new_xmax = self._io.read_u4le()
+            self.new_offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapVacuum14(KaitaiStruct):
+        """Heap2 VACUUM, 14 to 16; the unused offsets are block 0's data."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapVacuum14, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.nunused = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapVisible(KaitaiStruct):
+        """Heap2 VISIBLE (cutoff_xid before 16, snapshotConflictHorizon from 16)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapVisible, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlInvalidations(KaitaiStruct):
+        """Standby INVALIDATIONS, its fixed part (SharedInvalidationMessage[nmsgs] follow)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlInvalidations, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.ts_id = self._io.read_u4le()
+            self.relcache_init_file_inval = self._io.read_u1()
+            self.pad = self._io.read_bytes(3)
+            self.nmsgs = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlRunningXacts(KaitaiStruct):
+        """Standby RUNNING_XACTS, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlRunningXacts, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xcnt = self._io.read_s4le()
+            self.subxcnt = self._io.read_s4le()
+            self.subxid_overflow = self._io.read_u1()
+            self.pad = self._io.read_bytes(3)
+            self.next_xid = self._io.read_u4le()
+            self.oldest_running_xid = self._io.read_u4le()
+            self.latest_completed_xid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSmgrCreate(KaitaiStruct):
+        """Storage CREATE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSmgrCreate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.spc_node = self._io.read_u4le()
+            self.db_node = self._io.read_u4le()
+            self.rel_node = self._io.read_u4le()
+            self.fork_num = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSmgrTruncate(KaitaiStruct):
+        """Storage TRUNCATE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSmgrTruncate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.blkno = self._io.read_u4le()
+            self.spc_node = self._io.read_u4le()
+            self.db_node = self._io.read_u4le()
+            self.rel_node = self._io.read_u4le()
+            self.flags = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlStandbyLock(KaitaiStruct):
+        """one lock of a Standby LOCK record (after an int32 nlocks)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlStandbyLock, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xid = self._io.read_u4le()
+            self.db_oid = self._io.read_u4le()
+            self.rel_oid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlhpFreezePlan(KaitaiStruct):
+        """one freeze plan (xl_heap_freeze_plan in 16, xlhp_freeze_plan from 17)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlhpFreezePlan, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xmax = self._io.read_u4le()
+            self.t_infomask2 = self._io.read_u2le()
+            self.t_infomask = self._io.read_u2le()
+            self.frzflags = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.ntuples = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlhpFreezePlans(KaitaiStruct):
+        """the head of block 0's freeze plans in the PRUNE_* records (17+); xlhp_freeze_plan plans[nplans] follow."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlhpFreezePlans, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.nplans = self._io.read_u2le()
+            self.pad = self._io.read_bytes(2)
+
+
+        def _fetch_instances(self):
+            pass
