@@ -38,8 +38,8 @@ def test_special_size_of_another_am_is_a_finding(name):
     assert moved["page_type"] == "unknown"
     assert [(f.code, f.severity, f.block, f.expected, f.actual, f.message) for f in moved["findings"]] == [
         (f"{am}.page.bad_special_size", "error", blkno, BS - size, BS - other,
-         f"index contains corrupted page at block {blkno}: its special area is {other} bytes, a"
-         f" {dict(btree='B-tree', hash='hash', gist='GiST', gin='GIN', spgist='SP-GiST', brin='BRIN')[am]}"
+         f"index contains corrupted page at block {blkno}: its special area is {other} bytes,"
+         f" {dict(btree='a B-tree', hash='a hash', gist='a GiST', gin='a GIN', spgist='an SP-GiST', brin='a BRIN')[am]}"
          f" page's is {size}")]
     alone = decode_page(bytes(page), blkno, PageContext(checksums=True))   # no catalog: the special space decides
     assert not [f for f in alone["findings"] if f.code.endswith("bad_special_size")]
