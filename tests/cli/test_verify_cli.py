@@ -166,7 +166,9 @@ def test_fail_on_selects_what_fails(damaged):
     assert [x["fails"] for x in recs if x["type"] == "finding"] == [False]
     assert recs[-1]["findings"] == 1 and recs[-1]["failing"] == 0
     assert run(damaged, "--rel", "heap_hot", "--fail-on", "checksum.mismatch").exit_code == 1
-    assert run(damaged, "--rel", "heap_hot", "--fail-on", "check").exit_code == 0      # prefixes end at a dot
+    # prefixes end at a dot: "check" names no code, a usage error rather than an audit that selects nothing
+    refused = runner.invoke(app, ["verify", str(damaged), "--rel", "heap_hot", "--fail-on", "check"]).exception
+    assert getattr(refused, "exit_code", None) == 2 and "'check' names no finding code" in str(refused)
     assert run(damaged, "--rel", "heap_hot", "--fail-on", "*.mismatch").exit_code == 1
     assert run(damaged, "--rel", "heap_hot", "--fail-on", "all,-checksum").exit_code == 0
 
