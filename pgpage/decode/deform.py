@@ -37,7 +37,6 @@ from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
 from pgpage.findings import ERROR, WARNING, Finding
 
 MAX_TUPLE_ATTRIBUTE_NUMBER = 1664          # MaxTupleAttributeNumber (htup_details.h)
-SIZEOF_HEAP_TUPLE_HEADER = SizeofHeapTupleHeader   # passes/rows.py's name for it (to go when rows.py imports it)
 
 # Attribute statuses.
 VALUE = "value"        # stored in the tuple: ``raw`` holds its bytes

@@ -26,10 +26,11 @@ from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
                                  VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
                                  parse_varlena)
-from pgpage.decode.deform import (ERROR_STATUS, SIZEOF_HEAP_TUPLE_HEADER, Attribute, deform_tuple,
-                                  heap_oid_old)
+from pgpage.decode.deform import ERROR_STATUS, Attribute, deform_tuple, heap_oid_old
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
+from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
+from pgpage.decode.ksy.type_oids import TIMESTAMPTZOID
 from pgpage.decode.printer import PrintedTypes
 from pgpage.decode.values import ValueFormatter, python_converter
 from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, new_not_zeroed, tuple_has_header
@@ -98,7 +99,7 @@ def resolve_timezone(cluster, override: str | None, findings: list[Finding]) -> 
                                 " (--timezone chooses another)", severity=INFO))
         zone = DEFAULT_TIMEZONE
     try:
-        datum.decode_datum(1184, bytes(8), timezone=zone)    # an unknown zone is refused here, not per value
+        datum.decode_datum(TIMESTAMPTZOID, bytes(8), timezone=zone)    # an unknown zone is refused here, not per value
     except ValueError as exc:
         raise PgpageError(f"time zone {zone!r}: {exc}", ExitCode.USAGE) from None
     return zone
@@ -629,7 +630,7 @@ class TableRows:
 
     def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int) -> list:
         """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept)."""
-        bitmap = data[SIZEOF_HEAP_TUPLE_HEADER:t_hoff] if infomask & HEAP_HASNULL else None
+        bitmap = data[SizeofHeapTupleHeader:t_hoff] if infomask & HEAP_HASNULL else None
         d = deform_tuple(data, t_hoff, natts, self.attrs, null_bitmap=bitmap,
                          hasvarwidth=bool(infomask & HEAP_HASVARWIDTH), hasexternal=bool(infomask & HEAP_HASEXTERNAL))
         for f in d.findings:

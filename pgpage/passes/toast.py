@@ -19,16 +19,22 @@ from pgpage.analysis.btree.toastindex import ToastIndex
 from pgpage.analysis.verify.toast import CHUNK_BAD_HEADER, CHUNK_NULL, EXTERNAL_RECORD, ONDISK_POINTER_SIZE
 from pgpage.decode import datum, kernels
 from pgpage.decode.datum import VARHDRSZ, VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Unreadable
-from pgpage.decode.deform import SIZEOF_HEAP_TUPLE_HEADER, VALUE, Attribute, deform_tuple
+from pgpage.decode.deform import VALUE, Attribute, deform_tuple
 from pgpage.decode.flags import HEAP_HASNULL, HEAP_NATTS_MASK, LP_NORMAL
+from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.ksy.type_oids import BYTEAOID, INT4OID, OIDOID
 from pgpage.decode.toast import TOAST_MAX_CHUNK_SIZE_8K, reassemble
-from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk
+from pgpage.decode.vector import MIN_HEAP_TUPLE_SIZE, SIZE_OF_PAGE_HEADER, decode_heap_chunk, line_pointer_fields
 from pgpage.decode.xact import ST_ABORTED, xmin_states
 
 FETCH_BYTES = 16 << 20   # values fetched or checked at a time: memory stays flat however big the values
-CHUNK_T_HOFF = 24        # a chunk tuple's t_hoff: MAXALIGN(SizeofHeapTupleHeader), no null bitmap
-COLUMNS = (Attribute("chunk_id", 26, 4, "i", True), Attribute("chunk_seq", 23, 4, "i", True),
-           Attribute("chunk_data", 17, -1, "i", False))   # a TOAST table's
+CHUNK_T_HOFF = MIN_HEAP_TUPLE_SIZE   # a chunk tuple's t_hoff: MAXALIGN(SizeofHeapTupleHeader), no null bitmap
+CHUNK_DATA_NULL_BIT = 1 << 2         # chunk_data, the third attribute, in the null bitmap
+# the tuple header's fields, at their offsets in HeapTupleHeaderData
+T_INFOMASK2, T_INFOMASK, T_HOFF = (LAYOUTS["heap_tuple"]["fields"][f][0] for f in ("t_infomask2", "t_infomask", "t_hoff"))
+COLUMNS = (Attribute("chunk_id", OIDOID, 4, "i", True), Attribute("chunk_seq", INT4OID, 4, "i", True),
+           Attribute("chunk_data", BYTEAOID, -1, "i", False))   # a TOAST table's
 
 
 @dataclass
@@ -118,8 +124,9 @@ def _data_sizes(pages: np.ndarray, at: np.ndarray, infomask, t_hoff, end: np.nda
     size = np.where(b0 & 1, (b0 >> 1) - 1, (word.astype(np.int64) >> 2) - 4)
     bad = (hdr >= end) | (((b0 & 1) == 0) & (((b0 & 3) != 0) | (hdr + 4 > end))) | (b0 == 1)
     size = np.where(bad, CHUNK_BAD_HEADER, size)
-    null = ((infomask & HEAP_HASNULL) != 0) & (t_hoff > SIZEOF_HEAP_TUPLE_HEADER) \
-        & ((flat[np.minimum(at - t_hoff.astype(np.int64) + SIZEOF_HEAP_TUPLE_HEADER, flat.size - 1)] & 4) == 0)
+    null = ((infomask & HEAP_HASNULL) != 0) & (t_hoff > SizeofHeapTupleHeader) \
+        & ((flat[np.minimum(at - t_hoff.astype(np.int64) + SizeofHeapTupleHeader, flat.size - 1)]
+            & CHUNK_DATA_NULL_BIT) == 0)
     return np.where(null, CHUNK_NULL, size)
 
 
@@ -326,10 +333,10 @@ class ToastStore:
         flat = pages.reshape(-1)
         base = np.searchsorted(blocks, places.block[rows]) * bs
         word = pages.view("<u4")[base // bs, SIZE_OF_PAGE_HEADER // 4 + places.item[rows] - 1].astype(np.int64)
-        off, lp_flags, length = word & 0x7FFF, (word >> 15) & 3, word >> 17
+        off, lp_flags, length = line_pointer_fields(word)
         at = base + np.minimum(off, bs - CHUNK_T_HOFF - 8)
-        im2 = flat[at + 18].astype(np.int64) | (flat[at + 19].astype(np.int64) << 8)
-        im = flat[at + 20].astype(np.int64)
+        im2 = flat[at + T_INFOMASK2].astype(np.int64) | (flat[at + T_INFOMASK2 + 1].astype(np.int64) << 8)
+        im = flat[at + T_INFOMASK].astype(np.int64)    # the low byte, where HEAP_HASNULL is
         data = at + CHUNK_T_HOFF + 8      # chunk_data's varlena header, as the page holds it now
         b0 = flat[data].astype(np.int64)
         w4 = flat[np.minimum(data[:, None] + np.arange(4), flat.size - 1)].copy().view("<u4").reshape(-1)
@@ -337,17 +344,18 @@ class ToastStore:
         header = np.where(b0 & 1, 1, 4)
         start = off + CHUNK_T_HOFF + 8 + header
         plain = ((lp_flags == LP_NORMAL) & (off + length <= bs) & ((im2 & HEAP_NATTS_MASK) == 3)
-                 & ((im & HEAP_HASNULL) == 0) & (flat[at + 22] == CHUNK_T_HOFF) & (size >= 0)
+                 & ((im & HEAP_HASNULL) == 0) & (flat[at + T_HOFF] == CHUNK_T_HOFF) & (size >= 0)
                  & (((b0 & 3) == 0) | (((b0 & 1) == 1) & (b0 != 1))) & (start + size <= off + length))
         return flat, base + start, size, plain
 
     def _chunk_data(self, page: np.ndarray, block: int, item: int):
         lp = int(page[SIZE_OF_PAGE_HEADER + 4 * (item - 1):SIZE_OF_PAGE_HEADER + 4 * item].view("<u4")[0])
-        off, length = lp & 0x7FFF, lp >> 17
+        off, _, length = line_pointer_fields(lp)
         tup = page[off:off + length].tobytes()
-        infomask = int.from_bytes(tup[20:22], "little")
-        d = deform_tuple(tup, tup[22], int.from_bytes(tup[18:20], "little") & HEAP_NATTS_MASK, COLUMNS,
-                         null_bitmap=tup[SIZEOF_HEAP_TUPLE_HEADER:tup[22]] if infomask & HEAP_HASNULL else None)
+        infomask = int.from_bytes(tup[T_INFOMASK:T_INFOMASK + 2], "little")
+        natts = int.from_bytes(tup[T_INFOMASK2:T_INFOMASK2 + 2], "little") & HEAP_NATTS_MASK
+        d = deform_tuple(tup, tup[T_HOFF], natts, COLUMNS,
+                         null_bitmap=tup[SizeofHeapTupleHeader:tup[T_HOFF]] if infomask & HEAP_HASNULL else None)
         a = d.attrs[2]
         if a.status != VALUE:
             return Unreadable("toast.chunk_unreadable", f"TOAST chunk ({block},{item}) of"
