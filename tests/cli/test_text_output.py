@@ -62,7 +62,10 @@ def in_terminal(*args, columns: int) -> str:
 
 
 def diff_t1_t2(columns: str | None) -> str:
-    return pgpage("diff", SNAP / "t1" / "data", SNAP / "t2" / "data", "--all", columns=columns)
+    # paths relative to the checkout (the commands run there): the header's width does not depend on where the
+    # repository was cloned
+    snap = SNAP.relative_to(REPO)
+    return pgpage("diff", snap / "t1" / "data", snap / "t2" / "data", "--all", columns=columns)
 
 
 # ----------------------------------------------------------------------------------------------- width
@@ -75,7 +78,8 @@ def test_width_is_columns_else_the_terminal_else_100():
     i = narrow.index(folded[0])
     assert narrow[i:i + 2] == folded                           # folded between phrases, the rest indented
     assert diff_t1_t2(None).splitlines() == narrow             # a pipe, no COLUMNS: 100
-    shown = in_terminal("diff", SNAP / "t1" / "data", SNAP / "t2" / "data", "--all", columns=150).splitlines()
+    snap = SNAP.relative_to(REPO)
+    shown = in_terminal("diff", snap / "t1" / "data", snap / "t2" / "data", "--all", columns=150).splitlines()
     assert LONG_LINE in shown                                  # the terminal's own width
 
 
