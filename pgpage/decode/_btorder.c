@@ -23,6 +23,8 @@ __attribute__((visibility("hidden"))) const char order_kind_names[] = ORDER_KIND
 
 #define INDEX_MAX_KEYS 32
 #define UNCOMPARABLE (-100)
+/* exported so that decode/kernels.py reads the sentinel from here instead of repeating it */
+const int64_t pgp_order_uncomparable = UNCOMPARABLE;
 
 void pgp_prefetch_page(const uint8_t *page, int64_t bs);   /* _btree.c */
 

@@ -344,15 +344,17 @@ def btree_order_pages(pages: np.ndarray, check: np.ndarray, spec: np.ndarray) ->
 BTREE_OPS = {"compare": 0, "less": 1, "less_equal": 2, "greater": 3, "identical": 4}  # _btorder.c: OP_*
 
 
-def btree_relate_many(pool: np.ndarray, a: tuple, b: tuple, spec: np.ndarray, op: str, start: int) -> np.ndarray:
-    """``op`` of each pair of index tuples in ``pool`` (a = (offsets, lengths), b likewise): pgp_btree_relate_many's
-    results (-100: a tuple the compiled code cannot read). ``start``: where "identical" starts comparing."""
+def btree_relate_many(pool: np.ndarray, a: tuple, b: tuple, spec: np.ndarray, op: str,
+                      start: int) -> tuple[np.ndarray, np.ndarray]:
+    """``op`` of each pair of index tuples in ``pool`` (a = (offsets, lengths), b likewise): (results, readable),
+    pgp_btree_relate_many's results and where the compiled code could read both tuples (elsewhere the result
+    means nothing). ``start``: where "identical" starts comparing."""
     a_off, a_len, b_off, b_len = (_i64(x) for x in (*a, *b))
     spec = _i64(spec)
     out = np.empty(len(a_off), dtype=np.int64)
     lib().pgp_btree_relate_many(_p(pool), _p(a_off), _p(a_len), _p(b_off), _p(b_len), len(a_off),
                                 _p(spec), BTREE_OPS[op], start, _p(out))
-    return out
+    return out, out != ctypes.c_int64.in_dll(lib(), "pgp_order_uncomparable").value
 
 
 def _i64(a) -> np.ndarray:

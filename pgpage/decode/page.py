@@ -10,21 +10,25 @@ Every page comes back as a dict, even a page that is garbage: problems become fi
 """
 from __future__ import annotations
 
+import numpy as np
 from kaitaistruct import KaitaiStructError
 
 from pgpage.decode.checksum import checksum_page
 from pgpage.decode.control import format_lsn
 from pgpage.decode.flags import PD_VALID_FLAG_BITS
-from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_META, BRIN_PAGETYPE_REGULAR, BRIN_PAGETYPE_REVMAP, GIST_PAGE_ID,
+from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_META, BRIN_PAGETYPE_REGULAR, BRIN_PAGETYPE_REVMAP,
+                                         BTP_DELETED, BTP_HALF_DEAD, BTP_LEAF, BTP_META, BTP_ROOT, GIST_PAGE_ID,
                                          HASHO_PAGE_ID, MAX_BT_CYCLE_ID, PG_PAGE_LAYOUT_VERSION, SEQ_MAGIC,
-                                         SIZEOF_BrinSpecialSpace, SIZEOF_BTPageOpaqueData, SIZEOF_GinPageOpaqueData,
-                                         SIZEOF_GISTPageOpaqueData, SIZEOF_HashPageOpaqueData,
-                                         SIZEOF_SpGistPageOpaqueData, SizeOfPageHeaderData, SPGIST_PAGE_ID)
+                                         SIZEOF_BTPageOpaqueData, SIZEOF_BrinSpecialSpace, SIZEOF_GISTPageOpaqueData,
+                                         SIZEOF_GinPageOpaqueData, SIZEOF_HashPageOpaqueData,
+                                         SIZEOF_SpGistPageOpaqueData, SPGIST_PAGE_ID, SizeOfPageHeaderData)
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.pg_page import PgPage
 from pgpage.decode.pagebase import PageContext, flag_names, maxalign
+from pgpage.decode.vector import column
 from pgpage.findings import WARNING, Finding, a_or_an
 
+_HEADER = "pg_page::page_header"
 BRIN_PAGE_TYPES = {BRIN_PAGETYPE_META: "brin_meta", BRIN_PAGETYPE_REVMAP: "brin_revmap",
                    BRIN_PAGETYPE_REGULAR: "brin_regular"}
 
@@ -130,13 +134,16 @@ def raw_header_is_plausible(raw: bytes, block_size: int) -> bool:
     """Does this page image (or torn block) start with a PostgreSQL page header of this block size?"""
     if len(raw) < SizeOfPageHeaderData:
         return False
-    word = int.from_bytes(raw[18:20], "little")  # pd_pagesize_version
+    word = int(column(np.frombuffer(raw[:SizeOfPageHeaderData], np.uint8)[None], _HEADER, "pd_pagesize_version")[0])
     return word & 0xFF00 == block_size and word & 0xFF == PG_PAGE_LAYOUT_VERSION
 
 
 def counts_as_page(raw: bytes, block_size: int) -> bool:
     """Whether ``decode_page`` decodes more than a new page: not all zeros and pd_upper not 0, or torn."""
-    return len(raw) != block_size or (any(raw) and int.from_bytes(raw[14:16], "little") != 0)
+    if len(raw) != block_size:
+        return True
+    page = np.frombuffer(raw, np.uint8)[None]
+    return bool(page.any()) and int(column(page, _HEADER, "pd_upper")[0]) != 0
 
 
 def _check_header(parsed: PgPage, ctx: PageContext, find) -> bool:
@@ -184,40 +191,54 @@ def classify(parsed: PgPage, raw: bytes, ctx: PageContext, header_ok: bool) -> s
     if not header_ok and (h.pd_special > ctx.block_size or h.page_size_declared != ctx.block_size):
         return "unknown"
     special_size = ctx.block_size - h.pd_special
-    last_u16 = int.from_bytes(raw[-2:], "little")
     if ctx.am in AM_SPECIAL_SIZE and special_size != AM_SPECIAL_SIZE[ctx.am]:
         return "unknown"
     if ctx.am in ("heap", None) and special_size == 0:
         return "heap"
-    if special_size == 8 and int.from_bytes(raw[h.pd_special:h.pd_special + 4], "little") == SEQ_MAGIC:
+    kind = special_kind(raw, ctx.block_size - special_size, btree=ctx.am in ("btree", None))
+    if kind == "btree":
+        return _btree_kind(raw)
+    if kind == "brin":
+        return BRIN_PAGE_TYPES[int.from_bytes(raw[-2:], "little")]
+    return kind or "unknown"
+
+
+def special_kind(raw, pd_special: int, btree: bool = True) -> str | None:
+    """The access method (or "sequence") whose special space this page's is, by its size and signature; None if
+    none. ``raw``: the page's bytes (any buffer); ``btree``: whether a 16-byte special space may be a B-tree's
+    (it carries no page id, only a cycle id below MAX_BT_CYCLE_ID)."""
+    size = len(raw)
+    special_size = size - pd_special
+    last_u16 = int(raw[size - 2]) | int(raw[size - 1]) << 8
+    if special_size == 8 and int.from_bytes(bytes(raw[pd_special:pd_special + 4]), "little") == SEQ_MAGIC:
         return "sequence"  # sequence_magic {uint32 magic}, MAXALIGNed to 8 bytes
     if special_size == 16:
         if last_u16 == HASHO_PAGE_ID:
             return "hash"
         if last_u16 == GIST_PAGE_ID:
             return "gist"
-        if last_u16 <= MAX_BT_CYCLE_ID and ctx.am in ("btree", None):
-            return _btree_kind(raw)
+        if last_u16 <= MAX_BT_CYCLE_ID and btree:
+            return "btree"
     if special_size == 8:
         if last_u16 == SPGIST_PAGE_ID:
             return "spgist"
         if last_u16 in BRIN_PAGE_TYPES:
-            return BRIN_PAGE_TYPES[last_u16]
+            return "brin"
         return "gin"  # GIN's opaque carries no page id; it is what an 8-byte special space is left to be
-    return "unknown"
+    return None
 
 
 def _btree_kind(raw: bytes) -> str:
     from pgpage.decode.ksy.nbtree import Nbtree
     flags = Nbtree.BtPageOpaqueData.from_bytes(raw[-16:]).btpo_flags
-    if flags & 0x8:
+    if flags & BTP_META:
         return "btree_meta"
-    if flags & 0x4:
+    if flags & BTP_DELETED:
         return "btree_deleted"
-    if flags & 0x10:
+    if flags & BTP_HALF_DEAD:
         return "btree_half_dead"
-    if flags & 0x1:
+    if flags & BTP_LEAF:
         return "btree_leaf"
-    if flags & 0x2:
+    if flags & BTP_ROOT:
         return "btree_root"
     return "btree_internal"

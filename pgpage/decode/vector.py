@@ -35,8 +35,8 @@ def _bits(type_name: str, field: str) -> tuple[int, int]:
     return shift, (1 << width) - 1
 
 
-def _column(chunk: np.ndarray, type_name: str, field: str, base: int = 0) -> np.ndarray:
-    """One fixed-offset field of every page in the chunk (e.g. pd_lower)."""
+def column(chunk: np.ndarray, type_name: str, field: str, base: int = 0) -> np.ndarray:
+    """One fixed-offset field of every page in the chunk (e.g. pd_lower); a chunk of one row reads one page."""
     off, kind = _field(type_name, field)
     size = np.dtype(_NP[kind]).itemsize
     return np.ascontiguousarray(chunk[:, base + off: base + off + size]).view(_NP[kind]).reshape(-1)
@@ -111,7 +111,7 @@ def count_set_bits(a: np.ndarray) -> int:
 
 def decode_headers(chunk: np.ndarray) -> PageHeaders:
     t = "pg_page::page_header"
-    col = lambda f: _column(chunk, t, f)  # noqa: E731
+    col = lambda f: column(chunk, t, f)  # noqa: E731
     lower, upper = col("pd_lower"), col("pd_upper")
     block_size = chunk.shape[1]
     is_new = upper == 0
@@ -127,7 +127,7 @@ def decode_headers(chunk: np.ndarray) -> PageHeaders:
 def new_not_zeroed(chunk: np.ndarray) -> list[tuple[int, int]]:
     """(page, its non-zero bytes) of the chunk's pages with pd_upper 0 (PageIsNew) that are not all zeros:
     PostgreSQL accepts a new page only all zeros (PageIsVerifiedExtended), and reads none of its items."""
-    pages = np.flatnonzero(_column(chunk, "pg_page::page_header", "pd_upper") == 0)
+    pages = np.flatnonzero(column(chunk, "pg_page::page_header", "pd_upper") == 0)
     counts = np.count_nonzero(chunk[pages], axis=1) if len(pages) else pages
     return [(p, c) for p, c in zip(pages.tolist(), counts.tolist()) if c]
 

@@ -43,10 +43,14 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          SIZE_OF_PAGE_HEADER, bt_opaque)
 from pgpage.analysis.rowstatus import STATUS_NAMES
 from pgpage.analysis.verify.xids import FIRST_NORMAL_XID
+from pgpage.decode import kernels
+from pgpage.decode.datum import type_info
+from pgpage.decode.deform import Attribute
 from pgpage.decode.flags import HEAP_HASNULL, HEAP_HOT_UPDATED, HEAP_ONLY_TUPLE, HEAP_XMAX_IS_MULTI
 from pgpage.decode.vector import decode_headers, decode_line_pointers, run_positions, sorted_unique
 from pgpage.decode.xact import xid_precedes
 from pgpage.findings import ERROR, INFO, Finding
+from pgpage.passes.rows import RowOptions, TableRows
 
 
 def recently_dead_since(control: dict | None, clean: bool) -> int | None:
@@ -67,9 +71,6 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
     def note(text: str) -> Finding:
         return Finding("btree.heapallindexed.not_checked", f"heapallindexed not checked: {text}", INFO,
                        relation=label, fork="main")
-    from pgpage.decode import kernels
-    from pgpage.decode.deform import Attribute
-    from pgpage.passes.rows import RowOptions, TableRows
     row, table, db = index.index_row or {}, index.table, index.database
     if table is None or table.forks.get("main") is None or index.forks.get("main") is None:
         return
@@ -89,7 +90,6 @@ def heapallindexed(cluster, index, label: str | None, clean: bool = True) -> Ite
         return
     odd = [a for a in iattrs if a.typid not in TYPES]
     if odd:
-        from pgpage.decode.datum import type_info
         t = type_info(odd[0].typid)
         yield note(f"type {t.name if t else odd[0].typid}")
         return
@@ -177,7 +177,6 @@ def _key_hashes(printer, flat: np.ndarray, start, length, t_hoff, natts, hasnull
     the hash (``kernels.line_hashes``) of the CSV line ``printer`` (``TableRows.csv_printer``) writes of its key
     columns, or, for a tuple it declines (every tuple without a printer), of the same line made here of its texts
     (``texts(indexes)``: the texts of those tuples' keys, as ``rows`` prints them): equal keys, equal lines."""
-    from pgpage.decode import kernels
     n = len(start)
     out = np.zeros(n, dtype=np.int64)
     declined = np.arange(n)

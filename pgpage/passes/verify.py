@@ -33,14 +33,17 @@ from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.analysis.verify.xids import since_checkpoint_finding
 from pgpage.decode.ksy.constants import PG_PAGE_LAYOUT_VERSION
+from pgpage.decode.page import special_kind
+from pgpage.decode.vector import column
 from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
+from pgpage.passes.heapallindexed import heapallindexed
 from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, table_unreadable,
                                  unreadable_table_finding)
 from pgpage.passes.toast import ToastStore, toast_max_chunk
-from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES, open_data_directory
-from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, check_segment_file, open_segment_file,
-                                   parse_segment_name, segment_files)
-from pgpage.storage.target import find_data_directory, relation_of_file, resolve
+from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES
+from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, parse_segment_name,
+                                   segment_files)
+from pgpage.storage.target import Target, resolve
 
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
@@ -59,13 +62,12 @@ def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: i
 
 
 def _plan(target: str, db: str | None, rel: str | None, fork: str | None):
-    t = resolve(target, db, rel, fork, whole=True) if Path(target).is_dir() else None
-    if t is None:
-        if not Path(target).exists():
-            raise PgpageError(f"{target}: no such file or directory", ExitCode.UNREADABLE)
-        if db or rel:
-            raise PgpageError("--db and --rel go with a data directory, not a file", ExitCode.USAGE)
-        return _plan_file(Path(target), fork)
+    if fork is not None and Path(target).exists() and not Path(target).is_dir():
+        raise PgpageError("--fork goes with a data directory; a file names its fork itself (16384_vm)",
+                          ExitCode.USAGE)
+    t = resolve(target, db, rel, fork, whole=True)
+    if t.path is not None:
+        return _plan_file(t)
     cluster = t.cluster
     v = Verification(cluster)
     start = _cluster_start(cluster)
@@ -105,39 +107,22 @@ def checksums_rule(checksums: bool | None) -> str:
     return {True: "on (pg_control)", False: "off (pg_control)", None: "unknown (no readable pg_control)"}[checksums]
 
 
-def _plan_file(path: Path, fork: str | None):
-    if fork is not None:
-        raise PgpageError("--fork goes with a data directory; a file names its fork itself (16384_vm)",
-                          ExitCode.USAGE)
-    datadir = find_data_directory(path) if path.exists() else None
-    cluster = None
-    relation = None
-    parsed = parse_segment_name(path.name)
-    if datadir is not None:
-        try:
-            cluster = open_data_directory(datadir)
-            relation = relation_of_file(cluster, path)
-            if relation is not None and parsed.fork not in relation.forks:
-                relation = None
-        except PgpageError:
-            cluster, relation = None, None
-    # a FIFO, a device or a file larger than a segment is refused from its stat, before anything opens it
-    check_segment_file(path, *((cluster.block_size, cluster.relseg_size) if cluster is not None else ()))
+def _plan_file(t: Target):
+    """A file: the catalog relation's fork (or the segment) it is, else a stand-alone relation file."""
+    path, cluster, relfork = t.path, t.cluster, t.fork
+    relation = t.relation if t.relation is not None and relfork.fork in t.relation.forks else None
     v = Verification(cluster)
     start = _cluster_start(cluster) if cluster is not None else {}
     if relation is not None:
-        subject = v.subject_of(relation, parsed.fork, parsed.segno)
+        subject = v.subject_of(relation, relfork.fork, t.segno)
         start.update(scope="file", file=str(path), database=relation.database.name,
                      relation=relation.qualified_name)
     else:
-        size = cluster.block_size if cluster is not None and cluster.control else None
-        kw = {"relseg_size": cluster.relseg_size} if cluster is not None and cluster.control else {}
-        relfork = open_segment_file(path, size, **kw)
         if relfork.size_bytes and not looks_like_relation(relfork):
             raise PgpageError(f"{path}: not a PostgreSQL relation file (no block starts with a page header of"
                               f" {relfork.block_size}-byte pages)", ExitCode.UNREADABLE)
         subject = Subject(path.name, None, {relfork.fork: relfork},
-                          main_whole=parsed is None or parsed.segno is None)
+                          main_whole=parse_segment_name(path.name) is None or t.segno is None)
         start.update(scope="file", file=str(path), block_size=relfork.block_size)
     if cluster is None or cluster.checksums is None:   # no pg_control to say: the file's own pages decide
         votes = np.zeros(3, dtype=np.int64)
@@ -598,7 +583,6 @@ class Verification:
             self._count(chunk)
         yield from v.finish(fork.iter_chunks, fork.block_reader())
         if self.heapallindexed and s.index is not None and unreadable is None:
-            from pgpage.passes.heapallindexed import heapallindexed
             yield from heapallindexed(self.cluster, s.index, s.label, clean=ctx.consistent)
 
 
@@ -638,33 +622,19 @@ def _once(f):
 def guess_kind(fork: RelationFork) -> tuple[str | None, str | None]:
     """(relkind, access method) from the pages themselves, for files no catalog names: the special
     space of the first pages with a sane header decides (none: heap)."""
-    from pgpage.decode.ksy.constants import GIST_PAGE_ID, HASHO_PAGE_ID, MAX_BT_CYCLE_ID, SEQ_MAGIC, SPGIST_PAGE_ID
-    from pgpage.decode.page import BRIN_PAGE_TYPES
     if fork.fork != "main":
         return None, None
     for first, chunk in fork.iter_chunks(stop=min(fork.end_block, fork.first_block + 64)):
         pc = check_pages(chunk, first, VerifyContext(block_size=fork.block_size, checksums=False))
-        size = chunk.shape[1]
         for i in np.flatnonzero(pc.valid):
-            special = size - int(pc.headers.special[i])
-            last = int(chunk[i, -2]) | (int(chunk[i, -1]) << 8)
-            if special == 0:
+            pd_special = int(pc.headers.special[i])
+            if pd_special == chunk.shape[1]:
                 return "r", "heap"
-            if special == 8 and int.from_bytes(chunk[i, size - 8:size - 4].tobytes(), "little") == SEQ_MAGIC:
+            kind = special_kind(chunk[i], pd_special)
+            if kind == "sequence":
                 return "S", "heap"
-            if special == 16:
-                if last == HASHO_PAGE_ID:
-                    return "i", "hash"
-                if last == GIST_PAGE_ID:
-                    return "i", "gist"
-                if last <= MAX_BT_CYCLE_ID:
-                    return "i", "btree"
-            if special == 8:
-                if last == SPGIST_PAGE_ID:
-                    return "i", "spgist"
-                if last in BRIN_PAGE_TYPES:
-                    return "i", "brin"
-                return "i", "gin"
+            if kind:
+                return "i", kind
         break
     return None, None
 
@@ -672,7 +642,7 @@ def guess_kind(fork: RelationFork) -> tuple[str | None, str | None]:
 def looks_like_relation(fork: RelationFork) -> bool:
     """Does any block start with a PostgreSQL page header of this block size (or is it all zeros)?"""
     for first, chunk in fork.iter_chunks(stop=min(fork.end_block, fork.first_block + 4096)):
-        h = chunk[:, 18].astype(np.int64) | (chunk[:, 19].astype(np.int64) << 8)
+        h = column(chunk, "pg_page::page_header", "pd_pagesize_version").astype(np.int64)
         if (((h & 0xFF00) == fork.block_size) & ((h & 0xFF) == PG_PAGE_LAYOUT_VERSION)).any() or not chunk.any():
             return True
         return False

@@ -5,10 +5,11 @@ import sys
 
 from rich.text import Text
 
+from pgpage.decode.flags import LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED
 from pgpage.render.output import console
 
-LP_STYLE = {0: "dim", 1: "", 2: "yellow", 3: "red"}
-LP_SHORT = {0: "UNUSED", 1: "NORMAL", 2: "REDIRECT", 3: "DEAD"}
+LP_STYLE = {LP_UNUSED: "dim", LP_NORMAL: "", LP_REDIRECT: "yellow", LP_DEAD: "red"}
+LP_SHORT = {LP_UNUSED: "UNUSED", LP_NORMAL: "NORMAL", LP_REDIRECT: "REDIRECT", LP_DEAD: "DEAD"}
 # infomask flags as the item table abbreviates them (the legend under the table spells them out)
 FLAG_ABBREV = {
     "HEAP_HASNULL": "NULLS", "HEAP_HASVARWIDTH": "VARW", "HEAP_HASEXTERNAL": "EXT", "HEAP_HASOID_OLD": "OID",
@@ -118,7 +119,7 @@ def page_text_words(bit_names: dict) -> list[str]:
     order), from this module's tables, so that its text is this module's. ``bit_names``: PageRun.bit_names()."""
     return ([FLAG_ABBREV.get(n, n) if n else "" for n in bit_names["infomask"]]
             + [FLAG_ABBREV.get(n, n) if n else "" for n in bit_names["infomask2"]]
-            + [LP_SHORT[f] for f in range(4)] + list(bit_names["pd_flags"])
+            + list(LP_SHORT.values()) + list(bit_names["pd_flags"])
             + [FLAG_ABBREV[n] for n in ("HEAP_XMAX_SHR_LOCK", "HEAP_XMIN_FROZEN", "HEAP_MOVED")] + [HEAP_HEADER]
             + list(bit_names["btpo_flags"])
             + [BT_KIND_WORDS[k] for k in ("high_key", "posting", "pivot", "tuple", "dead")] + [BT_HEADER])
@@ -148,7 +149,7 @@ def _heap_items(out, items: list[dict]) -> None:
     """One fixed-width line per line pointer (Rich tables are too slow for thousands of rows)."""
     lines = [Text(HEAP_HEADER, "bold dim")]
     for it in items:
-        state = LP_SHORT.get(it["lp_flags"], "?") + (f"→{it['lp_off']}" if it["lp_flags"] == 2 else "")
+        state = LP_SHORT.get(it["lp_flags"], "?") + (f"→{it['lp_off']}" if it["lp_flags"] == LP_REDIRECT else "")
         line = Text(f"{it['lp']:>4} {it['lp_off']:>5} ")
         line.append(f"{state:<13}", LP_STYLE.get(it["lp_flags"], ""))
         line.append(f" {it['lp_len']:>5}")

@@ -155,7 +155,6 @@ C_KINDS = {BOOLOID: "uint", INT8OID: "int", INT2OID: "int", INT4OID: "int", OIDO
            CHAROID: "uint", FLOAT4OID: "float4", FLOAT8OID: "float8", DATEOID: "int", TIMEOID: "int",
            TIMESTAMPOID: "int", TIMESTAMPTZOID: "int", UUIDOID: "bytes", BYTEAOID: "varlena", TEXTOID: "varlena",
            VARCHAROID: "varlena", BPCHAROID: "bpchar", NAMEOID: "name", CSTRINGOID: "cstring"}
-C_UNCOMPARABLE = -100
 ALIGN_BYTES = {"c": 1, "s": 2, "i": 4, "d": 8}
 
 
@@ -598,11 +597,11 @@ class OrderCheck:
             return []
         if op == "identical" or o.cspec is not None:
             spec = o.cspec if o is not None and o.cspec is not None else np.zeros(3, dtype=np.int64)
-            got = btree_relate_many(self.pool.buf, a, b, spec, op, 4 if self.hk else 6)
+            got, readable = btree_relate_many(self.pool.buf, a, b, spec, op, 4 if self.hk else 6)
         else:
-            got = np.full(n, C_UNCOMPARABLE, dtype=np.int64)
+            got, readable = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
         out = (got != 0).tolist()
-        for i in np.flatnonzero(got == C_UNCOMPARABLE).tolist():
+        for i in np.flatnonzero(~readable).tolist():
             try:
                 r = getattr(o, op)(o.item(self.pool.get(int(a[0][i]), int(a[1][i]))),
                                    o.item(self.pool.get(int(b[0][i]), int(b[1][i]))))
