@@ -7,15 +7,17 @@ and INCLUDE list (``pg_index.indkey``), and those its expressions and predicate 
 16 on, the columns only summarizing indexes (BRIN) use do not block it. So, for an old version whose
 update was not HOT, in this order:
 
-* ``other_page``: the successor is on another page (the old page was too full then: under
-  MAXALIGN(the new version's length) + a line pointer free, heap_update's test; its free space now
-  is another figure);
-* ``indexed_column``: a column a non-summarizing index uses has another value in the successor;
-* ``summarizing_column``: only columns of summarizing indexes changed, before 16;
+* ``indexed_column``: a column a non-summarizing index uses has another value in the successor (with
+  ``other_page`` true when the successor is also on another page: a fillfactor would not have helped);
+* ``summarizing_column``: only columns of summarizing indexes changed, before 16 (idem);
+* ``other_page``: no such column changed (or the values cannot be read) and the successor is on another
+  page (the old page was too full then: under MAXALIGN(the new version's length) + a line pointer free,
+  heap_update's test; its free space now is another figure);
 * ``unknown``: the successor is not on disk (pruned, or its slot reused), a value cannot be read, or
   none of the above.
 
-Values are compared as the server prints them (equal text, equal value). Pure: no I/O.
+Values are compared as heap_update compares them: the bytes each version stores (a TOAST pointer's own
+bytes: an unchanged out-of-line value keeps its pointer, a changed one gets a new one). Pure: no I/O.
 """
 from __future__ import annotations
 
@@ -91,10 +93,9 @@ def update_cause(old_block: int, new_block: int | None, changed: set[int] | None
     saying where the index uses them: key (and INCLUDE), expression, predicate}."""
     if new_block is None:
         return {"cause": "unknown", "reason": "successor_not_on_disk"}
-    if new_block != old_block:
-        return {"cause": "other_page"}
+    moved = new_block != old_block
     if changed is None:
-        return {"cause": "unknown", "reason": "values_unreadable"}
+        return {"cause": "other_page"} if moved else {"cause": "unknown", "reason": "values_unreadable"}
     hits = []
     for ix in indexes:
         cols = sorted(ix.attnums(natts) & changed)
@@ -104,11 +105,16 @@ def update_cause(old_block: int, new_block: int | None, changed: set[int] | None
                      if (0 in attnums and part != "key") or set(attnums) & changed]
             hits.append((ix, {"index": ix.name, "columns": [names.get(a, f"attnum {a}") for a in cols], "in": where,
                               **({"summarizing": True} if ix.summarizing else {})}))
+    # a changed column an index uses is the cause even when the new version also went to another page: more
+    # free space (a lower fillfactor) would not have made that update HOT
+    also = {"other_page": True} if moved else {}
     blocking = [h for ix, h in hits if not ix.summarizing]
     if blocking:
-        return {"cause": "indexed_column", "indexes": [h for _, h in hits]}
+        return {"cause": "indexed_column", **also, "indexes": [h for _, h in hits]}
     if hits and (major or 0) < SUMMARIZING_HOT_SINCE:
-        return {"cause": "summarizing_column", "indexes": [h for _, h in hits]}
+        return {"cause": "summarizing_column", **also, "indexes": [h for _, h in hits]}
+    if moved:
+        return {"cause": "other_page"}
     return {"cause": "unknown", "reason": "none_of_the_above",
             **({"indexes": [h for _, h in hits]} if hits else {})}
 
@@ -121,12 +127,15 @@ class CauseTally:
         self.unknown = dict.fromkeys(UNKNOWN_REASONS, 0)
         self.by_index: dict[str, dict] = {}
         self.examples: dict[str, list[dict]] = {c: [] for c in CAUSES}
+        self.other_page_too = {"indexed_column": 0, "summarizing_column": 0}
 
     def add(self, ctid: str, successor: str, verdict: dict, **extra) -> None:
         cause = verdict["cause"]
         self.causes[cause] += 1
         if cause == "unknown":
             self.unknown[verdict["reason"]] += 1
+        if verdict.get("other_page") and cause in self.other_page_too:
+            self.other_page_too[cause] += 1
         if cause in ("indexed_column", "summarizing_column"):
             for h in verdict["indexes"]:
                 e = self.by_index.setdefault(h["index"], {"updates": 0, "columns": {}})
@@ -138,5 +147,6 @@ class CauseTally:
 
     def to_json(self) -> dict:
         return {"not_hot": sum(self.causes.values()), "causes": dict(self.causes),
-                "unknown_reasons": dict(self.unknown), "by_index": self.by_index,
+                "unknown_reasons": dict(self.unknown), "other_page_too": dict(self.other_page_too),
+                "by_index": self.by_index,
                 "examples": [e for c in CAUSES for e in self.examples[c]]}

@@ -65,10 +65,10 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
                                                        max(upper - lower, 0),
                                                        (lower - PAGE_HEADER_SIZE) // ITEM_ID_SIZE >= max_items)
     needed = set(olds) | {o[0] for o in olds.values()}
-    # the values only of the updates whose new version stayed on the page (a move to another page is the cause
-    # whatever changed), and none when no index reads a column: no value fetched from TOAST for nothing
-    same_page = [old for old, o in olds.items() if o[0][0] == old[0]] if used else []
-    valued = set(same_page) | {olds[old][0] for old in same_page}
+    # the stored values of old and new versions, compared as heap_update compares them (HeapDetermineColumnsInfo:
+    # the bytes of the datums, a TOAST pointer's own bytes, nothing fetched); a changed indexed column is the
+    # cause wherever the new version went; none read when no index uses a column
+    valued = needed if used else set()
     found: dict[tuple[int, int], tuple] = {}    # ctid -> (xmin, values, lp_len)
     if olds:
         for c in rows.chunks():
@@ -77,7 +77,7 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
             for j in which:
                 found[keys[j]] = (int(c.xmin[j]), [], int(c.length[j]))
             decode = [j for j in which if keys[j] in valued]
-            for j, v in zip(decode, rows.versions(c, decode)):
+            for j, v in zip(decode, rows.versions(c, decode, stored=True)):
                 found[(v.block, v.item)] = (v.xmin, v.values, int(c.length[j]))
     unreadable = {(f.block, f.item) for f in rows.findings if f.block is not None and f.item is not None}
     blocking = hot_blocking(indexes, natts, cluster.major)
@@ -96,7 +96,7 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
         verdict = update_cause(blk, succ[0] if new is not None else None, changed, indexes, natts, cluster.major,
                                names)
         extra = {}
-        if verdict["cause"] == "other_page":
+        if verdict["cause"] == "other_page" or verdict.get("other_page"):
             extra = {"old_page_free_now": free, "new_len": new[2],
                      "old_page_free_then_below": None if full_of_items else free_then_below(new[2], cluster)}
         tally.add(f"({blk},{item})", f"({succ[0]},{succ[1]})", verdict, **extra)

@@ -349,16 +349,18 @@ class TableRows:
             status=status[keep], block=blocks[keep], item=lps[keep], ctid_block=ctid_block[keep],
             ctid_offset=ctid_offset[keep])
 
-    def versions(self, c: "ChunkVersions", which=None) -> Iterator[RowVersion]:
+    def versions(self, c: "ChunkVersions", which=None, stored: bool = False) -> Iterator[RowVersion]:
         """RowVersions of a chunk's versions (all, or the indexes ``which``), values printed here: the compiled
-        walk finds the attributes of plain tuples, ``deform_tuple`` those it refuses."""
+        walk finds the attributes of plain tuples, ``deform_tuple`` those it refuses. ``stored``: each value as
+        the bytes the tuple stores (a TOAST pointer's, not fetched), as heap_update compares them."""
         if which is not None:
             c = c.take(np.asarray(which, dtype=np.int64))
         fast, pos, lens = kernels.deform_offsets(c.flat, c.start, c.length, c.t_hoff, c.natts,
                                                  (c.infomask & HEAP_HASNULL) != 0, self._attlen, self._attalign)
         buf = c.flat.tobytes() if len(c.start) > 64 else None    # one copy of the chunk, or a slice per tuple
         cols = self.columns
-        batches = self._pointer_batches(c, fast)
+        value = (lambda a, raw, blkno, lp: raw) if stored else self.value_text
+        batches = [] if stored else self._pointer_batches(c, fast)
         for j in range(len(c.start)):
             if batches and j == batches[0][0]:
                 self._prefetch(batches.pop(0)[1])
@@ -367,10 +369,9 @@ class TableRows:
             blkno, lp, im, t_hoff = int(c.block[j]), int(c.item[j]), int(c.infomask[j]), int(c.t_hoff[j])
             if fast[j]:
                 p, ln = pos[j], lens[j]
-                values = [None if p[i] < 0 else self.value_text(a, data[p[i]:p[i] + ln[i]], blkno, lp)
-                          for i, a in cols]
+                values = [None if p[i] < 0 else value(a, data[p[i]:p[i] + ln[i]], blkno, lp) for i, a in cols]
             else:
-                values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp)
+                values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp, value)
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
@@ -628,8 +629,9 @@ class TableRows:
         text = np.frombuffer(b"".join(pieces) or b"\0", dtype=np.uint8)
         return text, start, length
 
-    def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int) -> list:
-        """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept)."""
+    def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int, value=None) -> list:
+        """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept), each
+        made by ``value`` (default ``value_text``) of its stored bytes."""
         bitmap = data[SizeofHeapTupleHeader:t_hoff] if infomask & HEAP_HASNULL else None
         d = deform_tuple(data, t_hoff, natts, self.attrs, null_bitmap=bitmap,
                          hasvarwidth=bool(infomask & HEAP_HASVARWIDTH), hasexternal=bool(infomask & HEAP_HASEXTERNAL))
@@ -642,7 +644,7 @@ class TableRows:
             if a.status == ERROR_STATUS or a.raw is None:
                 out.append(None)
             else:
-                out.append(self.value_text(self.attrs[i], a.raw, blkno, lp))
+                out.append((value or self.value_text)(self.attrs[i], a.raw, blkno, lp))
         return out
 
     def value_text(self, att: Attribute, raw: bytes, blkno: int, lp: int):

@@ -103,7 +103,8 @@ def _cause_example(e: dict) -> str:
     if e["cause"] == "unknown":
         return head + UNKNOWN_TEXT[e["reason"]]
     return head + ", ".join(f"{h['index']} ({', '.join(h['columns'])}"
-                            + "".join(f", in its {p}" for p in h["in"] if p != "key") + ")" for h in e["indexes"])
+                            + "".join(f", in its {p}" for p in h["in"] if p != "key") + ")" for h in e["indexes"]) \
+        + ("; and on another page" if e.get("other_page") else "")
 
 
 def why_not_hot_lines(line, w: dict) -> None:
@@ -116,6 +117,9 @@ def why_not_hot_lines(line, w: dict) -> None:
             detail = ""
             if cause == "unknown":
                 detail = " (" + ", ".join(f"{UNKNOWN_TEXT[r]} {k:,}" for r, k in w["unknown_reasons"].items() if k) + ")"
+            moved = (w.get("other_page_too") or {}).get(cause)
+            if moved:
+                detail = f" ({moved:,} of them also on another page)"
             parts.append(f"{n:,} {CAUSE_TEXT[cause]}{detail}")
     line("not HOT", f"{w['not_hot']:,} updates still on disk: " + "; ".join(parts))
     for name, e in w["by_index"].items():

@@ -33,7 +33,13 @@ def test_update_cause_order():
     brin = IndexColumns("flag_brin", "brin", (3,), (), ())
     both = [a, brin]
     assert update_cause(0, None, {2}, both, 3, 15, NAMES) == {"cause": "unknown", "reason": "successor_not_on_disk"}
-    assert update_cause(0, 1, {2}, both, 3, 15, NAMES) == {"cause": "other_page"}      # a page change comes first
+    # another page and an indexed column changed: the column is the cause (a fillfactor would not help)
+    v = update_cause(0, 1, {2}, both, 3, 15, NAMES)
+    assert (v["cause"], v["other_page"], [h["index"] for h in v["indexes"]]) == ("indexed_column", True, ["a_idx"])
+    assert update_cause(0, 1, {1}, both, 3, 15, NAMES) == {"cause": "other_page"}      # no indexed column changed
+    assert update_cause(0, 1, None, both, 3, 15, NAMES) == {"cause": "other_page"}     # values unreadable: the move
+    assert update_cause(0, 1, {3}, both, 3, 15, NAMES)["cause"] == "summarizing_column"
+    assert update_cause(0, 1, {3}, both, 3, 16, NAMES) == {"cause": "other_page"}      # BRIN-only on 16+: the move
     assert update_cause(0, 0, None, both, 3, 15, NAMES) == {"cause": "unknown", "reason": "values_unreadable"}
     v = update_cause(0, 0, {2, 3}, both, 3, 15, NAMES)
     assert v["cause"] == "indexed_column" and [h["index"] for h in v["indexes"]] == ["a_idx", "flag_brin"]
