@@ -5,11 +5,11 @@ from pgpage.cli.common import emit
 from pgpage.findings import ExitCode
 
 
-def diff_command(*, before: str, after: str, db=None, rel=None, details: bool = False, show_all: bool = False,
-                 json_out: bool = False) -> int:
+def diff_command(*, before: str, after: str, db=None, rel=None, details: bool = False, wal=None,
+                 show_all: bool = False, json_out: bool = False) -> int:
     from pgpage.passes.diff import diff_document
 
-    doc = diff_document(before, after, db, rel, details)
+    doc = diff_document(before, after, db, rel, details, wal)
 
     def text(d):
         from pgpage.render.diff import render_diff  # Rich loads only for people's output

@@ -155,6 +155,8 @@ def diff(
     db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     rel: Optional[str] = typer.Option(None, "--rel", help="Only this relation ([schema.]name)."),
     details: bool = typer.Option(False, "--details", help="Per page: what changed on each changed page."),
+    wal: Optional[str] = typer.Option(None, "--wal", help="The WAL segments between the snapshots (default: AFTER's"
+                                      " pg_wal): per relation WAL bytes, full-page images, row changes."),
     show_all: bool = typer.Option(False, "--all", help="Every changed relation, not only the ten largest effects."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:

@@ -27,9 +27,11 @@ from pgpage.storage.target import cluster_target
 from pgpage.storage.relfile import RelationFork, Unreadable
 
 
-def diff_document(before: str, after: str, db: str | None, rel: str | None, details: bool = False) -> dict:
+def diff_document(before: str, after: str, db: str | None, rel: str | None, details: bool = False,
+                  wal: str | None = None) -> dict:
     """The `pgpage diff` document (schema pgpage.diff/1) of two data directories or two relation files, with
-    ``relations_changed``: how many relations moved or changed (the command's exit status)."""
+    ``relations_changed``: how many relations moved or changed (the command's exit status); ``wal``: a
+    directory of the segments between the snapshots (default: AFTER's pg_wal, when it holds them)."""
     b, a = Path(before), Path(after)
     for p in (b, a):
         if not p.exists():
@@ -37,10 +39,10 @@ def diff_document(before: str, after: str, db: str | None, rel: str | None, deta
     if b.is_dir() != a.is_dir():
         raise PgpageError("give two data directories or two relation files", ExitCode.USAGE)
     if b.is_dir():
-        doc = compare_clusters(before, after, db, rel, details)
+        doc = compare_clusters(before, after, db, rel, details, wal)
     else:
-        if db or rel:
-            raise PgpageError("--db and --rel go with data directories", ExitCode.USAGE)
+        if db or rel or wal:
+            raise PgpageError("--db, --rel and --wal go with data directories", ExitCode.USAGE)
         doc = _compare_relation_files(before, after, details)
     doc = {"schema": "pgpage.diff/1", **doc}
     doc["relations_changed"] = sum(1 for r in doc["relations"] if r["status"] != "in place" or r.get("changed"))
@@ -326,13 +328,14 @@ def _database_pairs(before: DataDirectory, after: DataDirectory, db_name: str | 
 
 
 def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel_name: str | None,
-                     details: bool = False) -> dict:
+                     details: bool = False, wal: str | None = None) -> dict:
     """Two data directories: every database of either (or the one ``db_name`` names), relations matched
     by database and pg_class oid; with ``rel_name``, that relation alone (its indexes' entries too, for
-    the write amplification)."""
+    the write amplification); the WAL between their checkpoints, per relation, when it is at hand."""
     before, after = (cluster_target(p, command="diff").cluster for p in (before_path, after_path))
     if before.major != after.major:
         raise PgpageError(f"the snapshots are of different majors ({before.major} and {after.major})", ExitCode.USAGE)
+    wal_doc, cost = wal_between(before, after, wal)
     next_xid = (before.control or {}).get("checkPointCopy", {}).get("nextXid")
     pairs = _database_pairs(before, after, db_name)
     if rel_name and len(pairs) > 1:
@@ -372,15 +375,95 @@ def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel
                     continue  # every database's pg_class lists the shared catalogs: compare them once
                 shared_seen.add(o)
             rels.append(compare_relation(before, after, b, a, next_xid, details))
+            if cost is not None:
+                rels[-1]["wal"] = cost.of(_nodes(b) | _nodes(a))
         _write_amplification(rels, after.block_size, a_db, b_db)
+        if cost is not None:
+            _wal_amplification(rels, a_db, b_db)
         entry["relations"] = len(rels)
         databases.append(entry)
         relations += rels
     doc = {"before": _cluster_facts(before), "after": _cluster_facts(after), "databases": databases,
-           "relations": relations}
+           "relations": relations, "wal": wal_doc}
     if len(pairs) == 1:
         doc["database"] = (pairs[0][1] or pairs[0][0]).name
     return doc
+
+
+def wal_between(before: DataDirectory, after: DataDirectory, wal: str | None) -> tuple[dict, object]:
+    """The WAL from BEFORE's checkpoint to AFTER's (the records after BEFORE's checkpoint record, up to and with
+    AFTER's), from ``wal`` or AFTER's pg_wal: (its summary, its ``analysis.walcost.WalCost``), or (why it was not
+    read, None)."""
+    from pgpage.analysis.walcost import WalCost
+    from pgpage.decode.control import format_lsn, parse_lsn
+    from pgpage.passes.wal import WalReader
+    from pgpage.storage.wal import WalDirectory, wal_directory
+    b_lsn, a_lsn = ((c.control or {}).get("checkPoint") for c in (before, after))
+    if b_lsn is None or a_lsn is None:
+        return {"read": False, "why": "no checkpoint LSN in a snapshot's pg_control"}, None
+    start, end = parse_lsn(b_lsn), parse_lsn(a_lsn)
+    source = wal_directory(after.path, wal) if wal else after.path / "pg_wal"
+    directory = WalDirectory(source) if source.is_dir() else None
+    if directory is None or directory.first_file() is None:
+        why = f"{source}: no WAL segment" if wal else "AFTER's pg_wal holds no segment (--wal DIR gives them)"
+        return {"read": False, "why": why, "source": str(source)}, None
+    reader = WalReader(directory, after.control)
+    cost = WalCost(reader.major)
+    last = None
+    for rec in reader.records(start, end + 1):
+        if rec.lsn != start:          # BEFORE's own checkpoint record
+            cost.add(rec)
+            last = rec
+    complete = last is not None and last.lsn == end
+    doc = {"read": True, "source": str(source), "start_lsn": b_lsn, "end_lsn": format_lsn(last.end_lsn) if last else None,
+           "complete": complete, **cost.total, "unattributed": cost.unattributed,
+           "findings": [f.to_json() for f in reader.findings]}
+    if not complete:
+        stop = reader.stop
+        doc["why"] = (f"the WAL read stops before AFTER's checkpoint {a_lsn}"
+                      + (f": {stop.code}: {stop.message}" if stop is not None else ""))
+    return doc, cost
+
+
+def _nodes(rel: Relation | None) -> set:
+    """The file forks (tablespace, database, relfilenode, fork) WAL block references name ``rel`` by."""
+    from pgpage.passes.wal import relation_node
+    if rel is None or rel.relfilenode is None:
+        return set()
+    node = relation_node(rel)
+    return {(*node, fork) for fork in ("main", "fsm", "vm", "init")}
+
+
+def _wal_amplification(relations: list[dict], *dbs) -> None:
+    """Per table, the WAL its row changes cost: its own records, its TOAST table's and its indexes', per row
+    change the heap records say were made (a MULTI_INSERT's tuples counted one by one)."""
+    by_oid = {r["oid"]: r for r in relations}
+    rels = {r.oid: r for db in reversed(dbs) for r in db.relations()}
+    toast_of = {r.row.get("reltoastrelid"): r.oid for r in rels.values() if r.row.get("reltoastrelid")}
+    members: dict[int, list[dict]] = {}
+    for rel in rels.values():
+        direct = rel.table.oid if rel.table is not None else None      # an index's table (a TOAST table's too)
+        owner = toast_of.get(direct if direct is not None else rel.oid, direct)
+        if owner is not None and rel.oid in by_oid and owner in by_oid:
+            members.setdefault(owner, []).append(by_oid[rel.oid])
+    for oid, r in by_oid.items():
+        if r.get("kind") not in ("table", "materialized view") or "wal" not in r:
+            continue
+        changes = r["wal"]["row_changes"]
+        n = sum(changes.values())
+        parts = members.get(oid, [])
+        if not r["wal"]["records"] and not any(m.get("wal", {}).get("records") for m in parts):
+            continue
+        index_parts = [m for m in parts if m.get("kind") == "index"]
+        index_bytes = sum(m["wal"]["bytes"] for m in index_parts if "wal" in m)
+        index_records = sum(m["wal"]["records"] for m in index_parts if "wal" in m)
+        other_bytes = sum(m["wal"]["bytes"] for m in parts if "wal" in m and m.get("kind") != "index")
+        total = r["wal"]["bytes"] + index_bytes + other_bytes
+        r["wal_amplification"] = {
+            "row_changes": n, **changes, "table_bytes": r["wal"]["bytes"], "toast_bytes": other_bytes,
+            "index_bytes": index_bytes, "index_records": index_records, "bytes": total,
+            "fpi_bytes": r["wal"]["fpi_bytes"] + sum(m["wal"]["fpi_bytes"] for m in parts if "wal" in m),
+            "bytes_per_row_change": _per(total, n, 1), "index_records_per_row_change": _per(index_records, n)}
 
 
 def _has(db, name: str) -> bool:

@@ -31,6 +31,8 @@ def render_diff(doc: dict, show_all: bool = False) -> None:
         out.print(Text(f"  {(a['next_xid'] - b['next_xid']) & 0xFFFFFFFF:,} transaction ids consumed"
                        f" (next xid {b['next_xid']} → {a['next_xid']}); checkpoint {b['checkpoint_lsn']} →"
                        f" {a['checkpoint_lsn']}", "dim"))
+    if doc.get("wal"):
+        _wal_header(out, doc["wal"])
     dbs = doc.get("databases", [])
     several = len(dbs) > 1
     for d in dbs:
@@ -105,10 +107,57 @@ def _relation(out, r: dict, several_databases: bool = False) -> None:
         _index_figures(out, r["index"])
     if r.get("write_amplification"):
         _write_amplification(out, r["write_amplification"], r.get("indexes", []))
+    if r.get("wal_amplification"):
+        _wal_amplification(out, r["wal_amplification"], r["wal"])
+    elif (r.get("wal") or {}).get("records"):
+        _wal_relation(out, r["wal"])
     if r.get("why_not_hot") and r["why_not_hot"]["not_hot"]:
         from pgpage.render.heap import why_not_hot_lines
         why_not_hot_lines(lambda label, *parts: out.print(Text.assemble(f"  {label + ':' if label else '':<10}",
                                                                         *parts), hang=14), r["why_not_hot"])
+
+
+def _wal_header(out, w: dict) -> None:
+    if not w["read"]:
+        out.print(Text(f"  WAL not read: {w['why']}", "dim"))
+        return
+    hint = f" ({human_bytes(w['fpi_for_hint_bytes'])} of them for hint bits: FPI_FOR_HINT)" \
+        if w["fpi_for_hint_bytes"] else ""
+    out.print(Text(f"  WAL {w['start_lsn']} → {w['end_lsn']}: {w['records']:,} records, {human_bytes(w['bytes'])};"
+                   f" full-page images {human_bytes(w['fpi_bytes'])}{hint}", "dim"))
+    if not w["complete"]:
+        out.print(Text(f"  WAL incomplete: {w['why']}", "yellow"))
+
+
+def _images(w: dict) -> str:
+    if not w["fpi_bytes"]:
+        return ""
+    hint = f", {human_bytes(w['fpi_for_hint_bytes'])} for hint bits" if w["fpi_for_hint_bytes"] else ""
+    return f"; full-page images {human_bytes(w['fpi_bytes'])}{hint}"
+
+
+def _wal_relation(out, w: dict) -> None:
+    types = ", ".join(f"{k} {n:,}" for k, n in sorted(w["record_types"].items(), key=lambda kv: -kv[1])[:3])
+    out.print(f"  WAL: {w['records']:,} records, {human_bytes(w['bytes'])} ({types}){_images(w)}")
+
+
+def _wal_amplification(out, wa: dict, w: dict) -> None:
+    """The Uber figure from WAL: bytes per row change, and the index records each one cost."""
+    kinds = ", ".join(f"{wa[k]:,} {word}" for k, word in (("insert", "inserts"), ("update", "updates"),
+                                                          ("hot_update", "HOT updates"), ("delete", "deletes"))
+                      if wa[k])
+    line = f"  WAL: {wa['row_changes']:,} row changes" + (f" ({kinds})" if kinds else "") + \
+        f": {human_bytes(wa['bytes'])}"
+    if wa["bytes_per_row_change"] is not None:
+        line += f", {wa['bytes_per_row_change']:,} bytes each"
+    parts = [f"table {human_bytes(wa['table_bytes'])}"]
+    if wa["toast_bytes"]:
+        parts.append(f"TOAST {human_bytes(wa['toast_bytes'])}")
+    if wa["index_records"]:
+        per = wa["index_records_per_row_change"]
+        parts.append(f"indexes {human_bytes(wa['index_bytes'])} in {wa['index_records']:,} records"
+                     + (f": {per} per row change" if per is not None else ""))
+    out.print(line + " (" + ", ".join(parts) + ")" + _images({**w, "fpi_bytes": wa["fpi_bytes"]}))
 
 
 def _statistics(out, st: dict) -> None:

@@ -48,8 +48,10 @@ def versions(major: int) -> dict:
 
 @lru_cache(maxsize=None)
 def pgpage_diff(major: int, before: str, after: str, json_out: bool):
-    """(exit status, stdout) of `python -m pgpage diff BEFORE AFTER [--json] --all` on a wide terminal."""
-    args = [sys.executable, "-m", "pgpage", "diff", str(snap(major, before)), str(snap(major, after)), "--all"]
+    """(exit status, stdout) of `python -m pgpage diff BEFORE AFTER [--json] --all --wal W` on a wide terminal (W:
+    the WAL between the snapshots, kept apart: the pruned data directories have no pg_wal)."""
+    args = [sys.executable, "-m", "pgpage", "diff", str(snap(major, before)), str(snap(major, after)), "--all",
+            "--wal", str(STORIES / f"pg{major}" / "wal")]
     r = subprocess.run(args + (["--json"] if json_out else []), capture_output=True, text=True, timeout=300,
                        env={**os.environ, "COLUMNS": "200"})
     assert not r.stderr, r.stderr
