@@ -3,7 +3,9 @@
 
 A structural change (a split, a refactor) must not make pgpage slower. This runs each command of the list with
 checkout A, then B, then A again... (``--runs`` times each, alternating, so that load on the machine falls on
-both alike), output to /dev/null, files warm, and prints the median wall time of each and the ratio B/A.
+both alike), output to /dev/null, files warm, and prints the median wall time and CPU time (user + system, of the
+command and its workers) of each and the ratios B/A: on a machine shared with other work the CPU time is the
+figure to trust, the wall time stretching with the load.
 
     python bench/ab_bench.py --a /path/to/old-checkout --b . --data /path/to/pgdata --db bench --rel bench
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,13 +41,18 @@ def commands(data: str, db: str, rel: str, index: str) -> dict[str, list[str]]:
     }
 
 
-def timed(checkout: Path, argv: list[str], timeout: float) -> tuple[float, int]:
+def timed(checkout: Path, argv: list[str], timeout: float) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, exit status) of one run."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "pgpage", *argv], env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=timeout, cwd=checkout)
-    return time.perf_counter() - t, p.returncode
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, p.returncode
 
 
 def main() -> int:
@@ -66,18 +74,21 @@ def main() -> int:
     for c in checkouts.values():   # builds (or finds) each checkout's compiled kernel, warms the files
         timed(c, ["heap", args.data, "--db", args.db, "--rel", args.rel], args.timeout)
     print(f"A = {checkouts['A']}\nB = {checkouts['B']}\n{args.runs} runs each, alternating; median seconds")
-    print(f"{'command':<26} {'A':>9} {'B':>9} {'B/A':>7}  exit A/B")
+    print(f"{'command':<26} {'wall A':>8} {'wall B':>8} {'B/A':>6} {'CPU A':>8} {'CPU B':>8} {'B/A':>6}  exit A/B")
     for label, argv in cmds.items():
-        times: dict[str, list[float]] = {"A": [], "B": []}
+        wall: dict[str, list[float]] = {"A": [], "B": []}
+        cpu: dict[str, list[float]] = {"A": [], "B": []}
         codes: dict[str, set[int]] = {"A": set(), "B": set()}
         for i in range(args.runs):
             for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
-                s, rc = timed(checkouts[side], argv, args.timeout)
-                times[side].append(s)
+                w, c, rc = timed(checkouts[side], argv, args.timeout)
+                wall[side].append(w)
+                cpu[side].append(c)
                 codes[side].add(rc)
-        a, b = statistics.median(times["A"]), statistics.median(times["B"])
-        print(f"{label:<26} {a:>9.2f} {b:>9.2f} {b / a:>7.2f}  {sorted(codes['A'])}/{sorted(codes['B'])}",
-              flush=True)
+        wa, wb = statistics.median(wall["A"]), statistics.median(wall["B"])
+        ca, cb = statistics.median(cpu["A"]), statistics.median(cpu["B"])
+        print(f"{label:<26} {wa:>8.2f} {wb:>8.2f} {wb / wa:>6.2f} {ca:>8.2f} {cb:>8.2f} {cb / ca:>6.2f}"
+              f"  {sorted(codes['A'])}/{sorted(codes['B'])}", flush=True)
     return 0
 
 
