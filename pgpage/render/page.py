@@ -5,8 +5,8 @@ import sys
 
 from rich.text import Text
 
-from pgpage.decode.flags import LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED
-from pgpage.render.output import console
+from pgpage.decode.flags import HEAP_NATTS_MASK, LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED
+from pgpage.render.output import WIDTH, console, fold, text_width
 
 LP_STYLE = {LP_UNUSED: "dim", LP_NORMAL: "", LP_REDIRECT: "yellow", LP_DEAD: "red"}
 LP_SHORT = {LP_UNUSED: "UNUSED", LP_NORMAL: "NORMAL", LP_REDIRECT: "REDIRECT", LP_DEAD: "DEAD"}
@@ -42,8 +42,11 @@ def render_pages(doc: dict, pages, heap_written=lambda: False) -> None:
     for f in doc["findings"]:
         out.print(finding_text(f))
     heap = False
+    width = text_width()
     for page in pages:
         if isinstance(page, bytes):
+            if width < WIDTH:     # narrower than the compiled dumper's columns (its flags may run past them)
+                page = _folded(page.decode(), width).encode()
             sys.stdout.flush()
             sys.stdout.buffer.write(page)
             sys.stdout.buffer.flush()
@@ -54,6 +57,21 @@ def render_pages(doc: dict, pages, heap_written=lambda: False) -> None:
     if heap or heap_written():
         out.print()
         out.print(Text(FLAG_LEGEND, "dim"))
+
+
+ITEM_HANG = 6   # a folded item line goes on under its item number and offset
+
+
+def _folded(text: str, width: int) -> str:
+    """Lines of the compiled dumper's text longer than ``width`` folded between words, the rest indented."""
+    return "\n".join(part.plain for line in text.split("\n") for part in fold(Text(line), width, ITEM_HANG))
+
+
+def _fit(out, lines: list[Text]) -> None:
+    """Fixed-width lines, one print (Rich is slow per line), those longer than the width (a long list of flags)
+    folded between words."""
+    lines = [part for line in lines for part in fold(line, out.width, ITEM_HANG)]
+    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
 
 
 def finding_text(f: dict) -> Text:
@@ -155,12 +173,12 @@ def _heap_items(out, items: list[dict]) -> None:
         line.append(f" {it['lp_len']:>5}")
         if it["t_xmin"] is not None:
             line.append(f" {it['t_xmin']:>10} {it['t_xmax']:>10} {it['t_field3']:>5} {it['t_ctid']:<11}"
-                        f" {it['t_infomask2'] & 0x7FF:>5} {it['t_hoff']:>4} ")
+                        f" {it['t_infomask2'] & HEAP_NATTS_MASK:>5} {it['t_hoff']:>4} ")
             line.append_text(_flags_text(it))
             if it["t_bits"] is not None:  # the attributes' bits only, not the bitmap's padding
-                line.append(f" nulls {it['t_bits'][:it['t_infomask2'] & 0x7FF]}", "dim")
+                line.append(f" nulls {it['t_bits'][:it['t_infomask2'] & HEAP_NATTS_MASK]}", "dim")
         lines.append(line)
-    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)  # one print per page, no wrapping: Rich is slow per line
+    _fit(out, lines)
 
 
 BT_KIND_WORDS = {"high_key": "high key", "posting": "posting", "pivot": "pivot", "tuple": "tuple", "dead": "DEAD"}
@@ -187,7 +205,7 @@ def _btree(out, page: dict) -> None:
     leaf = bool(o["btpo_flags"] & 1)
     for it in items:
         lines.append(_btree_item(it, leaf))
-    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
+    _fit(out, lines)
 
 
 def _btree_item(it: dict, leaf: bool) -> Text:

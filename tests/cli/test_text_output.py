@@ -271,3 +271,20 @@ def test_report_lists_a_shared_catalog_once(tmp_path):
         assert [db for db, n in names if n == name] == ["(shared)"], name
     per_db = sum(len(d["relations"]) for d in scan["databases"])
     assert len(rows) == per_db - 2 * len(shared)
+
+
+def test_page_item_lines_fold_to_the_width():
+    """`page`'s item table, from the compiled dumper (a pipe) and from Rich (a terminal): at 80 columns no line is
+    longer, and an item's line folded between words goes on under its number, its words all there in order."""
+    target = ("page", data_dir(15), "--db", "pgpage", "--rel", "heap_hot", "--block", "0")
+    item = re.compile(r"\s+\d+\s+\d+ (NORMAL|REDIRECT|DEAD|UNUSED)")
+    items = [ln for ln in pgpage(*target, columns="200").splitlines() if item.match(ln)]
+    assert max(len(ln) for ln in items) > 100                 # flags and a null bitmap run past 100 columns
+    for narrow in (pgpage(*target, columns="80"), in_terminal(*target, columns=80)):
+        lines = narrow.splitlines()
+        assert max(len(ln) for ln in lines) <= 80
+        for ln in items:
+            at = next(i for i, x in enumerate(lines) if x.startswith(ln[:30]))
+            rest = lines[at + 1] if at + 1 < len(lines) and not item.match(lines[at + 1]) else ""
+            assert rest == "" or rest.startswith(" " * 6) and not rest.startswith(" " * 7)
+            assert (lines[at] + " " + rest).split() == ln.split(), (ln, lines[at], rest)
