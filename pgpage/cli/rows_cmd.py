@@ -36,7 +36,7 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
     if columns is not None and not all(c.strip() for c in columns.split(",")):
         raise PgpageError(f"--columns {columns!r}: an empty column name (give names separated by commas)",
                           ExitCode.USAGE)
-    options = RowOptions(all_versions=all_versions, timezone=timezone,
+    options = RowOptions(all_versions=all_versions, carve=all_versions, timezone=timezone,
                          columns=[c.strip() for c in columns.split(",")] if columns else None)
     table = table_rows(target, db, rel, options, blocks)
     if jobs != 1 and (csv_out or json_out):      # a table for people is written by one process
