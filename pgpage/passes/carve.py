@@ -1,5 +1,6 @@
-"""`rows --all`'s pruned versions: the tuples ``analysis.carve`` finds in a chunk's uncovered bytes, kept only
-when pg_xact knows their xids' fate and every value prints, added to the chunk's versions with status
+"""`rows --all`'s pruned versions: the tuples ``analysis.carve`` finds in a chunk's uncovered bytes (of pages whose
+checksum verifies, on a cluster with data checksums), kept only when pg_xact knows their xids' fate and every
+value prints, added to the chunk's versions with status
 ``pruned``, no line pointer (item 0) and where they lie (``lp_off``)."""
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ import numpy as np
 
 from pgpage.analysis import carve
 from pgpage.analysis.rowstatus import PRUNED
+from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.deform import ERROR_STATUS, deform_tuple
 from pgpage.decode.flags import HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_NATTS_MASK
 from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
 from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_UNKNOWN, xmax_states,
                                 xmin_states)
+from pgpage.findings import INFO, Finding
 
 KNOWN_XMIN = (ST_COMMITTED, ST_ABORTED, ST_FROZEN)   # a pruned version's inserter ended one way or the other
 
@@ -27,6 +30,13 @@ def pruned_versions(rows, first: int, pages: np.ndarray, hc, usable: np.ndarray,
     """The pruned versions of a chunk (``rows``: the TableRows reading it, ``kept``: the ChunkVersions of the
     versions line pointers hold, or None), as ChunkVersions' fields; None when there is none."""
     cluster = rows.cluster
+    if cluster.checksums:      # a damaged page's free space could hold anything: only pages that verify
+        failed = checksum_pages(pages, first) != hc.headers.checksum
+        for page in np.flatnonzero(failed & usable).tolist():
+            rows.findings.append(Finding("rows.carve.checksum_mismatch", "the page's checksum fails: its free space"
+                                         " is not searched for pruned versions", INFO, relation=rows.label,
+                                         block=first + page))
+        usable = usable & ~failed
     free = carve.uncovered(pages, hc.headers, hc.items, usable)
     if not free.any():
         return None
