@@ -20,6 +20,7 @@ from typing import Iterator
 
 import numpy as np
 
+from pgpage.analysis.rowfilter import RowFilter
 from pgpage.analysis.rowstatus import LIVE, PRUNED, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.analysis.verify.toast import read_pointers
 from pgpage.decode import datum, kernels
@@ -142,6 +143,7 @@ class RowOptions:
     stop: int | None = None
     timezone: str | None = None        # overrides the cluster's configuration
     carve: bool = False                # with all_versions: pruned versions too (passes.carve)
+    only: RowFilter = RowFilter()      # --status, --xid, --ctid (analysis.rowfilter)
 
 
 def _with(kept: "ChunkVersions | None", pruned: dict, flat: np.ndarray) -> ChunkVersions:
@@ -342,7 +344,10 @@ class TableRows:
             pruned = pruned_versions(self, first, pages, hc, ~bad & ~h.is_new, kept)
             if pruned is not None:
                 kept = _with(kept, pruned, np.ascontiguousarray(pages).reshape(-1))
-        return kept
+        if kept is not None and self.options.only:
+            kept = kept.take(np.flatnonzero(self.options.only.mask(kept.status, kept.xmin, kept.xmax, kept.block,
+                                                                   kept.item)))
+        return kept if kept is not None and len(kept.start) else None
 
     def _kept(self, sel: np.ndarray, first: int, pages: np.ndarray, hc) -> "ChunkVersions | None":
         """The versions of tuple headers ``sel`` of the chunk this read prints, with their verdicts."""
