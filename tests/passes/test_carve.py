@@ -214,3 +214,50 @@ def _without_checksums(table, block, pages):
         return table._select(block, pages.copy())
     finally:
         cls.checksums = saved
+
+
+def _cli(data, *args):
+    return subprocess.run([sys.executable, "-m", "pgpage", "rows", str(data), "--db", "pgpage", "--rel", "ledger",
+                           *args], capture_output=True, text=True, cwd=REPO)
+
+
+def test_filters(unpacked):
+    data = unpacked(16)
+    o = oracle(16)
+    every = [json.loads(x) for x in _cli(data, "--all", "--json").stdout.splitlines()]
+
+    def records(*args):
+        r = _cli(data, "--json", *args)
+        assert r.returncode == 0, r.stderr
+        return [json.loads(x) for x in r.stdout.splitlines()]
+    assert records("--status", "deleted,pruned") == [r for r in every if r["status"] in ("deleted", "pruned")]
+    live = records("--status", "live")
+    plain = [json.loads(x) for x in _cli(data, "--json").stdout.splitlines()]
+    assert live == plain and len(live) == len(o["after_rows"])
+    txid = o["facts"]["txid"]
+    by_xid = records("--xid", str(txid))
+    assert by_xid == [r for r in every if txid in (r["xmin"], r["xmax"])] and len(by_xid) > len(o["deleted"])
+    assert records("--xid", "3", "--xid", str(txid + 1000)) == []
+    assert [r["ctid"] for r in records("--ctid", "(4,2)", "--ctid", " ( 0 , 1 ) ")] == ["(0,1)", "(4,2)"]
+    zero = records("--ctid", "(0,0)")
+    assert zero and zero == [r for r in every if r["ctid"] == "(0,0)"] and {r["status"] for r in zero} == {"pruned"}
+    assert records("--status", "pruned", "--xid", str(txid), "--ctid", "(1,0)") == [
+        r for r in every if r["ctid"] == "(1,0)"]
+    for bad, says in ((("--status", "deleted,gone"), "--status 'gone': not a status"),
+                      (("--ctid", "(1)"), "--ctid '(1)': not a ctid"),
+                      (("--ctid", "(1,70000)"), "not a ctid"), (("--xid", "-1"), "--xid -1")):
+        r = _cli(data, *bad)
+        assert r.returncode == 2 and says in r.stderr, (bad, r.stderr)
+
+
+def test_pruned_with_jobs(unpacked, monkeypatch, capfdbinary):
+    """--jobs 2 over parts of one block each: the pruned versions as one process finds them."""
+    from pgpage.cli.rows_cmd import rows_command
+    from pgpage.passes import rows as rows_pass
+    monkeypatch.setattr(rows_pass, "RANGE_BLOCKS", 1)
+    outs = []
+    for jobs in (1, 2):
+        rc = rows_command(target=str(unpacked(13)), db="pgpage", rel="ledger", all_versions=True, csv_out=True,
+                          jobs=jobs)
+        outs.append((rc, *capfdbinary.readouterr()))
+    assert outs[0] == outs[1] and outs[0][0] == 0 and outs[0][1].count(b",pruned,") == 32
