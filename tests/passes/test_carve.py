@@ -261,3 +261,27 @@ def test_pruned_with_jobs(unpacked, monkeypatch, capfdbinary):
                           jobs=jobs)
         outs.append((rc, *capfdbinary.readouterr()))
     assert outs[0] == outs[1] and outs[0][0] == 0 and outs[0][1].count(b",pruned,") == 32
+
+
+@pytest.mark.parametrize("major", REQUIRED_MAJORS)
+def test_churned_versions_come_back(major):
+    """fixtures/pgNN's uniq_churn: 10 rows (id, v = id) updated 20 times (v + 1, not HOT), a page the later reads
+    pruned (11+: 200 LP_DEAD line pointers). Every carved version is one of the 200 former ones, (id, id + k) for
+    update k, written by update k's transaction and deleted by update k + 1's; 190 are whole (compaction wrote
+    the live rows over the other 10)."""
+    from conftest import data_dir
+    t = resolve(str(data_dir(major)), None, "uniq_churn", "main", need_relation=True, what="table")
+    records = list(TableRows(t.cluster, t.relation, RowOptions(all_versions=True, carve=True)).text_records())
+    live = {int(r["values"]["id"]): r for r in records if r["status"] == "live"}
+    assert sorted((i, int(r["values"]["v"])) for i, r in live.items()) == [(i, i + 20) for i in range(1, 11)]
+    older = [r for r in records if r["status"] in ("pruned", "updated")]
+    statuses = {r["status"] for r in older}
+    assert statuses == ({"updated"} if major == 10 else {"pruned"}), statuses
+    assert len(older) == (200 if major == 10 else 190)
+    steps = {(int(r["values"]["id"]), int(r["values"]["v"]) - int(r["values"]["id"])): r for r in older}
+    assert len(steps) == len(older) and all(0 <= k < 20 for _, k in steps)
+    xmin_of_step = {}
+    for (_, k), r in steps.items():
+        assert xmin_of_step.setdefault(k, r["xmin"]) == r["xmin"]
+    for (i, k), r in steps.items():
+        assert r["xmax"] == (xmin_of_step.get(k + 1) if k < 19 else live[i]["xmin"]), (i, k)
