@@ -87,8 +87,8 @@ class RowVersion:
             d["hot"] = self.hot
         if self.oid is not None:
             d["oid"] = self.oid
-        if self.status == "pruned":     # (item 0: no line pointer holds it)
-            d["lp_off"] = self.lp_off
+        if self.status == "pruned":     # item 0: no line pointer holds it; where it lies, and its t_ctid (itself
+            d["lp_off"], d["t_ctid"] = self.lp_off, self.t_ctid   # when deleted, else its successor)
         d["values"] = dict(zip(names, self.values if values is None else values))
         return d
 

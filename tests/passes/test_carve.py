@@ -122,6 +122,12 @@ def test_pruned_in_csv_json_text_and_python(unpacked):
     pruned = [r for r in records if r["status"] == "pruned"]
     assert pruned and all("lp_off" in r for r in pruned) and not any("lp_off" in r for r in records
                                                                         if r["status"] != "pruned")
+    # t_ctid: a deleted version's own place before the prune, an updated one's successor (its id's live version)
+    o = oracle(15)
+    before = {r[3]: r[0] for r in o["before_rows"]}
+    after = {r[3]: r[0] for r in o["after_rows"]}
+    assert all(r["t_ctid"] == (after[r["values"]["id"]] if int(r["values"]["id"]) in o["updated"]
+                               else before[r["values"]["id"]]) for r in pruned)
     csv_lines = run("--csv").splitlines()
     # the table has a column pgpage_status: rows' own columns take a longer prefix
     assert csv_lines[0] == ("pgpage__ctid,pgpage__xmin,pgpage__xmax,pgpage__status,pgpage__lp_off,"
