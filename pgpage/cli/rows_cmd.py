@@ -25,8 +25,7 @@ def _rendered_part(csv_out: bool, all_versions: bool):
 
 def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
                  json_out=False, timezone=None, wide=False, jobs: int = 1, status=None, xid=None, ctid=None) -> int:
-    from pgpage.analysis.rowfilter import parse_filter
-    from pgpage.passes.rows import STATUS_NAMES, RowOptions, table_rows
+    from pgpage.passes.rows import STATUS_NAMES, RowOptions, parse_filter, table_rows
     from pgpage.render import rows as render
 
     if csv_out and json_out:

@@ -20,7 +20,7 @@ from typing import Iterator
 
 import numpy as np
 
-from pgpage.analysis.rowfilter import RowFilter
+from pgpage.analysis.rowfilter import RowFilter, parse_filter  # noqa: F401  (rows_cmd's)
 from pgpage.analysis.rowstatus import LIVE, PRUNED, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.analysis.verify.toast import read_pointers
 from pgpage.decode import datum, kernels

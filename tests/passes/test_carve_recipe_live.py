@@ -24,7 +24,7 @@ FROM generate_series(1, 400) g;
 def recipe() -> tuple[str, list[str]]:
     """The README's recipe: the pgpage command, and the SQL statements run in psql."""
     text = (REPO / "README.md").read_text()
-    block = re.search(r"```\n(\$ pgpage rows PGDATA --db shop --rel accounts [^\n]*)\n```\n.*?```sql\n(.*?)```", text, re.S)
+    block = re.search(r"```sh\n(pgpage rows PGDATA --db shop --rel accounts [^\n]*)\n```\n.*?```sql\n(.*?)```", text, re.S)
     assert block, "README: the deleted-rows recipe is missing"
     statements, current = [], []
     for line in block[2].splitlines():
@@ -54,7 +54,7 @@ def test_readme_recipe_brings_deleted_rows_back(tmp_path):
             assert c.execute("SELECT count(*) FROM accounts").fetchone()[0] < 400
             c.execute("CHECKPOINT")
         srv.stop()
-        args = command.removeprefix("$ pgpage ").replace("PGDATA", str(srv.data)).split()
+        args = command.removeprefix("pgpage ").replace("PGDATA", str(srv.data)).split()
         out = tmp_path / "gone.csv"
         with out.open("w") as f:
             r = subprocess.run([sys.executable, "-m", "pgpage", *args[:-2]], stdout=f, stderr=subprocess.PIPE,
