@@ -174,12 +174,21 @@ def rows(
     db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     rel: Optional[str] = typer.Option(None, "--rel", help="Table as [schema.]name, or its relfilenode."),
     all_versions: bool = typer.Option(False, "--all", help="Every row version on disk (deleted, updated, aborted,"
-                                      " in progress) with ctid, xmin, xmax and status, not only the live rows."),
+                                      " in progress, and pruned ones whose bytes are still whole) with ctid, xmin,"
+                                      " xmax, status and lp_off, not only the live rows."),
+    status: Optional[str] = typer.Option(None, "--status", help="Only versions of these statuses, comma-separated"
+                                         " (live, deleted, updated, moved, aborted, in_progress, unknown, pruned);"
+                                         " implies --all."),
+    xid: Optional[list[int]] = typer.Option(None, "--xid", help="Only versions whose xmin or xmax is this xid"
+                                            " (repeatable); implies --all."),
+    ctid: Optional[list[str]] = typer.Option(None, "--ctid", help="Only the version at this ctid, as '(B,O)'"
+                                             " (repeatable; a pruned version's is (B,0)); implies --all."),
     columns: Optional[str] = typer.Option(None, "--columns", help="Only these columns, comma-separated, in this"
                                           " order."),
     blocks: Optional[str] = typer.Option(None, "--blocks", help="Only blocks A:B (B exclusive)."),
     csv_out: bool = typer.Option(False, "--csv", help="CSV exactly as COPY ... TO STDOUT (FORMAT csv, HEADER) writes"
-                                 " it (with --all, ctid, xmin, xmax and status come first)."),
+                                 " it (with --all, pgpage_ctid, pgpage_xmin, pgpage_xmax, pgpage_status and"
+                                 " pgpage_lp_off come first)."),
     json_out: bool = typer.Option(False, "--json", help="Newline-delimited JSON, one record per row version."),
     timezone: Optional[str] = typer.Option(None, "--timezone", help="Print timestamptz in this zone (default: the"
                                            " cluster's timezone setting)."),

@@ -20,7 +20,8 @@ from typing import Iterator
 
 import numpy as np
 
-from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
+from pgpage.analysis.rowfilter import RowFilter, parse_filter  # noqa: F401  (rows_cmd's)
+from pgpage.analysis.rowstatus import LIVE, PRUNED, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.analysis.verify.toast import read_pointers
 from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
@@ -64,6 +65,7 @@ class RowVersion:
     infomask2: int
     values: list             # per selected column: str, None (NULL or unreadable), Undecoded (hex)
     oid: int | None = None   # a WITH OIDS table's row oid (10-11)
+    lp_off: int | None = None   # where the tuple starts in its page (a pruned one: where it was found)
 
     @property
     def ctid(self) -> str:
@@ -85,6 +87,8 @@ class RowVersion:
             d["hot"] = self.hot
         if self.oid is not None:
             d["oid"] = self.oid
+        if self.status == "pruned":     # item 0: no line pointer holds it; where it lies, and its t_ctid (itself
+            d["lp_off"], d["t_ctid"] = self.lp_off, self.t_ctid   # when deleted, else its successor)
         d["values"] = dict(zip(names, self.values if values is None else values))
         return d
 
@@ -125,6 +129,7 @@ class ChunkVersions:
     item: np.ndarray
     ctid_block: np.ndarray
     ctid_offset: np.ndarray
+    lp_off: np.ndarray
 
     def take(self, which: np.ndarray) -> "ChunkVersions":
         return ChunkVersions(self.flat, *(getattr(self, f.name)[which] for f in fields(self)[1:]))
@@ -137,6 +142,17 @@ class RowOptions:
     start: int | None = None           # block range [start, stop)
     stop: int | None = None
     timezone: str | None = None        # overrides the cluster's configuration
+    carve: bool = False                # with all_versions: pruned versions too (passes.carve)
+    only: RowFilter = RowFilter()      # --status, --xid, --ctid (analysis.rowfilter)
+
+
+def _with(kept: "ChunkVersions | None", pruned: dict, flat: np.ndarray) -> ChunkVersions:
+    """A chunk's versions and its pruned ones (``passes.carve``), in ctid order, a block's pruned versions
+    after those its line pointers hold, by offset."""
+    names = [f.name for f in fields(ChunkVersions)[1:]]
+    both = {n: np.concatenate([getattr(kept, n), pruned[n]]) if kept is not None else pruned[n] for n in names}
+    order = np.lexsort((np.where(both["item"] == 0, both["lp_off"], both["item"]), both["item"] == 0, both["block"]))
+    return ChunkVersions(flat, **{n: v[order] for n, v in both.items()})
 
 
 def table_rows(target: str, db: str | None, rel: str | None, options: RowOptions | None = None,
@@ -303,7 +319,6 @@ class TableRows:
     def _select(self, first: int, pages: np.ndarray) -> "ChunkVersions | None":
         """The chunk's tuple versions this read prints, with their verdicts; pages and line pointers that hold no
         readable tuple become findings."""
-        cluster = self.cluster
         hc = decode_heap_chunk(pages, first)
         items, tups, h = hc.items, hc.tuples, hc.headers
         block_size = pages.shape[1]
@@ -323,8 +338,21 @@ class TableRows:
                                          f"{items.len[i]}) does not hold a readable tuple", relation=self.label,
                                          block=first + int(items.page[i]), item=int(items.lp[i])))
         sel = np.flatnonzero((items.flags[tups.item] == LP_NORMAL) & ~bad[items.page[tups.item]])
-        if not len(sel):
-            return None
+        kept = self._kept(sel, first, pages, hc) if len(sel) else None
+        if self.options.carve and self.options.all_versions:
+            from pgpage.passes.carve import pruned_versions
+            pruned = pruned_versions(self, first, pages, hc, ~bad & ~h.is_new, kept)
+            if pruned is not None:
+                kept = _with(kept, pruned, np.ascontiguousarray(pages).reshape(-1))
+        if kept is not None and self.options.only:
+            kept = kept.take(np.flatnonzero(self.options.only.mask(kept.status, kept.xmin, kept.xmax, kept.block,
+                                                                   kept.item)))
+        return kept if kept is not None and len(kept.start) else None
+
+    def _kept(self, sel: np.ndarray, first: int, pages: np.ndarray, hc) -> "ChunkVersions | None":
+        """The versions of tuple headers ``sel`` of the chunk this read prints, with their verdicts."""
+        cluster, items, tups = self.cluster, hc.items, hc.tuples
+        block_size = pages.shape[1]
         its = tups.item[sel]
         infomask = tups.t_infomask[sel].astype(np.int64)
         xmin, xmax = tups.t_xmin[sel].astype(np.int64), tups.t_xmax[sel].astype(np.int64)
@@ -347,7 +375,7 @@ class TableRows:
             natts=infomask2 & HEAP_NATTS_MASK, infomask=infomask[keep], infomask2=infomask2,
             xmin=xmin[keep], xmax=xmax[keep], xmin_state=xmin_st[keep], xmax_state=xmax_st[keep],
             status=status[keep], block=blocks[keep], item=lps[keep], ctid_block=ctid_block[keep],
-            ctid_offset=ctid_offset[keep])
+            ctid_offset=ctid_offset[keep], lp_off=items.off[its].astype(np.int64))
 
     def versions(self, c: "ChunkVersions", which=None, stored: bool = False) -> Iterator[RowVersion]:
         """RowVersions of a chunk's versions (all, or the indexes ``which``), values printed here: the compiled
@@ -375,7 +403,7 @@ class TableRows:
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
-                             heap_oid_old(data, t_hoff, im))
+                             heap_oid_old(data, t_hoff, im), int(c.lp_off[j]))
         self._fetched.clear()
 
     def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
@@ -462,9 +490,10 @@ class TableRows:
         (Python's)."""
         hasnull = (c.infomask & HEAP_HASNULL) != 0
         given = self._given_texts(printer, c, hasnull)
-        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status] + (
-            [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2] if json else [])
-        ) if system else None
+        # (a pruned version's JSON record, which has its lp_off, is Python's: a status the printer does not know)
+        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, np.where(c.status == PRUNED, -1, c.status)] + (
+            [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2]) if json else
+            [c.block, c.item, c.xmin, c.xmax, c.status, c.lp_off]) if system else None
         n, first, stop, toasted = len(c.start), 0, 0, None
         while first < n:
             if first >= stop:   # (a window's values, fetched once however many calls print its lines)

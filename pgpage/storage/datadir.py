@@ -645,11 +645,12 @@ class Relation:
 
     def rows(self, all_versions: bool = False, timezone: str | None = None):
         """This table's rows as records (dicts: ctid, xmin, xmax, status, ..., ``values`` by column name) with
-        typed Python values: the rows a new SELECT returns, or every version on disk with ``all_versions``.
+        typed Python values: the rows a new SELECT returns, or every version on disk with ``all_versions`` (pruned ones
+        too: ``passes.carve``).
         ``passes.rows.TableRows`` gives the values as text and the findings (what could not be read)."""
         from pgpage.passes.rows import RowOptions, TableRows
         return TableRows(self.database.cluster, self,
-                         RowOptions(all_versions=all_versions, timezone=timezone)).records()
+                         RowOptions(all_versions=all_versions, carve=all_versions, timezone=timezone)).records()
 
     @cached_property
     def directory(self) -> Path:
