@@ -1190,12 +1190,17 @@ _ARRAY_SPECIAL = set('{}"\\') | set(" \t\n\r\v\f")
 _ARRAY_DELIMITERS = {603: ";"}
 
 
-def to_pg_text(typid: int, value) -> str | None:
+def to_pg_text(typid: int, value) -> str | None | Unreadable:
     """Render a decoded value as the type's output function would (see the module docstring for
-    the session settings assumed). None for SQL NULL; typed stand-ins render as ``<...>``."""
+    the session settings assumed). None for SQL NULL; the ``Unreadable`` itself for a value that is
+    or holds one (an array with an element that could not be read: no text stands in for damaged
+    bytes); the other typed stand-ins render as ``<...>``."""
     if value is None:
         return None
-    if isinstance(value, (Unreadable, Undecoded, ToastPointer)):
+    bad = unreadable_part(value)
+    if bad is not None:
+        return bad
+    if isinstance(value, (Undecoded, ToastPointer)):
         return str(value)
     if typid in VECTOR_TYPES:
         if isinstance(value, PgArray):
@@ -1213,6 +1218,20 @@ def to_pg_text(typid: int, value) -> str | None:
     if isinstance(value, (list, PgArray)):          # anyarray: element type known only per value
         return _array_text(0, value)
     return str(value)
+
+
+def unreadable_part(value) -> Unreadable | None:
+    """The ``Unreadable`` a decoded value is or holds (an array's element, at any depth), None if none."""
+    if isinstance(value, Unreadable):
+        return value
+    if isinstance(value, PgArray):
+        value = value.elements
+    if isinstance(value, list):
+        for v in value:
+            bad = unreadable_part(v)
+            if bad is not None:
+                return bad
+    return None
 
 
 def _array_text(elem: int, value) -> str:

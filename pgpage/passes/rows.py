@@ -38,6 +38,8 @@ from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
+from pgpage.decode.checksum import chunk_checksum_failures
+from pgpage.passes.rowdamage import checksum_runs, page_checksums, version_damage
 from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
 from pgpage.storage.target import resolve
 
@@ -64,6 +66,8 @@ class RowVersion:
     infomask2: int
     values: list             # per selected column: str, None (NULL or unreadable), Undecoded (hex)
     oid: int | None = None   # a WITH OIDS table's row oid (10-11)
+    damage: list | None = None   # what is wrong with this version (``rowdamage.version_damage``): its page's
+    #                              checksum, the columns whose value is None because it could not be read
 
     @property
     def ctid(self) -> str:
@@ -86,6 +90,8 @@ class RowVersion:
         if self.oid is not None:
             d["oid"] = self.oid
         d["values"] = dict(zip(names, self.values if values is None else values))
+        if self.damage:
+            d["damage"] = self.damage
         return d
 
 
@@ -204,6 +210,8 @@ class TableRows:
         self._inline_lz4 = False   # an lz4-compressed value stored inline was seen (_toasted_values)
         self._given_memos: dict[int, dict[bytes, bytes]] = {}   # by attribute: texts by stored bytes (_given_texts)
         self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
+        self.checksums = page_checksums(cluster, self.fork)   # data checksums on: pages are checked
+        self.checksum_failures: set[int] = set()   # blocks (global numbers) read so far whose checksum fails
         self.undecided = 0   # versions left out of the live rows because no commit status could be found
 
     def records(self) -> Iterator[dict]:
@@ -307,6 +315,10 @@ class TableRows:
         hc = decode_heap_chunk(pages, first)
         items, tups, h = hc.items, hc.tuples, hc.headers
         block_size = pages.shape[1]
+        for b in chunk_checksum_failures(pages, first) if self.checksums else ():
+            self.checksum_failures.add(b)     # (its rows are still read: flagged, rowdamage.version_damage)
+            self.findings.append(Finding("checksum.mismatch", "the page fails its checksum: its rows are printed"
+                                         " where they decode, each flagged", relation=self.label, block=b))
         bad = ~h.is_new & ((h.lower < SIZE_OF_PAGE_HEADER) | (h.lower > h.upper) | (h.upper > h.special)
                            | (h.special > block_size))
         for page in np.flatnonzero(bad).tolist():
@@ -364,6 +376,7 @@ class TableRows:
                 self._prefetch(batches.pop(0)[1])
             s, n = int(c.start[j]), int(c.length[j])
             data = buf[s:s + n] if buf is not None else c.flat[s:s + n].tobytes()
+            before = len(self.findings)
             blkno, lp, im, t_hoff = int(c.block[j]), int(c.item[j]), int(c.infomask[j]), int(c.t_hoff[j])
             if fast[j]:
                 p, ln = pos[j], lens[j]
@@ -371,10 +384,11 @@ class TableRows:
                           for i, a in cols]
             else:
                 values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp)
+            damage = version_damage(self.findings[before:], blkno in self.checksum_failures, self.attrs)
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
-                             heap_oid_old(data, t_hoff, im))
+                             heap_oid_old(data, t_hoff, im), damage)
         self._fetched.clear()
 
     def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
@@ -421,7 +435,7 @@ class TableRows:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._csv_chunk(printer, chunk, system)
+            yield from self._printed_chunk(printer, chunk, system)
 
     def json_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """``rows --json``'s records as ``csv_stream`` gives CSV lines: runs of them the compiled printer wrote
@@ -431,7 +445,7 @@ class TableRows:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._csv_chunk(printer, chunk, system=True, json=True)
+            yield from self._printed_chunk(printer, chunk, system=True, json=True)
 
     def csv_kinds(self) -> list[str | None]:
         """How the compiled printer prints each selected column (``decode.printer``), None where it cannot."""
@@ -455,6 +469,14 @@ class TableRows:
                                           [dumps(n, ensure_ascii=False) + ":" for n in self.column_names])
         return self.printed.printer(attrs, cols, kinds, STATUS_NAMES, system, index_tuples=index_attrs is not None,
                                     json=records)
+
+    def _printed_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
+        """``_csv_chunk`` of a chunk, whose versions on pages that fail their checksum Python prints (flagged)."""
+        for which, flagged in checksum_runs(c.block, self.checksum_failures):
+            if flagged:
+                yield from self.versions(c, which=which)
+            else:
+                yield from self._csv_chunk(printer, c if which is None else c.take(which), system, json)
 
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
         """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined
@@ -639,7 +661,11 @@ class TableRows:
         out = []
         for i, _ in self.columns:
             a = d.attrs[i]
-            if a.status == ERROR_STATUS or a.raw is None:
+            if a.status == ERROR_STATUS:   # (its finding is the walk's, or the one of the attribute it stopped at)
+                self.findings.append(Finding("rows.value.unreadable", f"column {a.name!r}: {a.error.message}",
+                                             ERROR, relation=self.label, block=blkno, item=lp, attnum=i + 1))
+                out.append(None)
+            elif a.raw is None:
                 out.append(None)
             else:
                 out.append(self.value_text(self.attrs[i], a.raw, blkno, lp))
@@ -665,7 +691,7 @@ class TableRows:
         message = value.message if isinstance(value, Unreadable) else str(value)
         code = value.code if isinstance(value, Unreadable) else "rows.value.unreadable"
         self.findings.append(Finding(code, f"column {att.name!r}: {message}", ERROR, relation=self.label,
-                                     block=blkno, item=lp))
+                                     block=blkno, item=lp, attnum=next((k + 1 for k, a in enumerate(self.attrs) if a is att), None)))
         return None
 
     def _toast_store(self, rel: int) -> ToastStore | None:
