@@ -24,7 +24,7 @@ def _rendered_part(csv_out: bool, all_versions: bool):
 
 
 def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
-                 json_out=False, timezone=None, wide=False, jobs: int = 1) -> int:
+                 json_out=False, timezone=None, wide=False, jobs: int = 1, schema=None, toast=None) -> int:
     from pgpage.passes.rows import STATUS_NAMES, RowOptions, table_rows
     from pgpage.render import rows as render
 
@@ -38,7 +38,14 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
                           ExitCode.USAGE)
     options = RowOptions(all_versions=all_versions, timezone=timezone,
                          columns=[c.strip() for c in columns.split(",")] if columns else None)
-    table = table_rows(target, db, rel, options, blocks)
+    if toast is not None and schema is None:
+        raise PgpageError("--toast goes with --schema (with the catalog, the TOAST table is found through it)",
+                          ExitCode.USAGE)
+    if schema is not None:
+        from pgpage.passes.schemarows import schema_rows
+        table = schema_rows(target, db, rel, schema, toast, options, blocks)
+    else:
+        table = table_rows(target, db, rel, options, blocks)
     if jobs != 1 and (csv_out or json_out):      # a table for people is written by one process
         import sys
 

@@ -167,7 +167,8 @@ class TableRows:
     """The row versions of one table, in ctid order (iterate it), and what could not be read (``findings``,
     complete once iteration ends)."""
 
-    def __init__(self, cluster, relation, options: RowOptions | None = None):
+    def __init__(self, cluster, relation, options: RowOptions | None = None, attrs: list[Attribute] | None = None):
+        """``attrs``: the table's columns when they are given (``passes.schemarows``), not read from pg_attribute."""
         self.options = options = options or RowOptions()
         if relation.kind not in "rtm":
             raise PgpageError(f"{relation.qualified_name} is {a_or_an(relation.kind_name)}: rows are read from tables",
@@ -176,12 +177,14 @@ class TableRows:
         self.label = f"{relation.database.name}.{relation.qualified_name}"
         self.findings: list[Finding] = []
         db = relation.database
-        rows = db.attributes(relation.oid)
-        if not rows:
-            raise PgpageError(f"{self.label}: its columns cannot be read from pg_attribute", ExitCode.UNREADABLE)
-        self.attrs = [Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
-                                r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
-                      for r in rows]
+        rows = db.attributes(relation.oid) if attrs is None else None
+        if attrs is None and not rows:
+            raise PgpageError(f"{self.label}: its columns cannot be read from pg_attribute (--schema gives them)",
+                              ExitCode.UNREADABLE)
+        self.attrs = attrs if attrs is not None else [
+            Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
+                      r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
+            for r in rows]
         present = [(i, a) for i, a in enumerate(self.attrs) if not a.attisdropped]
         if options.columns:
             by_name = {a.name: (i, a) for i, a in present}
