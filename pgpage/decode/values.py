@@ -115,7 +115,7 @@ class ValueFormatter:
         """The text of a datum as stored in a tuple or an array."""
         kind, target = self.resolve(typid)
         if kind == "builtin":
-            return datum.to_pg_text(target, self._builtin(target, raw, stored=True))
+            return _text_or_unreadable(target, self._builtin(target, raw, stored=True))
         typlen = self._typlen(target)
         if typlen == -1:
             payload = datum.varlena_payload(raw, target)
@@ -128,7 +128,7 @@ class ValueFormatter:
         """The text of a varlena's content (header removed, decompressed): a value reassembled from TOAST."""
         kind, target = self.resolve(typid)
         if kind == "builtin":
-            return datum.to_pg_text(target, self._builtin(target, payload, stored=False))
+            return _text_or_unreadable(target, self._builtin(target, payload, stored=False))
         return self._user_payload(kind, target, payload)
 
     def decodable(self, typid: int) -> bool:
@@ -218,6 +218,12 @@ class ValueFormatter:
             texts.append(t)
         delim = elem.typdelim if elem is not None else ","
         return datum.array_literal(texts, dims, lbounds, delim)
+
+
+def _text_or_unreadable(typid: int, value):
+    """A decoded built-in value's text, or the ``Unreadable`` it is or holds (an array's element)."""
+    bad = datum.unreadable_part(value)
+    return bad if bad is not None else datum.to_pg_text(typid, value)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
                                  VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
                                  parse_varlena)
+from pgpage.decode.encodings import database_codec
 from pgpage.decode.deform import ERROR_STATUS, Attribute, deform_tuple, heap_oid_old
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
@@ -143,6 +144,7 @@ class RowOptions:
     start: int | None = None           # block range [start, stop)
     stop: int | None = None
     timezone: str | None = None        # overrides the cluster's configuration
+    encoding: str | None = None        # the database's text encoding, overriding pg_database's
 
 
 def table_rows(target: str, db: str | None, rel: str | None, options: RowOptions | None = None,
@@ -196,7 +198,11 @@ class TableRows:
         self.columns = present
         self.column_names = [a.name for _, a in present]
         self.timezone = resolve_timezone(cluster, options.timezone, self.findings)
-        self.formatter = ValueFormatter(db.types, cluster.major, self.timezone)
+        try:
+            codec, self.encoding = database_codec(getattr(db, "row", None), options.encoding)
+        except ValueError as exc:
+            raise PgpageError(f"--encoding: {exc}", ExitCode.USAGE) from None
+        self.formatter = ValueFormatter(db.types, cluster.major, self.timezone, codec)
         self.printed = PrintedTypes(self.formatter)
         for _, a in present:
             if not self.formatter.decodable(a.typid):
