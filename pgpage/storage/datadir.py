@@ -448,7 +448,7 @@ class Database:
         codec = database_codec(self.row, None)[0]
         enums = [{**r, "enumlabel": _name_text(r.get("enumlabel"), codec)} for r in self._catalog("pg_enum", class_rows)]
         return TypeCatalog.from_rows(self._catalog("pg_type", class_rows), enums,
-                                     self._catalog("pg_range", class_rows, key="rngtypid"))
+                                     self._catalog("pg_range", class_rows, key="rngtypid"), self.attributes)
 
     @cached_property
     def collations(self) -> dict[int, dict]:
