@@ -186,6 +186,9 @@ def rows(
     schema: Optional[str] = typer.Option(None, "--schema", help="The table's columns, 'name type, ...' with types as"
                                          " PostgreSQL names them (int4, numeric(10,2), timestamp with time zone,"
                                          " int4[]; dropped_N for a dropped column): read a file without its catalog."),
+    dropped: bool = typer.Option(False, "--dropped", help="Also the values dropped columns still hold, as"
+                                 " dropped_N: typed where pg_attribute's version from before the drop is on disk,"
+                                 " else as hex."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="Read text as stored in this encoding"
                                            " (LATIN1, EUC_JP, WIN1251...; default: the database's, from"
                                            " pg_database), printed as UTF-8."),

@@ -25,7 +25,7 @@ def _rendered_part(csv_out: bool, all_versions: bool):
 
 def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
                  json_out=False, timezone=None, wide=False, jobs: int = 1, schema=None, toast=None,
-                 encoding=None) -> int:
+                 encoding=None, dropped=False) -> int:
     from pgpage.passes.rows import STATUS_NAMES, RowOptions, table_rows
     from pgpage.render import rows as render
 
@@ -37,7 +37,7 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
     if columns is not None and not all(c.strip() for c in columns.split(",")):
         raise PgpageError(f"--columns {columns!r}: an empty column name (give names separated by commas)",
                           ExitCode.USAGE)
-    options = RowOptions(all_versions=all_versions, timezone=timezone, encoding=encoding,
+    options = RowOptions(all_versions=all_versions, timezone=timezone, encoding=encoding, dropped=dropped,
                          columns=[c.strip() for c in columns.split(",")] if columns else None)
     if toast is not None and schema is None:
         raise PgpageError("--toast goes with --schema (with the catalog, the TOAST table is found through it)",

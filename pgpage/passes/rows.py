@@ -40,6 +40,7 @@ from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
 from pgpage.decode.checksum import chunk_checksum_failures
+from pgpage.passes.dropped import dropped_columns
 from pgpage.passes.rowdamage import checksum_runs, page_checksums, version_damage
 from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
 from pgpage.storage.target import resolve
@@ -145,6 +146,7 @@ class RowOptions:
     stop: int | None = None
     timezone: str | None = None        # overrides the cluster's configuration
     encoding: str | None = None        # the database's text encoding, overriding pg_database's
+    dropped: bool = False              # also the dropped columns' values (passes.dropped)
 
 
 def table_rows(target: str, db: str | None, rel: str | None, options: RowOptions | None = None,
@@ -188,6 +190,8 @@ class TableRows:
                       r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
             for r in rows]
         present = [(i, a) for i, a in enumerate(self.attrs) if not a.attisdropped]
+        if options.dropped:     # pg_dirtyread's dropped_N, typed where pg_attribute still says its type
+            present += dropped_columns(cluster, relation, self.attrs, self.label, self.findings)
         if options.columns:
             by_name = {a.name: (i, a) for i, a in present}
             unknown = [c for c in options.columns if c not in by_name]
@@ -204,8 +208,8 @@ class TableRows:
             raise PgpageError(f"--encoding: {exc}", ExitCode.USAGE) from None
         self.formatter = ValueFormatter(db.types, cluster.major, self.timezone, codec)
         self.printed = PrintedTypes(self.formatter)
-        for _, a in present:
-            if not self.formatter.decodable(a.typid):
+        for i, a in present:
+            if not self.formatter.decodable(a.typid) and not self.attrs[i].attisdropped:   # (dropped: said so)
                 t = self.formatter.catalog.get(a.typid)
                 self.findings.append(Finding("rows.type.not_decoded", f"column {a.name!r} is of type "
                                              f"{t.name if t is not None else f'oid {a.typid}'}, which pgpage does not"
