@@ -40,11 +40,11 @@ def checksum_runs(blocks: np.ndarray, failures: set[int]) -> Iterator[tuple[np.n
         yield np.arange(lo, hi), bool(failed[lo])
 
 
-def version_damage(findings: list[Finding], checksum_failed: bool, attrs) -> list[dict] | None:
+def version_damage(findings: list[Finding], checksum_failed: bool, names: dict[int, str]) -> list[dict] | None:
     """What is wrong with one version, from the findings reading it made: its page's checksum, and each error
-    with the column it made None (``attrs``: the relation's attributes, attnum order). None when nothing is."""
+    with the column it made None (``names``: the printed columns' names by attnum). None when nothing is."""
     out = [{"code": "checksum.mismatch"}] if checksum_failed else []
     for f in findings:
         if f.severity == ERROR:
-            out.append({"code": f.code, **({"column": attrs[f.attnum - 1].name} if f.attnum else {})})
+            out.append({"code": f.code, **({"column": names[f.attnum]} if f.attnum in names else {})})
     return out or None

@@ -26,8 +26,9 @@ from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
                                  VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
                                  parse_varlena)
-from pgpage.decode.encodings import database_codec
+from pgpage.decode.checksum import chunk_checksum_failures
 from pgpage.decode.deform import ERROR_STATUS, Attribute, deform_tuple, heap_oid_old
+from pgpage.decode.encodings import database_codec
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
 from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
@@ -39,7 +40,6 @@ from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
-from pgpage.decode.checksum import chunk_checksum_failures
 from pgpage.passes.dropped import dropped_columns
 from pgpage.passes.rowdamage import checksum_runs, page_checksums, version_damage
 from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
@@ -201,6 +201,9 @@ class TableRows:
             present = [by_name[c] for c in options.columns]
         self.columns = present
         self.column_names = [a.name for _, a in present]
+        # each printed column's attnum by its attribute object, its name by attnum (a finding names its column)
+        self._attnums = {a: i + 1 for i, a in [*enumerate(self.attrs), *present]}
+        self._names = {i + 1: a.name for i, a in present}
         self.timezone = resolve_timezone(cluster, options.timezone, self.findings)
         try:
             codec, self.encoding = database_codec(getattr(db, "row", None), options.encoding)
@@ -397,7 +400,7 @@ class TableRows:
                           for i, a in cols]
             else:
                 values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp)
-            damage = version_damage(self.findings[before:], blkno in self.checksum_failures, self.attrs)
+            damage = version_damage(self.findings[before:], blkno in self.checksum_failures, self._names)
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
@@ -672,7 +675,7 @@ class TableRows:
             self.findings.append(Finding(f.code, f.message, f.severity, relation=self.label, block=blkno, item=lp,
                                          expected=f.expected, actual=f.actual))
         out = []
-        for i, _ in self.columns:
+        for i, att in self.columns:
             a = d.attrs[i]
             if a.status == ERROR_STATUS:   # (its finding is the walk's, or the one of the attribute it stopped at)
                 self.findings.append(Finding("rows.value.unreadable", f"column {a.name!r}: {a.error.message}",
@@ -681,7 +684,7 @@ class TableRows:
             elif a.raw is None:
                 out.append(None)
             else:
-                out.append(self.value_text(self.attrs[i], a.raw, blkno, lp))
+                out.append(self.value_text(att, a.raw, blkno, lp))
         return out
 
     def value_text(self, att: Attribute, raw: bytes, blkno: int, lp: int):
@@ -704,7 +707,7 @@ class TableRows:
         message = value.message if isinstance(value, Unreadable) else str(value)
         code = value.code if isinstance(value, Unreadable) else "rows.value.unreadable"
         self.findings.append(Finding(code, f"column {att.name!r}: {message}", ERROR, relation=self.label,
-                                     block=blkno, item=lp, attnum=next((k + 1 for k, a in enumerate(self.attrs) if a is att), None)))
+                                     block=blkno, item=lp, attnum=self._attnums.get(att)))
         return None
 
     def _toast_store(self, rel: int) -> ToastStore | None:
