@@ -8,12 +8,11 @@ tested is the value's decoding, not the checksum) or left as it was.
 from __future__ import annotations
 
 import shutil
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 from conftest import data_dir, rel_oracle
-from mutation import fields, recompute_checksums
+from mutation import recompute_checksums
 
 BLCKSZ = 8192
 

@@ -29,8 +29,8 @@ def dropped_columns(cluster, relation, attrs: list, label: str, findings: list[F
         name = f"dropped_{i + 1}"
         if typid is not None:
             t = relation.database.types.get(typid)
-            message = (f"dropped column {i + 1} is printed as {name}, of type {t.name if t else typid} (pg_attribute's"
-                       " version from before the drop)")
+            message = (f"dropped column {i + 1} is printed as {name}, of type {t.name if t else typid}"
+                       " (pg_attribute's version from before the drop)")
         else:
             message = (f"dropped column {i + 1} is printed as {name}, the hex of its bytes (a varlena's after its header;"
                        f" attlen {a.attlen}, attalign"
