@@ -194,6 +194,17 @@ def rows(
                                            " cluster's timezone setting)."),
     wide: bool = typer.Option(False, "--wide", help="Show long values whole in the table."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP + " (--csv and --json)"),
+    schema: Optional[str] = typer.Option(None, "--schema", help="The table's columns, 'name type, ...' with types as"
+                                         " PostgreSQL names them (int4, numeric(10,2), timestamp with time zone,"
+                                         " int4[]; dropped_N for a dropped column): read a file without its catalog."),
+    dropped: bool = typer.Option(False, "--dropped", help="Also the values dropped columns still hold, as"
+                                 " dropped_N: typed where pg_attribute's version from before the drop is on disk,"
+                                 " else as hex."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="Read text as stored in this encoding"
+                                           " (LATIN1, EUC_JP, WIN1251...; default: the database's, from"
+                                           " pg_database), printed as UTF-8."),
+    toast: Optional[str] = typer.Option(None, "--toast", help="With --schema: the TOAST table's file, to follow TOAST"
+                                        " pointers into (without it they are reported, their values NULL)."),
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""

@@ -27,7 +27,9 @@ from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
                                  VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
                                  parse_varlena)
+from pgpage.decode.checksum import chunk_checksum_failures
 from pgpage.decode.deform import ERROR_STATUS, Attribute, deform_tuple, heap_oid_old
+from pgpage.decode.encodings import database_codec
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
 from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
@@ -39,6 +41,8 @@ from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
+from pgpage.passes.dropped import dropped_columns
+from pgpage.passes.rowdamage import checksum_runs, page_checksums, version_damage
 from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
 from pgpage.storage.target import resolve
 
@@ -66,6 +70,8 @@ class RowVersion:
     values: list             # per selected column: str, None (NULL or unreadable), Undecoded (hex)
     oid: int | None = None   # a WITH OIDS table's row oid (10-11)
     lp_off: int | None = None   # where the tuple starts in its page (a pruned one: where it was found)
+    damage: list | None = None   # what is wrong with this version (``rowdamage.version_damage``): its page's
+    #                              checksum, the columns whose value is None because it could not be read
 
     @property
     def ctid(self) -> str:
@@ -90,6 +96,8 @@ class RowVersion:
         if self.status == "pruned":     # item 0: no line pointer holds it; where it lies, and its t_ctid (itself
             d["lp_off"], d["t_ctid"] = self.lp_off, self.t_ctid   # when deleted, else its successor)
         d["values"] = dict(zip(names, self.values if values is None else values))
+        if self.damage:
+            d["damage"] = self.damage
         return d
 
 
@@ -145,6 +153,9 @@ class RowOptions:
     carve: bool = False                # with all_versions: pruned versions too (passes.carve)
     only: RowFilter = RowFilter()      # --status, --xid, --ctid (analysis.rowfilter)
 
+    encoding: str | None = None        # the database's text encoding, overriding pg_database's
+    dropped: bool = False              # also the dropped columns' values (passes.dropped)
+
 
 def _with(kept: "ChunkVersions | None", pruned: dict, flat: np.ndarray) -> ChunkVersions:
     """A chunk's versions and its pruned ones (``passes.carve``), in ctid order, a block's pruned versions
@@ -177,7 +188,8 @@ class TableRows:
     """The row versions of one table, in ctid order (iterate it), and what could not be read (``findings``,
     complete once iteration ends)."""
 
-    def __init__(self, cluster, relation, options: RowOptions | None = None):
+    def __init__(self, cluster, relation, options: RowOptions | None = None, attrs: list[Attribute] | None = None):
+        """``attrs``: the table's columns when they are given (``passes.schemarows``), not read from pg_attribute."""
         self.options = options = options or RowOptions()
         if relation.kind not in "rtm":
             raise PgpageError(f"{relation.qualified_name} is {a_or_an(relation.kind_name)}: rows are read from tables",
@@ -186,13 +198,17 @@ class TableRows:
         self.label = f"{relation.database.name}.{relation.qualified_name}"
         self.findings: list[Finding] = []
         db = relation.database
-        rows = db.attributes(relation.oid)
-        if not rows:
-            raise PgpageError(f"{self.label}: its columns cannot be read from pg_attribute", ExitCode.UNREADABLE)
-        self.attrs = [Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
-                                r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
-                      for r in rows]
+        rows = db.attributes(relation.oid) if attrs is None else None
+        if attrs is None and not rows:
+            raise PgpageError(f"{self.label}: its columns cannot be read from pg_attribute (--schema gives them)",
+                              ExitCode.UNREADABLE)
+        self.attrs = attrs if attrs is not None else [
+            Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
+                      r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
+            for r in rows]
         present = [(i, a) for i, a in enumerate(self.attrs) if not a.attisdropped]
+        if options.dropped:     # pg_dirtyread's dropped_N, typed where pg_attribute still says its type
+            present += dropped_columns(cluster, relation, self.attrs, self.label, self.findings)
         if options.columns:
             by_name = {a.name: (i, a) for i, a in present}
             unknown = [c for c in options.columns if c not in by_name]
@@ -202,11 +218,18 @@ class TableRows:
             present = [by_name[c] for c in options.columns]
         self.columns = present
         self.column_names = [a.name for _, a in present]
+        # each printed column's attnum by its attribute object, its name by attnum (a finding names its column)
+        self._attnums = {a: i + 1 for i, a in [*enumerate(self.attrs), *present]}
+        self._names = {i + 1: a.name for i, a in present}
         self.timezone = resolve_timezone(cluster, options.timezone, self.findings)
-        self.formatter = ValueFormatter(db.types, cluster.major, self.timezone)
+        try:
+            codec, self.encoding = database_codec(getattr(db, "row", None), options.encoding)
+        except ValueError as exc:
+            raise PgpageError(f"--encoding: {exc}", ExitCode.USAGE) from None
+        self.formatter = ValueFormatter(db.types, cluster.major, self.timezone, codec)
         self.printed = PrintedTypes(self.formatter)
-        for _, a in present:
-            if not self.formatter.decodable(a.typid):
+        for i, a in present:
+            if not self.formatter.decodable(a.typid) and not self.attrs[i].attisdropped:   # (dropped: said so)
                 t = self.formatter.catalog.get(a.typid)
                 self.findings.append(Finding("rows.type.not_decoded", f"column {a.name!r} is of type "
                                              f"{t.name if t is not None else f'oid {a.typid}'}, which pgpage does not"
@@ -220,6 +243,8 @@ class TableRows:
         self._inline_lz4 = False   # an lz4-compressed value stored inline was seen (_toasted_values)
         self._given_memos: dict[int, dict[bytes, bytes]] = {}   # by attribute: texts by stored bytes (_given_texts)
         self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
+        self.checksums = page_checksums(cluster, self.fork)   # data checksums on: pages are checked
+        self.checksum_failures: set[int] = set()   # blocks (global numbers) read so far whose checksum fails
         self.undecided = 0   # versions left out of the live rows because no commit status could be found
 
     def records(self) -> Iterator[dict]:
@@ -322,6 +347,10 @@ class TableRows:
         hc = decode_heap_chunk(pages, first)
         items, tups, h = hc.items, hc.tuples, hc.headers
         block_size = pages.shape[1]
+        for b in chunk_checksum_failures(pages, first) if self.checksums else ():
+            self.checksum_failures.add(b)     # (its rows are still read: flagged, rowdamage.version_damage)
+            self.findings.append(Finding("checksum.mismatch", "the page fails its checksum: its rows are printed"
+                                         " where they decode, each flagged", relation=self.label, block=b))
         bad = ~h.is_new & ((h.lower < SIZE_OF_PAGE_HEADER) | (h.lower > h.upper) | (h.upper > h.special)
                            | (h.special > block_size))
         for page in np.flatnonzero(bad).tolist():
@@ -394,16 +423,18 @@ class TableRows:
                 self._prefetch(batches.pop(0)[1])
             s, n = int(c.start[j]), int(c.length[j])
             data = buf[s:s + n] if buf is not None else c.flat[s:s + n].tobytes()
+            before = len(self.findings)
             blkno, lp, im, t_hoff = int(c.block[j]), int(c.item[j]), int(c.infomask[j]), int(c.t_hoff[j])
             if fast[j]:
                 p, ln = pos[j], lens[j]
                 values = [None if p[i] < 0 else value(a, data[p[i]:p[i] + ln[i]], blkno, lp) for i, a in cols]
             else:
                 values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp, value)
+            damage = version_damage(self.findings[before:], blkno in self.checksum_failures, self._names)
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
-                             heap_oid_old(data, t_hoff, im), int(c.lp_off[j]))
+                             heap_oid_old(data, t_hoff, im), lp_off=int(c.lp_off[j]), damage=damage)
         self._fetched.clear()
 
     def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
@@ -450,7 +481,7 @@ class TableRows:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._csv_chunk(printer, chunk, system)
+            yield from self._printed_chunk(printer, chunk, system)
 
     def json_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """``rows --json``'s records as ``csv_stream`` gives CSV lines: runs of them the compiled printer wrote
@@ -460,7 +491,7 @@ class TableRows:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._csv_chunk(printer, chunk, system=True, json=True)
+            yield from self._printed_chunk(printer, chunk, system=True, json=True)
 
     def csv_kinds(self) -> list[str | None]:
         """How the compiled printer prints each selected column (``decode.printer``), None where it cannot."""
@@ -484,6 +515,14 @@ class TableRows:
                                           [dumps(n, ensure_ascii=False) + ":" for n in self.column_names])
         return self.printed.printer(attrs, cols, kinds, STATUS_NAMES, system, index_tuples=index_attrs is not None,
                                     json=records)
+
+    def _printed_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
+        """``_csv_chunk`` of a chunk, whose versions on pages that fail their checksum Python prints (flagged)."""
+        for which, flagged in checksum_runs(c.block, self.checksum_failures):
+            if flagged:
+                yield from self.versions(c, which=which)
+            else:
+                yield from self._csv_chunk(printer, c if which is None else c.take(which), system, json)
 
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
         """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined
@@ -668,12 +707,16 @@ class TableRows:
             self.findings.append(Finding(f.code, f.message, f.severity, relation=self.label, block=blkno, item=lp,
                                          expected=f.expected, actual=f.actual))
         out = []
-        for i, _ in self.columns:
+        for i, att in self.columns:
             a = d.attrs[i]
-            if a.status == ERROR_STATUS or a.raw is None:
+            if a.status == ERROR_STATUS:   # (its finding is the walk's, or the one of the attribute it stopped at)
+                self.findings.append(Finding("rows.value.unreadable", f"column {a.name!r}: {a.error.message}",
+                                             ERROR, relation=self.label, block=blkno, item=lp, attnum=i + 1))
+                out.append(None)
+            elif a.raw is None:
                 out.append(None)
             else:
-                out.append((value or self.value_text)(self.attrs[i], a.raw, blkno, lp))
+                out.append((value or self.value_text)(att, a.raw, blkno, lp))
         return out
 
     def value_text(self, att: Attribute, raw: bytes, blkno: int, lp: int):
@@ -696,7 +739,7 @@ class TableRows:
         message = value.message if isinstance(value, Unreadable) else str(value)
         code = value.code if isinstance(value, Unreadable) else "rows.value.unreadable"
         self.findings.append(Finding(code, f"column {att.name!r}: {message}", ERROR, relation=self.label,
-                                     block=blkno, item=lp))
+                                     block=blkno, item=lp, attnum=self._attnums.get(att)))
         return None
 
     def _toast_store(self, rel: int) -> ToastStore | None:

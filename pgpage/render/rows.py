@@ -120,6 +120,21 @@ def _cell(value: str | None, limit: int | None) -> str:
     return text
 
 
+UNREADABLE_CELL = "<unreadable>"   # the table for people only: in CSV and JSON such a value is NULL
+CHECKSUM_MARK = " [checksum]"      # after the ctid of a version whose page fails its checksum
+
+
+def _marked(record: dict, system: bool) -> list:
+    """A record's cells for people: its system columns (or ctid) and values, a value that could not be read
+    (``damage``, ``passes.rowdamage``) shown as such, not as NULL, and a page's failed checksum after the ctid."""
+    damage = record.get("damage") or ()
+    cols = {d["column"] for d in damage if "column" in d}
+    head = [str(record[k]) for k in SYSTEM_COLUMNS] + [_lp_off(record)] if system else [record["ctid"]]
+    if any(d["code"] == "checksum.mismatch" for d in damage):
+        head[0] += CHECKSUM_MARK
+    return head + [UNREADABLE_CELL if k in cols else v for k, v in record["values"].items()]
+
+
 def write_table(names: list[str], records: Iterable[dict], system: bool, wide: bool, out=None) -> int:
     """psql-like aligned columns of row versions' records with their values as text (``TableRows.text_records``),
     a batch of rows at a time (a header per batch); with ``system`` lp_off says where a pruned version was found (empty
@@ -134,9 +149,7 @@ def write_table(names: list[str], records: Iterable[dict], system: bool, wide: b
         batch = list(islice(records, TEXT_BATCH))
         if not batch:
             break
-        cells = [[_cell(v, limit) for v in ([str(r[k]) for k in SYSTEM_COLUMNS] + [_lp_off(r)] if system
-                                            else [r["ctid"]])
-                  + list(r["values"].values())] for r in batch]
+        cells = [[_cell(v, limit) for v in _marked(r, system)] for r in batch]
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(header)]
         if n:
             out.write("\n")
