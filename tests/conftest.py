@@ -55,10 +55,15 @@ def page_stream_doc(stdout: str) -> dict:
     return {**head, "pages": pages}
 
 
-def damaged(original: bytes, rng, changes: int) -> bytes:
-    """A real file's bytes with ``changes`` random bytes of its pages changed (header, items, tuples)."""
+def damaged(original: bytes, rng, changes: int, fix_checksums: bool = False) -> bytes:
+    """A real file's bytes with ``changes`` random bytes of its pages changed (header, items, tuples); with
+    ``fix_checksums``, the changed pages' checksums recomputed, so that the damage reaches what reads past the
+    checksum (`rows` prints the rows of a page that fails it through Python, flagged)."""
     data = bytearray(original)
     for _ in range(changes):
         page = rng.randrange(len(data) // 8192)
         data[page * 8192 + rng.randrange(rng.choice([24, 4000, 7000]), 8192)] = rng.getrandbits(8)
+    if fix_checksums:
+        from mutation import recompute_checksums
+        recompute_checksums(data, original, 8192)
     return bytes(data)

@@ -174,17 +174,37 @@ def rows(
     db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     rel: Optional[str] = typer.Option(None, "--rel", help="Table as [schema.]name, or its relfilenode."),
     all_versions: bool = typer.Option(False, "--all", help="Every row version on disk (deleted, updated, aborted,"
-                                      " in progress) with ctid, xmin, xmax and status, not only the live rows."),
+                                      " in progress, and pruned ones whose bytes are still whole) with ctid, xmin,"
+                                      " xmax, status and lp_off, not only the live rows."),
+    status: Optional[str] = typer.Option(None, "--status", help="Only versions of these statuses, comma-separated"
+                                         " (live, deleted, updated, moved, aborted, in_progress, unknown, pruned);"
+                                         " implies --all."),
+    xid: Optional[list[int]] = typer.Option(None, "--xid", help="Only versions whose xmin or xmax is this xid"
+                                            " (repeatable); implies --all."),
+    ctid: Optional[list[str]] = typer.Option(None, "--ctid", help="Only the version at this ctid, as '(B,O)'"
+                                             " (repeatable; a pruned version's is (B,0)); implies --all."),
     columns: Optional[str] = typer.Option(None, "--columns", help="Only these columns, comma-separated, in this"
                                           " order."),
     blocks: Optional[str] = typer.Option(None, "--blocks", help="Only blocks A:B (B exclusive)."),
     csv_out: bool = typer.Option(False, "--csv", help="CSV exactly as COPY ... TO STDOUT (FORMAT csv, HEADER) writes"
-                                 " it (with --all, ctid, xmin, xmax and status come first)."),
+                                 " it (with --all, pgpage_ctid, pgpage_xmin, pgpage_xmax, pgpage_status and"
+                                 " pgpage_lp_off come first)."),
     json_out: bool = typer.Option(False, "--json", help="Newline-delimited JSON, one record per row version."),
     timezone: Optional[str] = typer.Option(None, "--timezone", help="Print timestamptz in this zone (default: the"
                                            " cluster's timezone setting)."),
     wide: bool = typer.Option(False, "--wide", help="Show long values whole in the table."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP + " (--csv and --json)"),
+    schema: Optional[str] = typer.Option(None, "--schema", help="The table's columns, 'name type, ...' with types as"
+                                         " PostgreSQL names them (int4, numeric(10,2), timestamp with time zone,"
+                                         " int4[]; dropped_N for a dropped column): read a file without its catalog."),
+    dropped: bool = typer.Option(False, "--dropped", help="Also the values dropped columns still hold, as"
+                                 " dropped_N: typed where pg_attribute's version from before the drop is on disk,"
+                                 " else as hex."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="Read text as stored in this encoding"
+                                           " (LATIN1, EUC_JP, WIN1251...; default: the database's, from"
+                                           " pg_database), printed as UTF-8."),
+    toast: Optional[str] = typer.Option(None, "--toast", help="With --schema: the TOAST table's file, to follow TOAST"
+                                        " pointers into (without it they are reported, their values NULL)."),
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""

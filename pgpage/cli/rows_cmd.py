@@ -24,8 +24,9 @@ def _rendered_part(csv_out: bool, all_versions: bool):
 
 
 def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
-                 json_out=False, timezone=None, wide=False, jobs: int = 1) -> int:
-    from pgpage.passes.rows import STATUS_NAMES, RowOptions, table_rows
+                 json_out=False, timezone=None, wide=False, jobs: int = 1, status=None, xid=None, ctid=None,
+                 schema=None, toast=None, encoding=None, dropped=False) -> int:
+    from pgpage.passes.rows import STATUS_NAMES, RowOptions, parse_filter, table_rows
     from pgpage.render import rows as render
 
     if csv_out and json_out:
@@ -36,9 +37,19 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
     if columns is not None and not all(c.strip() for c in columns.split(",")):
         raise PgpageError(f"--columns {columns!r}: an empty column name (give names separated by commas)",
                           ExitCode.USAGE)
-    options = RowOptions(all_versions=all_versions, timezone=timezone,
+    only = parse_filter(status, xid, ctid)
+    all_versions = all_versions or bool(only)      # a filter looks among every version (analysis.rowfilter)
+    options = RowOptions(all_versions=all_versions, carve=all_versions, only=only, timezone=timezone,
+                         encoding=encoding, dropped=dropped,
                          columns=[c.strip() for c in columns.split(",")] if columns else None)
-    table = table_rows(target, db, rel, options, blocks)
+    if toast is not None and schema is None:
+        raise PgpageError("--toast goes with --schema (with the catalog, the TOAST table is found through it)",
+                          ExitCode.USAGE)
+    if schema is not None:
+        from pgpage.passes.schemarows import schema_rows
+        table = schema_rows(target, db, rel, schema, toast, options, blocks)
+    else:
+        table = table_rows(target, db, rel, options, blocks)
     if jobs != 1 and (csv_out or json_out):      # a table for people is written by one process
         import sys
 

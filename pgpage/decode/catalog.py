@@ -141,7 +141,7 @@ class _Shape:
         gives it); an entry for a NULL or another tuple is None."""
         out = {}
         for i, c in self.kept:
-            if c.attlen <= 0:
+            if c.attlen <= 0 or c.name in self.raw:
                 continue
             rows = np.flatnonzero(fast & (pos[:, i] >= 0))
             at = starts[rows] + pos[rows, i]

@@ -36,6 +36,7 @@ import struct
 from dataclasses import dataclass, field
 
 from pgpage.decode import pgtz, typeout
+from pgpage.decode.encodings import STORED_TEXT
 from pgpage.decode.ksy.type_oids import (ACLITEMARRAYOID, ACLITEMOID, ANYARRAYOID, BOOLARRAYOID, BOOLOID,
                                          BPCHARARRAYOID, BPCHAROID, BYTEAARRAYOID, BYTEAOID, CHARARRAYOID, CHAROID,
                                          CIDARRAYOID, CIDOID, CSTRINGARRAYOID, CSTRINGOID, DATEARRAYOID, DATEOID,
@@ -579,7 +580,7 @@ def decode_payload(typid: int, payload: bytes, *, major: int | None = None,
     payload = bytes(payload)
     output = typeout.OUTPUT.get(typid)
     if output is not None:
-        return _typeout(typid, output, payload, major, timezone)
+        return _typeout(typid, output, payload, major, timezone, encoding)
     if typid in _TEXT_TYPES:
         return _decode_text(payload, encoding)
     if typid == BYTEAOID:
@@ -604,20 +605,24 @@ def _decode_text(b: bytes, encoding: str):
         return Unreadable("datum.text.bad_encoding", f"not valid {encoding}: {exc}", b.hex())
 
 
-def _typeout(typid: int, output, payload: bytes, major, timezone: str | None = None):
-    """A ``typeout`` output function's text, or Unreadable for bytes it refuses."""
+def _typeout(typid: int, output, payload: bytes, major, timezone: str | None = None, encoding: str = "utf-8"):
+    """A ``typeout`` output function's text, or Unreadable for bytes it refuses; the text inside the value (jsonb
+    strings, lexemes, xml) read in ``encoding`` (``encodings.STORED_TEXT``)."""
+    token = STORED_TEXT.set(encoding)
     try:
         if timezone is not None and typid in _ZONED_OUTPUT:
             return output(payload, major, timezone=timezone)
         return output(payload, major)
     except (ValueError, struct.error, IndexError) as exc:
         return Unreadable(f"datum.{TYPES[typid].name}.bad_value", str(exc) or "not a valid value", payload.hex())
+    finally:
+        STORED_TEXT.reset(token)
 
 
 def _decode_fixed(typid: int, raw: bytes, *, major, encoding, timezone: str | None = None):
     output = typeout.OUTPUT.get(typid)
     if output is not None:
-        return _typeout(typid, output, raw, major, timezone)
+        return _typeout(typid, output, raw, major, timezone, encoding)
     fmt = _FIXED_FORMATS.get(typid)
     if fmt is not None:
         if typid == FLOAT4OID:
@@ -1192,7 +1197,8 @@ _ARRAY_DELIMITERS = {603: ";"}
 
 def to_pg_text(typid: int, value) -> str | None:
     """Render a decoded value as the type's output function would (see the module docstring for
-    the session settings assumed). None for SQL NULL; typed stand-ins render as ``<...>``."""
+    the session settings assumed). None for SQL NULL; typed stand-ins render as ``<...>``: a value
+    printed as data is first checked with ``unreadable_part`` (no text stands in for damaged bytes)."""
     if value is None:
         return None
     if isinstance(value, (Unreadable, Undecoded, ToastPointer)):
@@ -1213,6 +1219,20 @@ def to_pg_text(typid: int, value) -> str | None:
     if isinstance(value, (list, PgArray)):          # anyarray: element type known only per value
         return _array_text(0, value)
     return str(value)
+
+
+def unreadable_part(value) -> Unreadable | None:
+    """The ``Unreadable`` a decoded value is or holds (an array's element, at any depth), None if none."""
+    if isinstance(value, Unreadable):
+        return value
+    if isinstance(value, PgArray):
+        value = value.elements
+    if isinstance(value, list):
+        for v in value:
+            bad = unreadable_part(v)
+            if bad is not None:
+                return bad
+    return None
 
 
 def _array_text(elem: int, value) -> str:

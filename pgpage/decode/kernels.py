@@ -426,7 +426,7 @@ class CsvPrinter:
         self.status_off = _i64(np.cumsum([0] + [len(s) for s in texts]))
         self.nstatus = len(statuses)
         self.system = system
-        self.sys_rows = 11 if json is not None else 5
+        self.sys_rows = 11 if json is not None else 6   # (CSV: block, item, xmin, xmax, status, lp_off)
         self.params = np.zeros(len(TABLES.CSV_PARAMS), dtype=np.int64)
         self.params[TABLES.CSV_PARAMS.index("major")] = major or 0
         self.params[TABLES.CSV_PARAMS.index("single_column")] = int(single_column)
@@ -442,7 +442,7 @@ class CsvPrinter:
               ) -> tuple[int, np.ndarray, np.ndarray]:
         """CSV lines of the tuples of ``flat`` (uint8, C-contiguous: a chunk's pages) at ``start`` (``length``
         bytes, with their t_hoff, natts, HEAP_HASNULL), and with ``system`` ``sys``: rows block, item, xmin,
-        xmax, status index (with ``json``, then the xids' verdict indexes, t_ctid's block and offset, t_infomask
+        xmax, status index, then lp_off (with ``json`` instead the xids' verdict indexes, t_ctid's block and offset, t_infomask
         and t_infomask2); ``given``: (UTF-8 text, start, length) of the columns of kind "given", Python's texts
         (``TableRows._given_texts``); ``toasted``: (bytes, start, length), start and length of shape (tuples, printed
         columns), the values of TOAST pointers, fetched by Python (``TableRows._toasted_values``). Returns (done,

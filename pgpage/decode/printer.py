@@ -21,7 +21,8 @@ from pgpage.decode.deform import Attribute
 from pgpage.decode.typeout import ranges
 from pgpage.decode.values import ValueFormatter
 
-NESTED_KINDS = ("array", "range", "multirange")   # kinds whose values are made of values of another kind
+NESTED_KINDS = ("array", "range", "multirange")
+STORED_TEXT_KINDS = ("text", "name", "jsonb", "tsvector", "xml")   # kinds whose values hold text as stored   # kinds whose values are made of values of another kind
 # typeout's output functions the printer has too: jsonb, network types, bit strings, money, pg_lsn, tsvector,
 # geometric types, xml
 _PORTED = {3802, 869, 650, 829, 774, 1560, 1562, 790, 3220, 3614, 600, 601, 602, 603, 604, 628, 718, 142}
@@ -87,8 +88,8 @@ class PrintedTypes:
             return ("multirange" if multi else "range") if self.bounds(target) and typlen == -1 else None
         k = KINDS.get(target) if kind == "builtin" and (target not in typeout.OUTPUT or target in _PORTED) else None
         if k is not None and ((k[0] == "timestamptz" and self.zone is None)
-                              or (k[0] in ("text", "name") and codecs.lookup(self.formatter.encoding).name != "utf-8")):
-            return None      # (text is copied as it is stored)
+                              or (k[0] in STORED_TEXT_KINDS and codecs.lookup(self.formatter.encoding).name != "utf-8")):
+            return None      # (text is copied as it is stored: Python converts a database's other encoding)
         return k[0] if k is not None and k[1] == typlen else None
 
     def elements(self, array_typid: int) -> Nested | None:

@@ -55,15 +55,20 @@ class TypeCatalog:
     """pg_type rows by OID, enum labels by OID, range subtypes, multirange ranges."""
 
     def __init__(self, types: dict[int, PgType], enum_labels: dict[int, str] | None = None,
-                 range_subtypes: dict[int, int] | None = None, multirange_ranges: dict[int, int] | None = None):
+                 range_subtypes: dict[int, int] | None = None, multirange_ranges: dict[int, int] | None = None,
+                 relation_attributes=None):
         self.types = types
         self.enum_labels = enum_labels or {}
         self.range_subtypes = range_subtypes or {}
         self.multirange_ranges = multirange_ranges or {}
+        # pg_attribute rows of a relation by its oid (a composite type's columns: typrelid's); None: none known
+        self.relation_attributes = relation_attributes
+        self._composites: dict[int, list] = {}
 
     @classmethod
-    def from_rows(cls, type_rows, enum_rows=(), range_rows=()) -> "TypeCatalog":
-        """From decoded pg_type, pg_enum and pg_range rows (dicts keyed by column name)."""
+    def from_rows(cls, type_rows, enum_rows=(), range_rows=(), relation_attributes=None) -> "TypeCatalog":
+        """From decoded pg_type, pg_enum and pg_range rows (dicts keyed by column name); ``relation_attributes``
+        as the constructor takes it."""
         types = {}
         for r in type_rows:
             try:
@@ -81,10 +86,25 @@ class TypeCatalog:
                 subtypes[r["rngtypid"]] = r["rngsubtype"]
                 if r.get("rngmultitypid"):
                     multis[r["rngmultitypid"]] = r["rngtypid"]
-        return cls(types, labels, subtypes, multis)
+        return cls(types, labels, subtypes, multis, relation_attributes)
 
     def get(self, typid: int) -> PgType | None:
         return self.types.get(typid)
+
+    def composite_attributes(self, typid: int) -> list:
+        """The attributes of composite type ``typid`` (its relation's pg_attribute rows, dropped ones included),
+        as the deformer takes them; [] when they cannot be read."""
+        if typid not in self._composites:
+            from pgpage.decode.deform import Attribute
+            t = self.types.get(typid)
+            rows = self.relation_attributes(t.typrelid) if t is not None and self.relation_attributes else []
+            try:
+                self._composites[typid] = [
+                    Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
+                              r.get("attisdropped") is True) for r in rows]
+            except (KeyError, TypeError):
+                self._composites[typid] = []
+        return self._composites[typid]
 
     def storage(self, typid: int) -> tuple[int, str] | None:
         """(typlen, typalign) of a type, from the catalog or the built-in table."""
@@ -115,7 +135,7 @@ class ValueFormatter:
         """The text of a datum as stored in a tuple or an array."""
         kind, target = self.resolve(typid)
         if kind == "builtin":
-            return datum.to_pg_text(target, self._builtin(target, raw, stored=True))
+            return _text_or_unreadable(target, self._builtin(target, raw, stored=True))
         typlen = self._typlen(target)
         if typlen == -1:
             payload = datum.varlena_payload(raw, target)
@@ -128,7 +148,7 @@ class ValueFormatter:
         """The text of a varlena's content (header removed, decompressed): a value reassembled from TOAST."""
         kind, target = self.resolve(typid)
         if kind == "builtin":
-            return datum.to_pg_text(target, self._builtin(target, payload, stored=False))
+            return _text_or_unreadable(target, self._builtin(target, payload, stored=False))
         return self._user_payload(kind, target, payload)
 
     def decodable(self, typid: int) -> bool:
@@ -156,6 +176,8 @@ class ValueFormatter:
                 return "multirange", typid
             if t.is_array and self.catalog.storage(t.typelem) is not None:
                 return "array", typid
+            if t.typtype == TYPTYPE_COMPOSITE and self.catalog.composite_attributes(typid):
+                return "composite", typid
             return "undecoded", typid
         return "undecoded", typid
 
@@ -184,6 +206,9 @@ class ValueFormatter:
             return label
         if kind == "array":
             return self._array_text(self.catalog.get(typid), payload)
+        if kind == "composite":
+            from pgpage.decode.typeout.record import record_text
+            return record_text(payload, self.catalog.composite_attributes(typid), self.text)
         if kind in ("range", "multirange"):
             from pgpage.decode.typeout import ranges
             rngtypid = typid if kind == "range" else self.catalog.multirange_ranges[typid]
@@ -218,6 +243,12 @@ class ValueFormatter:
             texts.append(t)
         delim = elem.typdelim if elem is not None else ","
         return datum.array_literal(texts, dims, lbounds, delim)
+
+
+def _text_or_unreadable(typid: int, value):
+    """A decoded built-in value's text, or the ``Unreadable`` it is or holds (an array's element)."""
+    bad = datum.unreadable_part(value)
+    return bad if bad is not None else datum.to_pg_text(typid, value)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -20,13 +20,16 @@ from typing import Iterator
 
 import numpy as np
 
-from pgpage.analysis.rowstatus import LIVE, STATUS_NAMES, XID_STATE_NAMES, row_statuses
+from pgpage.analysis.rowfilter import RowFilter, parse_filter  # noqa: F401  (rows_cmd's)
+from pgpage.analysis.rowstatus import LIVE, PRUNED, STATUS_NAMES, XID_STATE_NAMES, row_statuses
 from pgpage.analysis.verify.toast import read_pointers
 from pgpage.decode import datum, kernels
 from pgpage.decode.datum import (ATTALIGN_BYTES, EXTERNAL, TOAST_LZ4_COMPRESSION_ID, VARHDRSZ, VARLENA_EXTSIZE_BITS,
                                  VARLENA_EXTSIZE_MASK, VARTAG_ONDISK, ToastPointer, Undecoded, Unreadable,
                                  parse_varlena)
+from pgpage.decode.checksum import chunk_checksum_failures
 from pgpage.decode.deform import ERROR_STATUS, Attribute, deform_tuple, heap_oid_old
+from pgpage.decode.encodings import database_codec
 from pgpage.decode.flags import (HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_HOT_UPDATED,
                                  HEAP_NATTS_MASK, HEAP_ONLY_TUPLE, LP_NORMAL)
 from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
@@ -38,6 +41,8 @@ from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
+from pgpage.passes.dropped import dropped_columns
+from pgpage.passes.rowdamage import checksum_runs, page_checksums, version_damage
 from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
 from pgpage.storage.target import resolve
 
@@ -64,6 +69,9 @@ class RowVersion:
     infomask2: int
     values: list             # per selected column: str, None (NULL or unreadable), Undecoded (hex)
     oid: int | None = None   # a WITH OIDS table's row oid (10-11)
+    lp_off: int | None = None   # where the tuple starts in its page (a pruned one: where it was found)
+    damage: list | None = None   # what is wrong with this version (``rowdamage.version_damage``): its page's
+    #                              checksum, the columns whose value is None because it could not be read
 
     @property
     def ctid(self) -> str:
@@ -85,7 +93,11 @@ class RowVersion:
             d["hot"] = self.hot
         if self.oid is not None:
             d["oid"] = self.oid
+        if self.status == "pruned":     # item 0: no line pointer holds it; where it lies, and its t_ctid (itself
+            d["lp_off"], d["t_ctid"] = self.lp_off, self.t_ctid   # when deleted, else its successor)
         d["values"] = dict(zip(names, self.values if values is None else values))
+        if self.damage:
+            d["damage"] = self.damage
         return d
 
 
@@ -125,6 +137,7 @@ class ChunkVersions:
     item: np.ndarray
     ctid_block: np.ndarray
     ctid_offset: np.ndarray
+    lp_off: np.ndarray
 
     def take(self, which: np.ndarray) -> "ChunkVersions":
         return ChunkVersions(self.flat, *(getattr(self, f.name)[which] for f in fields(self)[1:]))
@@ -137,6 +150,20 @@ class RowOptions:
     start: int | None = None           # block range [start, stop)
     stop: int | None = None
     timezone: str | None = None        # overrides the cluster's configuration
+    carve: bool = False                # with all_versions: pruned versions too (passes.carve)
+    only: RowFilter = RowFilter()      # --status, --xid, --ctid (analysis.rowfilter)
+
+    encoding: str | None = None        # the database's text encoding, overriding pg_database's
+    dropped: bool = False              # also the dropped columns' values (passes.dropped)
+
+
+def _with(kept: "ChunkVersions | None", pruned: dict, flat: np.ndarray) -> ChunkVersions:
+    """A chunk's versions and its pruned ones (``passes.carve``), in ctid order, a block's pruned versions
+    after those its line pointers hold, by offset."""
+    names = [f.name for f in fields(ChunkVersions)[1:]]
+    both = {n: np.concatenate([getattr(kept, n), pruned[n]]) if kept is not None else pruned[n] for n in names}
+    order = np.lexsort((np.where(both["item"] == 0, both["lp_off"], both["item"]), both["item"] == 0, both["block"]))
+    return ChunkVersions(flat, **{n: v[order] for n, v in both.items()})
 
 
 def table_rows(target: str, db: str | None, rel: str | None, options: RowOptions | None = None,
@@ -161,7 +188,8 @@ class TableRows:
     """The row versions of one table, in ctid order (iterate it), and what could not be read (``findings``,
     complete once iteration ends)."""
 
-    def __init__(self, cluster, relation, options: RowOptions | None = None):
+    def __init__(self, cluster, relation, options: RowOptions | None = None, attrs: list[Attribute] | None = None):
+        """``attrs``: the table's columns when they are given (``passes.schemarows``), not read from pg_attribute."""
         self.options = options = options or RowOptions()
         if relation.kind not in "rtm":
             raise PgpageError(f"{relation.qualified_name} is {a_or_an(relation.kind_name)}: rows are read from tables",
@@ -170,13 +198,17 @@ class TableRows:
         self.label = f"{relation.database.name}.{relation.qualified_name}"
         self.findings: list[Finding] = []
         db = relation.database
-        rows = db.attributes(relation.oid)
-        if not rows:
-            raise PgpageError(f"{self.label}: its columns cannot be read from pg_attribute", ExitCode.UNREADABLE)
-        self.attrs = [Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
-                                r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
-                      for r in rows]
+        rows = db.attributes(relation.oid) if attrs is None else None
+        if attrs is None and not rows:
+            raise PgpageError(f"{self.label}: its columns cannot be read from pg_attribute (--schema gives them)",
+                              ExitCode.UNREADABLE)
+        self.attrs = attrs if attrs is not None else [
+            Attribute(r["attname"], r["atttypid"], r["attlen"], r["attalign"], r["attbyval"] is True,
+                      r.get("attisdropped") is True, r.get("atthasmissing") is True, r.get("attmissingval"))
+            for r in rows]
         present = [(i, a) for i, a in enumerate(self.attrs) if not a.attisdropped]
+        if options.dropped:     # pg_dirtyread's dropped_N, typed where pg_attribute still says its type
+            present += dropped_columns(cluster, relation, self.attrs, self.label, self.findings)
         if options.columns:
             by_name = {a.name: (i, a) for i, a in present}
             unknown = [c for c in options.columns if c not in by_name]
@@ -186,11 +218,18 @@ class TableRows:
             present = [by_name[c] for c in options.columns]
         self.columns = present
         self.column_names = [a.name for _, a in present]
+        # each printed column's attnum by its attribute object, its name by attnum (a finding names its column)
+        self._attnums = {a: i + 1 for i, a in [*enumerate(self.attrs), *present]}
+        self._names = {i + 1: a.name for i, a in present}
         self.timezone = resolve_timezone(cluster, options.timezone, self.findings)
-        self.formatter = ValueFormatter(db.types, cluster.major, self.timezone)
+        try:
+            codec, self.encoding = database_codec(getattr(db, "row", None), options.encoding)
+        except ValueError as exc:
+            raise PgpageError(f"--encoding: {exc}", ExitCode.USAGE) from None
+        self.formatter = ValueFormatter(db.types, cluster.major, self.timezone, codec)
         self.printed = PrintedTypes(self.formatter)
-        for _, a in present:
-            if not self.formatter.decodable(a.typid):
+        for i, a in present:
+            if not self.formatter.decodable(a.typid) and not self.attrs[i].attisdropped:   # (dropped: said so)
                 t = self.formatter.catalog.get(a.typid)
                 self.findings.append(Finding("rows.type.not_decoded", f"column {a.name!r} is of type "
                                              f"{t.name if t is not None else f'oid {a.typid}'}, which pgpage does not"
@@ -204,6 +243,8 @@ class TableRows:
         self._inline_lz4 = False   # an lz4-compressed value stored inline was seen (_toasted_values)
         self._given_memos: dict[int, dict[bytes, bytes]] = {}   # by attribute: texts by stored bytes (_given_texts)
         self.status_counts = np.zeros(len(STATUS_NAMES), dtype=np.int64)   # versions printed, by status
+        self.checksums = page_checksums(cluster, self.fork)   # data checksums on: pages are checked
+        self.checksum_failures: set[int] = set()   # blocks (global numbers) read so far whose checksum fails
         self.undecided = 0   # versions left out of the live rows because no commit status could be found
 
     def records(self) -> Iterator[dict]:
@@ -303,10 +344,13 @@ class TableRows:
     def _select(self, first: int, pages: np.ndarray) -> "ChunkVersions | None":
         """The chunk's tuple versions this read prints, with their verdicts; pages and line pointers that hold no
         readable tuple become findings."""
-        cluster = self.cluster
         hc = decode_heap_chunk(pages, first)
         items, tups, h = hc.items, hc.tuples, hc.headers
         block_size = pages.shape[1]
+        for b in chunk_checksum_failures(pages, first) if self.checksums else ():
+            self.checksum_failures.add(b)     # (its rows are still read: flagged, rowdamage.version_damage)
+            self.findings.append(Finding("checksum.mismatch", "the page fails its checksum: its rows are printed"
+                                         " where they decode, each flagged", relation=self.label, block=b))
         bad = ~h.is_new & ((h.lower < SIZE_OF_PAGE_HEADER) | (h.lower > h.upper) | (h.upper > h.special)
                            | (h.special > block_size))
         for page in np.flatnonzero(bad).tolist():
@@ -323,8 +367,21 @@ class TableRows:
                                          f"{items.len[i]}) does not hold a readable tuple", relation=self.label,
                                          block=first + int(items.page[i]), item=int(items.lp[i])))
         sel = np.flatnonzero((items.flags[tups.item] == LP_NORMAL) & ~bad[items.page[tups.item]])
-        if not len(sel):
-            return None
+        kept = self._kept(sel, first, pages, hc) if len(sel) else None
+        if self.options.carve and self.options.all_versions:
+            from pgpage.passes.carve import pruned_versions
+            pruned = pruned_versions(self, first, pages, hc, ~bad & ~h.is_new, kept)
+            if pruned is not None:
+                kept = _with(kept, pruned, np.ascontiguousarray(pages).reshape(-1))
+        if kept is not None and self.options.only:
+            kept = kept.take(np.flatnonzero(self.options.only.mask(kept.status, kept.xmin, kept.xmax, kept.block,
+                                                                   kept.item)))
+        return kept if kept is not None and len(kept.start) else None
+
+    def _kept(self, sel: np.ndarray, first: int, pages: np.ndarray, hc) -> "ChunkVersions | None":
+        """The versions of tuple headers ``sel`` of the chunk this read prints, with their verdicts."""
+        cluster, items, tups = self.cluster, hc.items, hc.tuples
+        block_size = pages.shape[1]
         its = tups.item[sel]
         infomask = tups.t_infomask[sel].astype(np.int64)
         xmin, xmax = tups.t_xmin[sel].astype(np.int64), tups.t_xmax[sel].astype(np.int64)
@@ -347,7 +404,7 @@ class TableRows:
             natts=infomask2 & HEAP_NATTS_MASK, infomask=infomask[keep], infomask2=infomask2,
             xmin=xmin[keep], xmax=xmax[keep], xmin_state=xmin_st[keep], xmax_state=xmax_st[keep],
             status=status[keep], block=blocks[keep], item=lps[keep], ctid_block=ctid_block[keep],
-            ctid_offset=ctid_offset[keep])
+            ctid_offset=ctid_offset[keep], lp_off=items.off[its].astype(np.int64))
 
     def versions(self, c: "ChunkVersions", which=None, stored: bool = False) -> Iterator[RowVersion]:
         """RowVersions of a chunk's versions (all, or the indexes ``which``), values printed here: the compiled
@@ -366,16 +423,18 @@ class TableRows:
                 self._prefetch(batches.pop(0)[1])
             s, n = int(c.start[j]), int(c.length[j])
             data = buf[s:s + n] if buf is not None else c.flat[s:s + n].tobytes()
+            before = len(self.findings)
             blkno, lp, im, t_hoff = int(c.block[j]), int(c.item[j]), int(c.infomask[j]), int(c.t_hoff[j])
             if fast[j]:
                 p, ln = pos[j], lens[j]
                 values = [None if p[i] < 0 else value(a, data[p[i]:p[i] + ln[i]], blkno, lp) for i, a in cols]
             else:
                 values = self._walk(data, t_hoff, int(c.natts[j]), im, blkno, lp, value)
+            damage = version_damage(self.findings[before:], blkno in self.checksum_failures, self._names)
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
-                             heap_oid_old(data, t_hoff, im))
+                             heap_oid_old(data, t_hoff, im), lp_off=int(c.lp_off[j]), damage=damage)
         self._fetched.clear()
 
     def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
@@ -422,7 +481,7 @@ class TableRows:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._csv_chunk(printer, chunk, system)
+            yield from self._printed_chunk(printer, chunk, system)
 
     def json_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """``rows --json``'s records as ``csv_stream`` gives CSV lines: runs of them the compiled printer wrote
@@ -432,7 +491,7 @@ class TableRows:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._csv_chunk(printer, chunk, system=True, json=True)
+            yield from self._printed_chunk(printer, chunk, system=True, json=True)
 
     def csv_kinds(self) -> list[str | None]:
         """How the compiled printer prints each selected column (``decode.printer``), None where it cannot."""
@@ -457,14 +516,23 @@ class TableRows:
         return self.printed.printer(attrs, cols, kinds, STATUS_NAMES, system, index_tuples=index_attrs is not None,
                                     json=records)
 
+    def _printed_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
+        """``_csv_chunk`` of a chunk, whose versions on pages that fail their checksum Python prints (flagged)."""
+        for which, flagged in checksum_runs(c.block, self.checksum_failures):
+            if flagged:
+                yield from self.versions(c, which=which)
+            else:
+                yield from self._csv_chunk(printer, c if which is None else c.take(which), system, json)
+
     def _csv_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
         """One chunk's CSV (or JSON records): the printer's text, and between its runs the versions it declined
         (Python's)."""
         hasnull = (c.infomask & HEAP_HASNULL) != 0
         given = self._given_texts(printer, c, hasnull)
-        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, c.status] + (
-            [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2] if json else [])
-        ) if system else None
+        # (a pruned version's JSON record, which has its lp_off, is Python's: a status the printer does not know)
+        sys_cols = np.stack([c.block, c.item, c.xmin, c.xmax, np.where(c.status == PRUNED, -1, c.status)] + (
+            [c.xmin_state, c.xmax_state, c.ctid_block, c.ctid_offset, c.infomask, c.infomask2]) if json else
+            [c.block, c.item, c.xmin, c.xmax, c.status, c.lp_off]) if system else None
         n, first, stop, toasted = len(c.start), 0, 0, None
         while first < n:
             if first >= stop:   # (a window's values, fetched once however many calls print its lines)
@@ -639,12 +707,16 @@ class TableRows:
             self.findings.append(Finding(f.code, f.message, f.severity, relation=self.label, block=blkno, item=lp,
                                          expected=f.expected, actual=f.actual))
         out = []
-        for i, _ in self.columns:
+        for i, att in self.columns:
             a = d.attrs[i]
-            if a.status == ERROR_STATUS or a.raw is None:
+            if a.status == ERROR_STATUS:   # (its finding is the walk's, or the one of the attribute it stopped at)
+                self.findings.append(Finding("rows.value.unreadable", f"column {a.name!r}: {a.error.message}",
+                                             ERROR, relation=self.label, block=blkno, item=lp, attnum=i + 1))
+                out.append(None)
+            elif a.raw is None:
                 out.append(None)
             else:
-                out.append((value or self.value_text)(self.attrs[i], a.raw, blkno, lp))
+                out.append((value or self.value_text)(att, a.raw, blkno, lp))
         return out
 
     def value_text(self, att: Attribute, raw: bytes, blkno: int, lp: int):
@@ -667,7 +739,7 @@ class TableRows:
         message = value.message if isinstance(value, Unreadable) else str(value)
         code = value.code if isinstance(value, Unreadable) else "rows.value.unreadable"
         self.findings.append(Finding(code, f"column {att.name!r}: {message}", ERROR, relation=self.label,
-                                     block=blkno, item=lp))
+                                     block=blkno, item=lp, attnum=self._attnums.get(att)))
         return None
 
     def _toast_store(self, rel: int) -> ToastStore | None:

@@ -15,6 +15,18 @@ from pgpage.render.output import WIDTH
 TEXT_BATCH = 200          # rows aligned together in the table
 TEXT_CELL = 40            # widest cell of the table unless --wide
 SYSTEM_COLUMNS = ("ctid", "xmin", "xmax", "status")
+# rows --csv --all: where each version lies, besides (lp_off: a pruned version has no line pointer, item 0)
+CSV_SYSTEM_COLUMNS = SYSTEM_COLUMNS + ("lp_off",)
+CSV_PREFIX = "pgpage_"    # COPY into a table with the same columns: no clash with ctid, xmin, ... (system columns)
+
+
+def metadata_names(names: list[str]) -> list[str]:
+    """rows --csv --all's names of its own columns (CSV_SYSTEM_COLUMNS): CSV_PREFIX before each, the prefix
+    lengthened by an underscore while one of them is a name of the table's own columns."""
+    prefix = CSV_PREFIX
+    while any(prefix + m in names for m in CSV_SYSTEM_COLUMNS):
+        prefix += "_"
+    return [prefix + m for m in CSV_SYSTEM_COLUMNS]
 
 
 def csv_field(value: str | None, single_column: bool = False) -> str:
@@ -29,11 +41,11 @@ def csv_field(value: str | None, single_column: bool = False) -> str:
 
 
 def _system(row) -> list[str]:
-    return [row.ctid, str(row.xmin), str(row.xmax), row.status]
+    return [row.ctid, str(row.xmin), str(row.xmax), row.status, str(row.lp_off)]
 
 
 def csv_line(row, system: bool, single: bool) -> str:
-    """One row version's CSV line (``system``: ctid, xmin, xmax and status first)."""
+    """One row version's CSV line (``system``: ctid, xmin, xmax, status and lp_off first)."""
     fields = (_system(row) if system else []) + row.values
     return ",".join(csv_field(v, single) for v in fields) + "\n"
 
@@ -50,10 +62,11 @@ def _utf8_buffer(out):
 
 
 def write_csv(names: list[str], rows: Iterable, system: bool, out=None, header: bool = True) -> int:
-    """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax and status first. ``rows``: row
+    """COPY rel TO STDOUT (FORMAT csv, HEADER); ``system`` puts ctid, xmin, xmax, status and lp_off first, named
+    by ``metadata_names``. ``rows``: row
     versions, or a ``TableRows``, whose ``csv_stream`` gives runs of lines printed by the compiled printer
     ((text, count): UTF-8 bytes) between the versions it left to Python."""
-    columns = (list(SYSTEM_COLUMNS) if system else []) + names
+    columns = (metadata_names(names) if system else []) + names
     single = len(columns) == 1
     stream = rows.csv_stream(system) if hasattr(rows, "csv_stream") else rows
     head = ",".join(csv_field(n, single) for n in columns) + "\n" if header else ""
@@ -96,6 +109,10 @@ def _write_lines(stream: Iterable, line_of, out, head: str = "") -> int:
     return n
 
 
+def _lp_off(record: dict) -> str | None:
+    return None if record.get("lp_off") is None else str(record["lp_off"])
+
+
 def _cell(value: str | None, limit: int | None) -> str:
     text = "" if value is None else value.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     if limit is not None and len(text) > limit:
@@ -103,12 +120,28 @@ def _cell(value: str | None, limit: int | None) -> str:
     return text
 
 
+UNREADABLE_CELL = "<unreadable>"   # the table for people only: in CSV and JSON such a value is NULL
+CHECKSUM_MARK = " [checksum]"      # after the ctid of a version whose page fails its checksum
+
+
+def _marked(record: dict, system: bool) -> list:
+    """A record's cells for people: its system columns (or ctid) and values, a value that could not be read
+    (``damage``, ``passes.rowdamage``) shown as such, not as NULL, and a page's failed checksum after the ctid."""
+    damage = record.get("damage") or ()
+    cols = {d["column"] for d in damage if "column" in d}
+    head = [str(record[k]) for k in SYSTEM_COLUMNS] + [_lp_off(record)] if system else [record["ctid"]]
+    if any(d["code"] == "checksum.mismatch" for d in damage):
+        head[0] += CHECKSUM_MARK
+    return head + [UNREADABLE_CELL if k in cols else v for k, v in record["values"].items()]
+
+
 def write_table(names: list[str], records: Iterable[dict], system: bool, wide: bool, out=None) -> int:
     """psql-like aligned columns of row versions' records with their values as text (``TableRows.text_records``),
-    a batch of rows at a time (a header per batch); NULL prints as nothing, control characters escaped; cells cut
+    a batch of rows at a time (a header per batch); with ``system`` lp_off says where a pruned version was found (empty
+    for the others: their ctid names their line pointer); NULL prints as nothing, control characters escaped; cells cut
     at TEXT_CELL characters unless ``wide``."""
     out = out or sys.stdout
-    header = (list(SYSTEM_COLUMNS) if system else ["ctid"]) + names
+    header = (list(CSV_SYSTEM_COLUMNS) if system else ["ctid"]) + names
     limit = None if wide else TEXT_CELL
     records = iter(records)
     n = 0
@@ -116,8 +149,7 @@ def write_table(names: list[str], records: Iterable[dict], system: bool, wide: b
         batch = list(islice(records, TEXT_BATCH))
         if not batch:
             break
-        cells = [[_cell(v, limit) for v in ([str(r[k]) for k in SYSTEM_COLUMNS] if system else [r["ctid"]])
-                  + list(r["values"].values())] for r in batch]
+        cells = [[_cell(v, limit) for v in _marked(r, system)] for r in batch]
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(header)]
         if n:
             out.write("\n")

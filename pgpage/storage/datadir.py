@@ -33,7 +33,7 @@ DEFAULTTABLESPACE_OID = 1663
 # the columns pgpage uses of each catalog (decoding the others would only cost time)
 CATALOG_COLUMNS = {
     "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate",
-                    "datcollate", "datlocprovider", "datlocale", "daticulocale"},
+                    "datcollate", "datlocprovider", "datlocale", "daticulocale", "encoding"},
     "pg_tablespace": {"oid", "spcname"},
     "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "reltoastrelid",
                  "relisshared", "relpersistence", "relkind", "relnatts", "relfrozenxid", "relminmxid", "reloptions",
@@ -50,7 +50,8 @@ CATALOG_COLUMNS = {
     "pg_range": {"rngtypid", "rngsubtype", "rngmultitypid"},
     "pg_collation": {"oid", "collname", "collprovider", "collcollate", "colllocale"},
 }
-RAW_COLUMNS = {"attmissingval"}  # kept as the stored datum: the deformer takes the value out with the column's type
+RAW_COLUMNS = {"attmissingval",  # kept as the stored datum: the deformer takes the value out with the column's type
+               "enumlabel"}      # ... a label is text in the database's encoding (Database.types reads it)
 CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
                 "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247, "pg_enum": 3501,
                 "pg_range": 3541, "pg_collation": 3456}
@@ -441,10 +442,13 @@ class Database:
     @cached_property
     def types(self):
         """pg_type, pg_enum and pg_range as a ``values.TypeCatalog`` (what printing a column's values needs)."""
+        from pgpage.decode.encodings import database_codec
         from pgpage.decode.values import TypeCatalog
         class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
-        return TypeCatalog.from_rows(self._catalog("pg_type", class_rows), self._catalog("pg_enum", class_rows),
-                                     self._catalog("pg_range", class_rows, key="rngtypid"))
+        codec = database_codec(self.row, None)[0]
+        enums = [{**r, "enumlabel": _name_text(r.get("enumlabel"), codec)} for r in self._catalog("pg_enum", class_rows)]
+        return TypeCatalog.from_rows(self._catalog("pg_type", class_rows), enums,
+                                     self._catalog("pg_range", class_rows, key="rngtypid"), self.attributes)
 
     @cached_property
     def collations(self) -> dict[int, dict]:
@@ -645,11 +649,12 @@ class Relation:
 
     def rows(self, all_versions: bool = False, timezone: str | None = None):
         """This table's rows as records (dicts: ctid, xmin, xmax, status, ..., ``values`` by column name) with
-        typed Python values: the rows a new SELECT returns, or every version on disk with ``all_versions``.
+        typed Python values: the rows a new SELECT returns, or every version on disk with ``all_versions`` (pruned ones
+        too: ``passes.carve``).
         ``passes.rows.TableRows`` gives the values as text and the findings (what could not be read)."""
         from pgpage.passes.rows import RowOptions, TableRows
         return TableRows(self.database.cluster, self,
-                         RowOptions(all_versions=all_versions, timezone=timezone)).records()
+                         RowOptions(all_versions=all_versions, carve=all_versions, timezone=timezone)).records()
 
     @cached_property
     def directory(self) -> Path:
@@ -703,3 +708,14 @@ def open_data_directory(path: str | Path) -> DataDirectory:
     if not (p / "PG_VERSION").is_file() or not (p / "global").is_dir():
         raise PgpageError(f"{p}: not a PostgreSQL data directory (no PG_VERSION and global/)", ExitCode.UNREADABLE)
     return DataDirectory(p)
+
+
+def _name_text(raw, codec: str) -> str | None:
+    """A name column's stored bytes (NAMEDATALEN, NUL-padded) as text in the database's encoding; None when they
+    are not (the row's label is then unknown: its values are reported, not guessed)."""
+    if not isinstance(raw, (bytes, bytearray)):
+        return None
+    try:
+        return bytes(raw).split(b"\0", 1)[0].decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return None

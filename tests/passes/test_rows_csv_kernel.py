@@ -180,7 +180,7 @@ def test_mutated_pages_print_the_same(tmp_path):
         path = rel.forks["main"].segment_path(0)
         original = path.read_bytes()
         for _ in range(12):
-            path.write_bytes(damaged(original, rng, rng.choice([1, 4, 20])))
+            path.write_bytes(damaged(original, rng, rng.choice([1, 4, 20]), fix_checksums=True))
             for system in (False, True):
                 mutated = open_data_directory(tmp_path / "data")
                 rel = mutated.database("pgpage").relation(relname)
@@ -209,7 +209,7 @@ def test_mutated_pages_with_python_given_columns(tmp_path):
         path = rel.forks["main"].segment_path(0)
         original = path.read_bytes()
         for round_ in range(13):
-            path.write_bytes(damaged(original, rng, rng.choice([1, 4, 20]) if round_ else 0))
+            path.write_bytes(damaged(original, rng, rng.choice([1, 4, 20]) if round_ else 0, fix_checksums=True))
             for system in (False, True):
                 mutated = open_data_directory(tmp_path / "data")
                 rel = mutated.database("pgpage").relation(relname)
@@ -969,7 +969,7 @@ def test_live_compressed_values_damaged(live, tmp_path):
         at = tup + sizes[tup + 22] + 4 + 4
         struct.pack_into("<I", sizes, at, struct.unpack_from("<I", sizes, at)[0] + change)
     printed, declined = printed_like_python(tmp_path / "data", "t_pglz", path, [bytes(sizes)] + [
-        damaged(original, rng, rng.choice([4, 30, 200])) for _ in range(8)])
+        damaged(original, rng, rng.choice([4, 30, 200]), fix_checksums=True) for _ in range(8)])
     assert printed > 2000 and declined > 50
 
 
@@ -1073,7 +1073,7 @@ def test_live_lz4_values_inline_inflated_once_seen(live, tmp_path):
     shutil.copytree(srv.data, tmp_path / "data", ignore=shutil.ignore_patterns("postmaster.pid", "pg_wal"))
     path = open_data_directory(tmp_path / "data").database("postgres").relation("t_lz4i").forks["main"].segment_path(0)
     printed, declined = printed_like_python(tmp_path / "data", "t_lz4i", path, [
-        damaged(path.read_bytes(), rng, changes) for changes in (20, 400)])
+        damaged(path.read_bytes(), rng, changes, fix_checksums=True) for changes in (20, 400)])
     assert printed > 6000 and declined > 4000
 
 

@@ -29,7 +29,7 @@ def decode_index_keys(raw: bytes, attrs: Sequence, major: int | None, pivot_natt
     """The key columns of one index tuple (its exact bytes), decoded with the index's
     attributes (``deform.Attribute``, attnum order). A pivot's truncated attributes come back
     as ``truncated`` (minus infinity for the search), NULLs as ``null``."""
-    from pgpage.decode.datum import to_pg_text, type_info
+    from pgpage.decode.datum import Unreadable, to_pg_text, type_info, unreadable_part
     from pgpage.decode.deform import NULL, VALUE, decode_attr
     if len(raw) < 8:
         return []
@@ -54,9 +54,10 @@ def decode_index_keys(raw: bytes, attrs: Sequence, major: int | None, pivot_natt
             row["value"] = None
         else:
             v = decode_attr(a, major=major)
-            row["value"] = to_pg_text(a.typid, v) if a.status == VALUE else str(v)
-            if a.status != VALUE:
-                row["error"] = True
+            text = (unreadable_part(v) or to_pg_text(a.typid, v)) if a.status == VALUE else v
+            row["value"] = text if text is None or isinstance(text, str) else None   # damaged bytes are no value
+            if a.status != VALUE or isinstance(text, Unreadable):
+                row["error"] = text.message if isinstance(text, Unreadable) else True
         out.append(row)
     return out
 

@@ -45,6 +45,8 @@ bounded by the payload's length.
 """
 from __future__ import annotations
 
+from pgpage.decode.encodings import STORED_TEXT, stored_text
+
 import struct
 from pgpage.decode.ksy.type_oids import JSONBARRAYOID, JSONBOID
 
@@ -130,9 +132,9 @@ def json_quote(raw: bytes, what: str = "jsonb string") -> str:
         # C string), from 17 escape_json_with_len prints \u0000: no server wrote one to print
         raise ValueError(f"{what} holds a NUL byte")
     try:
-        text = raw.decode("utf-8")
+        text = stored_text(raw)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} is not valid UTF-8: {exc.reason}") from None
+        raise ValueError(f"{what} is not valid {STORED_TEXT.get()}: {exc.reason}") from None
     return '"' + text.translate(_ESCAPES) + '"'
 
 

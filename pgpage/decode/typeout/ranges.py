@@ -176,7 +176,9 @@ def _element_text(major, timezone):
     from pgpage.decode import datum
 
     def text(typid: int, raw: bytes):
-        return datum.to_pg_text(typid, datum.decode_datum(typid, raw, major=major, timezone=timezone))
+        value = datum.decode_datum(typid, raw, major=major, timezone=timezone)
+        bad = datum.unreadable_part(value)      # (refused by _bound_text: no placeholder in a bound)
+        return bad if bad is not None else datum.to_pg_text(typid, value)
     return text
 
 

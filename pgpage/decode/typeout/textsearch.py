@@ -47,6 +47,8 @@ query (``a & b & c & ...`` nests on the left) costs no Python recursion.
 """
 from __future__ import annotations
 
+from pgpage.decode.encodings import STORED_TEXT, stored_text
+
 import struct
 from pgpage.decode.ksy.type_oids import TSQUERYARRAYOID, TSQUERYOID, TSVECTORARRAYOID, TSVECTOROID
 
@@ -62,9 +64,9 @@ def _lexeme_text(raw: bytes) -> str:
     if b"\0" in raw:
         raise ValueError("lexeme contains a NUL byte")
     try:
-        text = raw.decode("utf-8")
+        text = stored_text(raw)
     except UnicodeDecodeError:
-        raise ValueError("lexeme is not valid UTF-8") from None
+        raise ValueError(f"lexeme is not valid {STORED_TEXT.get()}") from None
     return "'" + text.replace("'", "''").replace("\\", "\\\\") + "'"
 
 

@@ -8,6 +8,8 @@ leaves the value as stored (the server warns). The same in 10-18, for servers bu
 builds here: the other kind cannot store xml values at all).
 """
 from __future__ import annotations
+
+from pgpage.decode.encodings import stored_text
 from pgpage.decode.ksy.type_oids import XMLARRAYOID, XMLOID
 
 TYPES = {XMLOID: ("xml", -1, "i", False, XMLARRAYOID)}
@@ -82,7 +84,7 @@ def parse_xml_decl(s: str):
 
 
 def xml_out(payload: bytes, major) -> str:
-    s = payload.decode("utf-8")
+    s = stored_text(payload)
     parsed = parse_xml_decl(s)
     if parsed is None:
         return s

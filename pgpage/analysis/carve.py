@@ -1,0 +1,198 @@
+"""Carving: tuple versions whose line pointer is gone, found by their header's own consistency.
+
+Pruning (``heap_page_prune``) turns a dead tuple's line pointer into LP_DEAD or LP_UNUSED (or an LP_REDIRECT
+at its chain's root) and compacts the page (``PageRepairFragmentation``): the live tuples move towards the
+page's end, and what lay below the new ``pd_upper`` is left as it was. The dead versions that lay there
+(the last ones inserted on the page are at the lowest offsets) are still whole, in the free space between
+``pd_lower`` and ``pd_upper``; so may be a tuple between live ones, or behind an LP_DEAD line pointer that
+kept its storage.
+
+``candidates`` looks at every MAXALIGNed offset of a page no line pointer covers and keeps a tuple header
+only when everything in it agrees with what ``heap_form_tuple`` writes:
+
+* ``t_hoff`` is exactly MAXALIGN(header + null bitmap for natts (+ the OID before 12)); natts is 1 to the
+  relation's attribute count (a column added later leaves older tuples shorter, and the catalog does not
+  say when it was added, so fewer is allowed: the missing ones read as the deformer reads them);
+* no t_infomask2 bit outside natts and HEAP2_XACT_MASK; no HEAP_MOVED (pre-9.0 VACUUM FULL), no
+  HEAP_XMAX_COMMITTED together with HEAP_XMAX_INVALID or HEAP_XMAX_IS_MULTI, no HEAP_HASOID_OLD where the
+  table has no OIDs;
+* the null bitmap (palloc0'd by ``heap_form_tuple``) has a NULL when HEAP_HASNULL is set, no bit past natts,
+  and zeros up to ``t_hoff``;
+* xmin is FrozenTransactionId or a normal xid, xmax is 0 or a normal xid (a multixact with
+  HEAP_XMAX_IS_MULTI), and neither comes after the cluster's next xid (next multixact);
+* the attributes deform (``decode.deform``) without a single finding, within the uncovered bytes, and the
+  tuple's length is where the last one ends.
+
+The caller then asks pg_xact (``passes.carve``: a verdict must be known), prints every value (none may be
+unreadable), and drops copies: compaction copies live tuples, so a moved tuple's old bytes stay behind and
+repeat a version a line pointer still holds (``duplicates``), and a version moved by two compactions
+stays twice. Pure functions over page bytes; no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pgpage.decode.datum import ATTALIGN_BYTES
+from pgpage.decode.deform import deform_tuple
+from pgpage.decode.flags import (HEAP2_XACT_MASK, HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD,
+                                 HEAP_HASVARWIDTH, HEAP_MOVED, HEAP_NATTS_MASK, HEAP_XMAX_COMMITTED,
+                                 HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, LP_DEAD, LP_NORMAL)
+from pgpage.decode.ksy.constants import FirstNormalTransactionId, FrozenTransactionId, SizeofHeapTupleHeader
+from pgpage.decode.vector import HEAP_TUPLE_RECORD, HEAP_TUPLE_WORDS, LinePointers, PageHeaders
+
+MAXALIGN = ATTALIGN_BYTES["d"]          # MAXIMUM_ALIGNOF: tuples start at multiples of it
+OID_BYTES = 4
+XID_HALF = 1 << 31                      # xids compare modulo 2^32 (TransactionIdPrecedes)
+
+
+def maxalign(n):
+    return (n + MAXALIGN - 1) & ~(MAXALIGN - 1)
+
+
+@dataclass
+class Carved:
+    """Tuples found in a chunk's uncovered bytes: ``page`` (in the chunk), ``off`` (lp_off-like: from the page's
+    start), ``length`` (lp_len-like), and the header fields as ``vector.decode_tuple_headers`` gives them."""
+    page: np.ndarray
+    off: np.ndarray
+    length: np.ndarray
+    header: np.ndarray       # HEAP_TUPLE_RECORD per tuple
+
+    def take(self, which) -> "Carved":
+        return Carved(self.page[which], self.off[which], self.length[which], self.header[which])
+
+
+def uncovered(pages: np.ndarray, headers: PageHeaders, items: LinePointers, usable: np.ndarray) -> np.ndarray:
+    """Per page and MAXALIGN word: True where no line pointer's tuple lies, between pd_lower and pd_special
+    (of the ``usable`` pages only). An LP_DEAD line pointer's storage counts as uncovered: its tuple is dead."""
+    n, block_size = pages.shape
+    words = block_size // MAXALIGN
+    diff = np.zeros((n, words + 1), dtype=np.int32)
+    held = np.flatnonzero((items.flags == LP_NORMAL) & (items.len > 0))
+    lo = np.clip(items.off[held] // MAXALIGN, 0, words)
+    hi = np.clip(maxalign(items.off[held] + items.len[held]) // MAXALIGN, 0, words)
+    np.add.at(diff, (items.page[held], lo), 1)
+    np.add.at(diff, (items.page[held], hi), -1)
+    covered = np.cumsum(diff, axis=1)[:, :words] > 0
+    at = np.arange(words) * MAXALIGN
+    lower = maxalign(headers.lower.astype(np.int64))[:, None]
+    special = np.minimum(headers.special.astype(np.int64), block_size)[:, None]
+    return ~covered & (at >= lower) & (at + MAXALIGN <= special) & usable[:, None]
+
+
+def _region_ends(free: np.ndarray) -> np.ndarray:
+    """For each word, the byte offset where the run of free words it starts ends (0 where it is not free)."""
+    n, words = free.shape
+    idx = np.where(~free, np.arange(words), words)
+    nxt = np.minimum.accumulate(idx[:, ::-1], axis=1)[:, ::-1]
+    return np.where(free, nxt * MAXALIGN, 0)
+
+
+def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_oids: bool,
+               next_xid: int | None, next_multi: int | None) -> Carved:
+    """The tuples whose headers and attributes pass every check of the module's docstring, at any free
+    MAXALIGNed offset (overlapping ones included: ``disjoint`` chooses)."""
+    n, block_size = pages.shape
+    ends = _region_ends(free)
+    page, word = np.nonzero(free)
+    room = ends[page, word] - word * MAXALIGN
+    ok = room >= HEAP_TUPLE_WORDS * MAXALIGN
+    page, word = page[ok], word[ok]
+    flat = np.ascontiguousarray(pages).reshape(-1)
+    first = (page * block_size) // MAXALIGN + word
+    rec = flat.view("<u8")[first[:, None] + np.arange(HEAP_TUPLE_WORDS)].view(HEAP_TUPLE_RECORD).reshape(-1)
+    im = rec["t_infomask"].astype(np.int64)
+    im2 = rec["t_infomask2"].astype(np.int64)
+    natts = im2 & HEAP_NATTS_MASK
+    bitmap = np.where(im & HEAP_HASNULL, (natts + 7) // 8, 0)
+    oid = np.where(im & HEAP_HASOID_OLD, OID_BYTES, 0)
+    good = ((rec["t_hoff"] == maxalign(SizeofHeapTupleHeader + bitmap + oid)) & (natts >= 1) & (natts <= natts_max)
+            & ((im2 & ~(HEAP_NATTS_MASK | HEAP2_XACT_MASK)) == 0) & ((im & HEAP_MOVED) == 0)
+            & ~(((im & HEAP_XMAX_COMMITTED) != 0) & ((im & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI)) != 0))
+            & (has_oids | ((im & HEAP_HASOID_OLD) == 0)))
+    xmin, xmax = rec["t_xmin"].astype(np.int64), rec["t_xmax"].astype(np.int64)
+    good &= (xmin == FrozenTransactionId) | _normal_before(xmin, next_xid)
+    multi = (im & HEAP_XMAX_IS_MULTI) != 0
+    good &= (xmax == 0) | np.where(multi, _before(xmax, next_multi) & (xmax > 0),
+                                   _normal_before(xmax, next_xid))
+    keep_page, keep_off, keep_len, keep = [], [], [], []
+    for j in np.flatnonzero(good).tolist():
+        p, off = int(page[j]), int(word[j]) * MAXALIGN
+        length = _extent(pages[p], off, int(ends[p, word[j]]), rec[j], attrs)
+        if length is not None:
+            keep_page.append(p), keep_off.append(off), keep_len.append(length), keep.append(j)
+    return Carved(np.array(keep_page, dtype=np.int64), np.array(keep_off, dtype=np.int64),
+                  np.array(keep_len, dtype=np.int64), rec[keep])
+
+
+def _before(xid: np.ndarray, limit: int | None) -> np.ndarray:
+    """xid precedes ``limit`` (modulo 2^32); True everywhere when there is no limit to compare with."""
+    if limit is None:
+        return np.ones(len(xid), dtype=bool)
+    return ((limit - xid) & 0xFFFFFFFF) - 1 < XID_HALF - 1
+
+
+def _normal_before(xid: np.ndarray, next_xid: int | None) -> np.ndarray:
+    return (xid >= FirstNormalTransactionId) & _before(xid, next_xid)
+
+
+def _extent(page: np.ndarray, off: int, end: int, h, attrs) -> int | None:
+    """The length of the tuple at ``off`` (bytes up to ``end`` free): where its attributes end, when its null
+    bitmap and padding are as heap_form_tuple leaves them and the deformer reports nothing; else None."""
+    data = page[off:end].tobytes()
+    im, natts, t_hoff = int(h["t_infomask"]), int(h["t_infomask2"]) & HEAP_NATTS_MASK, int(h["t_hoff"])
+    oid = OID_BYTES if im & HEAP_HASOID_OLD else 0
+    bits = (natts + 7) // 8 if im & HEAP_HASNULL else 0
+    bitmap = data[SizeofHeapTupleHeader:SizeofHeapTupleHeader + bits]
+    if any(data[SizeofHeapTupleHeader + bits:t_hoff - oid]):
+        return None                        # padding after the bitmap is zero (palloc0)
+    if bits:
+        full = int.from_bytes(bitmap, "little")
+        if full >> natts or full == (1 << natts) - 1:
+            return None                    # a bit past natts, or HEAP_HASNULL without a NULL
+    d = deform_tuple(data, t_hoff, natts, attrs, null_bitmap=bitmap if bits else None,
+                     hasvarwidth=bool(im & HEAP_HASVARWIDTH), hasexternal=bool(im & HEAP_HASEXTERNAL))
+    if d.data_end is None or any(f.code != "heap.deform.length_mismatch" for f in d.findings):
+        return None
+    if d.data_end < t_hoff or off + maxalign(d.data_end) > end:
+        return None
+    return d.data_end
+
+
+def disjoint(carved: Carved) -> np.ndarray:
+    """Indexes of carved tuples that overlap no earlier one of the same page (by offset): bytes belong to one
+    tuple at most."""
+    order = np.lexsort((carved.off, carved.page))
+    keep, page, reach = [], -1, 0
+    for j in order.tolist():
+        p, off = int(carved.page[j]), int(carved.off[j])
+        if p != page:
+            page, reach = p, 0
+        if off >= reach:
+            keep.append(j)
+            reach = off + maxalign(int(carved.length[j]))
+    return np.array(keep, dtype=np.int64)
+
+
+def duplicates(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, xmins: np.ndarray, t_hoffs: np.ndarray,
+               blocks: np.ndarray, known: set) -> np.ndarray:
+    """Which tuples (at ``starts`` of ``flat``) repeat a version of their block already in ``known`` (a set of
+    ``version_keys``, which each is then added to): a copy compaction left behind. The header is not compared:
+    hint bits and xmax may have been set on one copy after the other was made."""
+    out = np.zeros(len(starts), dtype=bool)
+    for j, key in enumerate(_keys(flat, starts, lengths, xmins, t_hoffs, blocks)):
+        out[j] = key in known
+        known.add(key)
+    return out
+
+
+def version_keys(flat: np.ndarray, starts, lengths, xmins, t_hoffs, blocks) -> set:
+    """(block, xmin, data bytes) of tuples, for ``duplicates``."""
+    return set(_keys(flat, starts, lengths, xmins, t_hoffs, blocks))
+
+
+def _keys(flat, starts, lengths, xmins, t_hoffs, blocks):
+    for s, n, x, h, b in zip(starts.tolist(), lengths.tolist(), xmins.tolist(), t_hoffs.tolist(), blocks.tolist()):
+        yield b, x, flat[s + h:s + n].tobytes()
