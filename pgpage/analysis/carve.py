@@ -18,8 +18,10 @@ only when everything in it agrees with what ``heap_form_tuple`` writes:
   table has no OIDs;
 * the null bitmap (palloc0'd by ``heap_form_tuple``) has a NULL when HEAP_HASNULL is set, no bit past natts,
   and zeros up to ``t_hoff``;
-* xmin is FrozenTransactionId or a normal xid, xmax is 0 or a normal xid (a multixact with
-  HEAP_XMAX_IS_MULTI), and neither comes after the cluster's next xid (next multixact);
+* xmin is FrozenTransactionId or a normal xid, xmax is 0 (then neither HEAP_XMAX_COMMITTED nor
+  HEAP_XMAX_IS_MULTI) or a normal xid (a multixact with HEAP_XMAX_IS_MULTI), and neither comes after what
+  pg_xact (pg_multixact) has room for (``DataDirectory.id_reach``: a crashed server may have passed pg_control's
+  next xid);
 * the attributes deform (``decode.deform``) without a single finding, within the uncovered bytes, and the
   tuple's length is where the last one ends.
 
@@ -122,8 +124,8 @@ def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_o
     xmin, xmax = rec["t_xmin"].astype(np.int64), rec["t_xmax"].astype(np.int64)
     good &= (xmin == FrozenTransactionId) | _normal_before(xmin, next_xid)
     multi = (im & HEAP_XMAX_IS_MULTI) != 0
-    good &= (xmax == 0) | np.where(multi, _before(xmax, next_multi) & (xmax > 0),
-                                   _normal_before(xmax, next_xid))
+    good &= np.where(xmax == 0, ~multi & ((im & HEAP_XMAX_COMMITTED) == 0),    # no deleter to have committed
+                     np.where(multi, _before(xmax, next_multi), _normal_before(xmax, next_xid)))
     keep_page, keep_off, keep_len, keep = [], [], [], []
     held = held or {}
     keys = sorted({len(k[2]) for k in held})       # (HELD_KEY, or shorter for a version with fewer data bytes)
