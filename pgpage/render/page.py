@@ -5,11 +5,14 @@ import sys
 
 from rich.text import Text
 
-from pgpage.decode.flags import HEAP_NATTS_MASK, LP_DEAD, LP_NORMAL, LP_REDIRECT, LP_UNUSED
 from pgpage.render.output import WIDTH, console, fold, text_width
 
+# lp_flags as pageinspect gives them (render imports no decoder: tests/test_layers.py; the page documents carry
+# the raw numbers, as heap_page_items does): LP_UNUSED 0, LP_NORMAL 1, LP_REDIRECT 2, LP_DEAD 3
+LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD = range(4)
 LP_STYLE = {LP_UNUSED: "dim", LP_NORMAL: "", LP_REDIRECT: "yellow", LP_DEAD: "red"}
 LP_SHORT = {LP_UNUSED: "UNUSED", LP_NORMAL: "NORMAL", LP_REDIRECT: "REDIRECT", LP_DEAD: "DEAD"}
+HEAP_NATTS_MASK = 0x7FF   # t_infomask2's attribute count (htup_details.h)
 # infomask flags as the item table abbreviates them (the legend under the table spells them out)
 FLAG_ABBREV = {
     "HEAP_HASNULL": "NULLS", "HEAP_HASVARWIDTH": "VARW", "HEAP_HASEXTERNAL": "EXT", "HEAP_HASOID_OLD": "OID",
