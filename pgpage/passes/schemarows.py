@@ -33,6 +33,7 @@ class FileCluster:
         self.settings: dict[str, str] = {}
         self.checksums = None
         self.control = None
+        self.id_reach = (None, None)    # no pg_xact nor pg_control: carving finds no xid it can vouch for
 
     def multi_update_xid(self, multis):
         return np.full(len(multis), -1, dtype=np.int64)     # (their members cannot be read)
@@ -56,6 +57,7 @@ class GivenRelation:
     def __init__(self, name: str, fork, database: GivenDatabase):
         self.qualified_name, self.database = name, database
         self.forks = {"main": fork}
+        self.row: dict = {}         # no pg_class row (relhasoids: unknown, taken as none)
 
 
 class SchemaRows(TableRows):
