@@ -253,6 +253,26 @@ def wal(
     _run(wal_command, options)
 
 
+@app.command()
+def export(
+    pgdata: str = typer.Argument(..., help="A PostgreSQL data directory (server up, down, crashed, or a copy)."),
+    output: str = typer.Option(..., "--output", "-o", help="The dataset directory: the snapshot is written to"
+                               " DIR/system_identifier=ID/snapshot=LABEL/ (other snapshots in DIR are kept)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Only this database."),
+    rows: bool = typer.Option(False, "--rows", help="Also each table's rows, typed, as rows/SCHEMA.TABLE.parquet"
+                              " (one database: --db when the cluster has several)."),
+    label: Optional[str] = typer.Option(None, "--label", help="The snapshot's name (default: pg_control's"
+                                        " checkpoint time, as 20261125T031334Z)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the files written and their rows as JSON."),
+) -> None:
+    """Parquet for DuckDB, pandas, Polars, Spark: the cluster, relations, pages, tuples, B-tree items and findings
+    (and with --rows the tables' rows), partitioned by cluster and snapshot so that one query reads a fleet.
+    Needs the parquet extra: pip install 'pgpage[parquet]'."""
+    options = dict(locals())  # every option, by the name the command function takes it
+    from pgpage.cli.export_cmd import export_command
+    _run(export_command, options)
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:
