@@ -258,7 +258,7 @@ def pages_batch(rel, first: int, chunk: np.ndarray, failures: list[int], figures
             "pd_all_visible": (h.flags & PD_ALL_VISIBLE) != 0}
     if figures is not None:
         col = {name: figures[:, i] for i, name in enumerate(TABLES.PAGE_COLUMNS)}
-        cols.update(free_space=col["free"], tuple_len=col["used"], dead_tuple_len=col["dead"],
+        cols.update(free_space=col["free"], tuple_len=col["used"] - col["dead"], dead_tuple_len=col["dead"],
                     next_read_will_dirty=col["hint_page"] != 0)
         if visible is not None:
             cols.update(vm_all_visible=visible, vm_all_frozen=frozen)

@@ -1,0 +1,329 @@
+"""pgpage export through its real entry point on every fixture cluster: DuckDB's SQL over the Parquet gives the
+numbers of the same commands' --json (scan --deep, heap, page, index, verify, rows --all)."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from conftest import MAJORS, data_dir
+
+duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("pyarrow")
+
+PGPAGE = [sys.executable, "-m", "pgpage"]
+DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
+ROWS_MAJORS = (10, 15, 18)   # --rows (typed columns) on the oldest, the Debian and the newest major
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+
+
+def pgpage(*args) -> Run:
+    """``pgpage ...`` in this process through Typer's CliRunner (an interpreter start saved per call)."""
+    from typer.testing import CliRunner
+
+    from pgpage.cli.main import app
+    r = CliRunner().invoke(app, [*map(str, args)])
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return Run(r.exit_code, r.stdout)
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+_EXPORTS: dict[int, tuple[Path, dict]] = {}
+
+
+def exported(major: int, tmp_path_factory) -> tuple[Path, dict]:
+    """(the dataset directory, export --json's document) of the fixture cluster of ``major``, made once per run."""
+    if major not in _EXPORTS:
+        out = tmp_path_factory.mktemp(f"export{major}")
+        args = ["export", data_dir(major), "-o", out, "--json"] + (["--rows"] if major in ROWS_MAJORS else [])
+        r = subprocess.run([*PGPAGE, *map(str, args)], capture_output=True, text=True, timeout=600)
+        assert r.returncode in (0, 1), r.stderr
+        assert r.stderr == ""
+        _EXPORTS[major] = (out, json.loads(r.stdout))
+    return _EXPORTS[major]
+
+
+@pytest.fixture(params=MAJORS, ids=lambda m: f"pg{m}")
+def export(request, tmp_path_factory):
+    return (request.param, *exported(request.param, tmp_path_factory))
+
+
+def sql(out: Path, dataset: str, query: str) -> list[tuple]:
+    """``query`` over the dataset's files under ``out`` (as table ``d``, hive-partitioned), rows as tuples."""
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW d AS SELECT * FROM read_parquet('{out}/*/*/{dataset}.parquet', hive_partitioning = true)")
+    return con.execute(query).fetchall()
+
+
+def test_layout_and_document(export):
+    major, out, doc = export
+    assert doc["schema"] == "pgpage.export/1"
+    snap = Path(doc["directory"])
+    assert snap.parent.parent == out and snap.parent.name == f"system_identifier={doc['system_identifier']}"
+    assert snap.name == f"snapshot={doc['snapshot']}"
+    for name in DATASETS:
+        assert (snap / f"{name}.parquet").is_file()
+        (n,), = sql(out, name, "SELECT count(*) FROM d")
+        assert n == doc["files"][f"{name}.parquet"]
+        (versions,), = sql(out, name, "SELECT list(DISTINCT schema_version) FROM d")
+        assert versions in ([1], [])
+    (n, sysid, snapshot), = sql(out, "relations", "SELECT count(DISTINCT snapshot), any_value(system_identifier),"
+                                " any_value(snapshot) FROM d")
+    assert (n, str(sysid), snapshot) == (1, doc["system_identifier"], doc["snapshot"])
+
+
+def test_cluster_is_scans(export):
+    major, out, _ = export
+    c = json.loads(pgpage("scan", data_dir(major), "--json", "--top", "1").stdout)["cluster"]
+    (row,) = sql(out, "cluster", "SELECT major, next_xid, oldest_xid, next_multixact, checkpoint_lsn, state,"
+                  " data_checksums, strftime(checkpoint_time, '%Y-%m-%dT%H:%M:%S+00:00') FROM d")
+    assert row == (c["major"], c["next_xid"], c["oldest_xid"], c["next_multixact"], c["checkpoint_lsn"], c["state"],
+                   c["data_checksums"], c["checkpoint_time"])
+
+
+def test_relations_are_scans_and_heaps(export):
+    major, out, _ = export
+    scan = json.loads(pgpage("scan", data_dir(major), "--deep", "--json").stdout)
+    rels = {r["name"]: r for db in scan["databases"] for r in db["relations"]}
+    rows = {f"{r[0]}.{r[1]}": r[2:] for r in sql(
+        out, "relations", "SELECT nspname, relname, blocks, size_bytes, checksum_failures, relfilenode, kind,"
+        " tuple_count, dead_tuple_count, free_space, hot_updated_tuples FROM d")}
+    assert rows.keys() == rels.keys()
+    for name, r in rels.items():
+        heap = (r.get("heap") or {}).get("pgstattuple") or {}
+        hot = (r.get("heap") or {}).get("hot") or {}
+        assert rows[name] == (r["blocks"], r["size_bytes"], r["health"]["checksum_failures"], r["relfilenode"],
+                              r["kind"], heap.get("tuple_count"), heap.get("dead_tuple_count"),
+                              heap.get("free_space"), hot.get("hot_updated_tuples")), name
+    # every user table as `heap --json` reports it (pgstattuple's figures, line pointers, HOT)
+    tables = json.loads(pgpage("heap", data_dir(major), "--json").stdout)["tables"]
+    assert tables
+    for t in tables:
+        _, nsp, rel = t["relation"].split(".", 2)   # (database.schema.table)
+        (row,) = sql(out, "relations", "SELECT tuple_count, tuple_len, dead_tuple_count, dead_tuple_len, free_space,"
+                      " lp_unused, lp_normal, lp_redirect, lp_dead, heap_only_tuples, non_hot_updated_tuples,"
+                      f" hot_update_percent, all_visible FROM d WHERE nspname = '{nsp}' AND relname = '{rel}'")
+        p, lp, hot = t["pgstattuple"], t["line_pointers"], t["hot"]
+        assert row == (p["tuple_count"], p["tuple_len"], p["dead_tuple_count"], p["dead_tuple_len"], p["free_space"],
+                       lp["lp_unused"], lp["lp_normal"], lp["lp_redirect"], lp["lp_dead"], hot["heap_only_tuples"],
+                       hot["non_hot_updated_tuples"], hot["hot_update_percent"],
+                       t["visibility"]["vm_all_visible_pages"]), t["relation"]
+        # ... and the pages' figures add up to the table's
+        (pages,) = sql(out, "pages", "SELECT sum(tuple_len), sum(dead_tuple_len), sum(free_space), count(*) FROM d"
+                        f" WHERE nspname = '{nsp}' AND relname = '{rel}'")
+        assert pages == ((p["tuple_len"], p["dead_tuple_len"], p["free_space"], t["blocks"]) if t["blocks"]
+                         else (None, None, None, 0)), t["relation"]
+
+
+def heap_and_index_names(major: int) -> tuple[list[str], list[str]]:
+    scan = json.loads(pgpage("scan", data_dir(major), "--json", "--name", "public.*").stdout)
+    rels = [r for db in scan["databases"] for r in db["relations"]]
+    return ([r["name"] for r in rels if r["kind"] == "table"],
+            [r["name"] for r in rels if r["am"] == "btree"])
+
+
+def test_pages_and_tuples_are_page_json(export):
+    """Every page and line pointer of every user table as `page --all --json` decodes it, the tuples' status as
+    `rows --all --json` gives it."""
+    major, out, _ = export
+    tables, _ = heap_and_index_names(major)
+    for name in tables:
+        nsp, rel = name.split(".")
+        where = f"WHERE nspname = '{nsp}' AND relname = '{rel}'"
+        pages = {r[0]: r[1:] for r in sql(out, "pages", "SELECT blkno, lsn, checksum, checksum_ok, flags, lower, upper,"
+                                          " special, prune_xid, lp_unused, lp_normal, lp_redirect, lp_dead FROM d "
+                                          + where)}
+        tuples = {(r[0], r[1]): r[2:] for r in sql(
+            out, "tuples", "SELECT blkno, lp, lp_off, lp_flags, lp_len, t_xmin, t_xmax, t_field3, t_ctid, t_infomask2,"
+            " t_infomask, t_hoff, heap_xmin_committed, heap_hot_updated, heap_only_tuple, status FROM d " + where)}
+        r = pgpage("page", data_dir(major), "--db", "pgpage", "--rel", name, "--all", "--json")
+        seen = 0
+        for page in json_lines(r.stdout)[1:]:
+            if page.get("type") == "summary" or "blkno" not in page:
+                continue
+            seen += 1
+            h, items = page["page_header"], page.get("heap_page_items") or []
+            lp_count = [sum(it["lp_flags"] == f for it in items) for f in range(4)]
+            assert pages[page["blkno"]] == (h["lsn"], h["checksum"], page["checksum"]["ok"], h["flags"], h["lower"],
+                                            h["upper"], h["special"], h["prune_xid"], *lp_count), (name, page["blkno"])
+            for it in items:
+                got = tuples[(page["blkno"], it["lp"])]
+                assert got[:10] == (it["lp_off"], it["lp_flags"], it["lp_len"], it["t_xmin"], it["t_xmax"],
+                                    it["t_field3"], it["t_ctid"], it["t_infomask2"], it["t_infomask"], it["t_hoff"])
+                if it["t_infomask"] is not None:
+                    assert got[10:13] == (bool(it["t_infomask"] & 0x0100), bool(it["t_infomask2"] & 0x4000),
+                                          bool(it["t_infomask2"] & 0x8000))
+        assert seen == len(pages), name
+        versions = json_lines(pgpage("rows", data_dir(major), "--db", "pgpage", "--rel", name, "--all",
+                                     "--json").stdout)
+        statuses = {(b, lp): s[-1] for (b, lp), s in tuples.items() if s[-1] is not None}
+        assert statuses == {tuple(map(int, v["ctid"][1:-1].split(","))): v["status"] for v in versions}, name
+
+
+def test_btree_items_are_index_json(export):
+    major, out, _ = export
+    _, indexes = heap_and_index_names(major)
+    assert indexes
+    for name in indexes:
+        nsp, rel = name.split(".")
+        doc = json.loads(pgpage("index", data_dir(major), "--db", "pgpage", "--rel", name, "--json").stdout)
+        (row,) = sql(out, "btree_items", "SELECT sum(heap_tids), count(*) FILTER (posting AND leaf),"
+                      " count(*) FILTER (dead AND leaf AND NOT high_key) FROM d"
+                      f" WHERE nspname = '{nsp}' AND relname = '{rel}'")
+        dedup = doc["deduplication"]
+        assert row == (dedup["tids"] if dedup["tids"] else None, dedup["posting_tuples"],
+                       doc["dead_items"]["dead_items"]), name
+        (meta,) = sql(out, "relations", "SELECT tree_level, leaf_pages, avg_leaf_density, posting_tids FROM d"
+                       f" WHERE nspname = '{nsp}' AND relname = '{rel}'")
+        s = doc["pgstatindex"]
+        assert meta == (s["tree_level"], s["leaf_pages"], s["avg_leaf_density"], dedup["posting_tids"]), name
+        root = doc["root_items"]
+        if root is None:
+            continue
+        items = sql(out, "btree_items", "SELECT itemoffset, ctid, htid, key FROM d WHERE nspname = '{}' AND relname ="
+                    " '{}' AND blkno = {} ORDER BY itemoffset".format(nsp, rel, root["blkno"]))
+        assert len(items) == root["nitems"]
+        for (off, ctid, htid, key), it in zip(items, root["items"]):
+            assert (off, ctid, htid) == (it["itemoffset"], it["ctid"], it.get("htid"))
+            assert key == [k["value"] for k in it["keys"] if not k.get("truncated")]
+
+
+def test_findings_are_verifys(export):
+    major, out, _ = export
+    want = sorted((r.get("code"), r.get("relation"), r.get("block"), r.get("item"))
+                  for r in json_lines(pgpage("verify", data_dir(major), "--json").stdout) if r["type"] == "finding")
+    got = sorted(sql(out, "findings", "SELECT code, relation, block, item FROM d"
+                     " WHERE code NOT LIKE 'export.%'"))
+    assert got == want
+
+
+@pytest.mark.parametrize("major", [m for m in ROWS_MAJORS if m in MAJORS], ids=lambda m: f"pg{m}")
+def test_rows_are_rows_json(major, tmp_path_factory):
+    """Each table's typed columns hold the values `rows --json` prints as text (which equal COPY's: the rows
+    oracle), read back through DuckDB."""
+    out, doc = exported(major, tmp_path_factory)
+    tables, _ = heap_and_index_names(major)
+    checked = set()
+    for name in tables:
+        records = json_lines(pgpage("rows", data_dir(major), "--db", "pgpage", "--rel", name, "--json",
+                                    "--timezone", "UTC").stdout)
+        con = duckdb.connect()
+        rel = con.sql(f"SELECT * FROM read_parquet('{out}/*/*/rows/{name}.parquet')")
+        types = dict(zip(rel.columns, map(str, rel.types)))
+        got = {r[1]: dict(zip(rel.columns, r)) for r in rel.fetchall()}
+        assert len(got) == len(records) == doc["files"][f"rows/{name}.parquet"], name
+        for rec in records:
+            row = got[rec["ctid"]]
+            assert (row["xmin"], row["xmax"]) == (rec["xmin"], rec["xmax"])
+            for col, text in rec["values"].items():
+                kind = same_value(types[col], row[col], text)
+                checked.add(kind)
+    # the typed columns were met (the rest is text)
+    assert {"int", "float", "decimal", "bool", "bytea", "date", "timestamptz", "json", "list"} <= checked
+
+
+def same_value(kind: str, value, text: str | None) -> str:
+    """Whether a typed value read back is the one ``text`` prints (None: SQL NULL); returns the kind checked. A value
+    the type cannot hold (a date of infinity, an array of two dimensions) is NULL (and a finding says so)."""
+    import datetime as dt
+    import math
+    if text is None or value is None:
+        assert value is None and (text is None or unrepresentable(kind, text)), (kind, value, text)
+        return "null"
+    if kind in ("INTEGER[]", "BIGINT[]", "SMALLINT[]"):
+        assert "{" + ",".join("NULL" if v is None else str(v) for v in value) + "}" == text
+        return "list"
+    if kind.endswith("[]"):   # (elements quoted, or holding the delimiter: their count only when they cannot)
+        assert len(value) == (0 if text == "{}" else len(text[1:-1].split(",")) if not set('"(;') & set(text)
+                              else len(value))
+        return "list"
+    if kind in ("SMALLINT", "INTEGER", "BIGINT", "UINTEGER"):
+        assert value == int(text)
+        return "int"
+    if kind in ("FLOAT", "DOUBLE"):
+        want = float(text)
+        assert (math.isnan(value) and math.isnan(want)) or value == pytest.approx(want, rel=1e-6)
+        return "float"
+    if kind.startswith("DECIMAL"):
+        assert value == Decimal(text)
+        return "decimal"
+    if kind == "BOOLEAN":
+        assert value == (text == "t")
+        return "bool"
+    if kind == "BLOB":
+        assert "\\x" + value.hex() == text
+        return "bytea"
+    if kind == "DATE":
+        assert value == dt.date.fromisoformat(text)
+        return "date"
+    if kind == "TIMESTAMP WITH TIME ZONE":
+        assert value == dt.datetime.fromisoformat(text + ":00")
+        return "timestamptz"
+    if kind == "TIMESTAMP":
+        assert value == dt.datetime.fromisoformat(text)
+        return "timestamp"
+    if kind == "JSON":
+        assert value == text
+        return "json"
+    assert value == text, (kind, value, text)
+    return "text"
+
+
+def unrepresentable(kind: str, text: str) -> bool:
+    """Values Arrow's casts do not read: infinities, NaN in a decimal, BC dates and years past 9999, arrays of two
+    dimensions or other lower bounds."""
+    return ("infinity" in text or "NaN" in text or " BC" in text or text.startswith("[") or text.startswith("{{")
+            or bool(re.match(r"\d{5}", text)))
+
+
+def test_two_snapshots_read_together(tmp_path):
+    """A story's before and after snapshots of one cluster, exported in parallel into one directory, are one
+    dataset: both snapshots, one system identifier, and the relations of each."""
+    story = Path(__file__).resolve().parents[2] / "fixtures" / "stories" / "pg15"
+    dirs = [story / "before" / "data", story / "data"]
+    procs = [subprocess.Popen([*PGPAGE, "export", str(d), "-o", str(tmp_path), "--json"], stdout=subprocess.PIPE,
+                              text=True) for d in dirs]
+    docs = [json.loads(p.communicate(timeout=600)[0]) for p in procs]
+    assert docs[0]["system_identifier"] == docs[1]["system_identifier"]
+    assert docs[0]["snapshot"] < docs[1]["snapshot"]
+    got = sql(tmp_path, "relations", "SELECT snapshot, count(*) FROM d GROUP BY snapshot ORDER BY snapshot")
+    assert got == [(d["snapshot"], d["files"]["relations.parquet"]) for d in docs]
+    (sysids,), = sql(tmp_path, "pages", "SELECT count(DISTINCT system_identifier) FROM d")
+    assert sysids == 1
+
+
+def test_label_and_errors(tmp_path):
+    r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[-1])), "-o", str(tmp_path), "--label", "a/b"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--label" in r.stderr
+    r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[-1])), "-o", str(tmp_path), "--label", "nightly-1",
+                        "--db", "nosuchdb"], capture_output=True, text=True)
+    assert r.returncode in (2, 3) and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def test_missing_pyarrow_is_one_line(tmp_path):
+    """Without pyarrow: one line saying how to install it, exit 2 (other commands never import it)."""
+    code = ("import sys; sys.modules['pyarrow'] = None; sys.argv = ['pgpage'] + sys.argv[1:];"
+            " from pgpage.cli.main import run; run()")
+    r = subprocess.run([sys.executable, "-c", code, "export", str(data_dir(MAJORS[-1])), "-o", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == "pgpage: Parquet and Arrow output need pyarrow: pip install 'pgpage[parquet]'\n"
+    r = subprocess.run([sys.executable, "-c", "import sys; import pgpage.cli.main, pgpage.passes.export,"
+                        " pgpage.render.parquet; print('pyarrow' in sys.modules)"], capture_output=True, text=True)
+    assert r.stdout == "False\n"
