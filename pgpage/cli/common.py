@@ -18,3 +18,10 @@ def emit(doc: dict, json_out: bool, render) -> None:
         emit_json(doc)
     else:
         render(doc)
+
+
+def write_parquet(path: str, produce, schema) -> int:
+    """`--parquet FILE`: the record batches ``produce(sink)`` makes (``passes.export``), as one Parquet file of
+    ``schema``; returns the rows written."""
+    from pgpage.render.parquet import write_table_file
+    return write_table_file(path, produce, schema)

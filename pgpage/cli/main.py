@@ -99,6 +99,7 @@ def heap(
     rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
     map_metric: Optional[str] = typer.Option(None, "--map", help="Draw a page map coloured by: dead, fill,"
                                              " hints (pages the next read dirties) or vm."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write every line pointer of the table (tuple header, xmin/xmax verdicts, infomask flags) to this Parquet file instead (export's tuples dataset; needs pyarrow)."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
@@ -116,6 +117,7 @@ def index(
     rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
     show_map: bool = typer.Option(False, "--map", help="Draw leaf page maps: density, dead items, posting share."),
     block: Optional[int] = typer.Option(None, "--block", "-b", help="Also show one page's items with keys decoded."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write every item of the index (ctid, heap TIDs, posting, dead, key as text) to this Parquet file instead (export's btree_items dataset; needs pyarrow)."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
@@ -141,6 +143,7 @@ def verify(
     heapallindexed: bool = typer.Option(False, "--heapallindexed", help="Also read each B-tree's table: every live"
                                         " row has its index entry, every entry the key of the row it points at"
                                         " (as amcheck's heapallindexed)."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write the findings to this Parquet file instead of stdout (export's findings dataset; needs pyarrow)."),
 ) -> None:
     """Audit integrity: checksums, page and tuple structure, xids, HOT chains, B-trees, VM, control files."""
     options = dict(locals())  # every option, by the name the command function takes it
@@ -183,6 +186,7 @@ def rows(
                                            " cluster's timezone setting)."),
     wide: bool = typer.Option(False, "--wide", help="Show long values whole in the table."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP + " (--csv and --json)"),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write the rows to this Parquet file, typed columns (ints, floats, decimals, timestamps with zone, dates, bytea, JSON, lists for arrays; text for the rest), instead of stdout. Needs pyarrow: pip install 'pgpage[parquet]'."),
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""

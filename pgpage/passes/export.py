@@ -84,8 +84,8 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
     ],
     "pages": [
         ("schema_version", "int16"), *_IDENTITY, ("blkno", "int64"), ("lsn", "string"), ("checksum", "int32"),
-        ("checksum_ok", "bool"), ("flags", "int32"), ("lower", "int32"), ("upper", "int32"), ("special", "int32"),
-        ("pagesize", "int32"), ("version", "int16"), ("prune_xid", "int64"), ("is_new", "bool"),
+        ("flags", "int32"), ("lower", "int32"), ("upper", "int32"), ("special", "int32"), ("pagesize", "int32"),
+        ("version", "int16"), ("prune_xid", "int64"), ("checksum_ok", "bool"), ("is_new", "bool"),
         ("free_space", "int32"), ("lp_unused", "int32"), ("lp_normal", "int32"), ("lp_redirect", "int32"),
         ("lp_dead", "int32"), ("pd_all_visible", "bool"), ("vm_all_visible", "bool"), ("vm_all_frozen", "bool"),
         ("tuple_len", "int32"), ("dead_tuple_len", "int32"), ("next_read_will_dirty", "bool"),
@@ -160,7 +160,7 @@ def _batch(dataset: str, columns: dict, n: int):
     return pa.RecordBatch.from_arrays(arrays, schema=sch)
 
 
-def _rows_batch(dataset: str, rows: list[dict]):
+def rows_batch(dataset: str, rows: list[dict]):
     pa = arrow()
     return pa.RecordBatch.from_pylist([{**r, "schema_version": SCHEMA_VERSION} for r in rows], schema=schema(dataset))
 
@@ -360,7 +360,7 @@ def btree_item_batches(cluster, rel) -> Iterator:
                              "key": None if it.get("keys") is None else
                              [k.get("value") for k in it["keys"] if not k.get("truncated")]})
         if rows:
-            yield _rows_batch("btree_items", rows)
+            yield rows_batch("btree_items", rows)
 
 
 # ------------------------------------------------------------------------------------------------ findings
@@ -384,9 +384,9 @@ def finding_batches(pgdata: str, db: str | None, rel: str | None = None) -> Iter
         if rec.get("type") == "finding":
             rows.append(finding_row(rec))
             if len(rows) >= ROWS_BATCH:
-                yield _rows_batch("findings", rows)
+                yield rows_batch("findings", rows)
                 rows = []
-    yield _rows_batch("findings", rows)
+    yield rows_batch("findings", rows)
 
 
 # ------------------------------------------------------------------------------------------------ the export
@@ -424,7 +424,7 @@ class ClusterExport:
         from pgpage.passes.scan import scan_relations
         cluster = self.cluster
         if "cluster" in datasets:
-            sink("cluster", _rows_batch("cluster", [cluster_row(cluster)]))
+            sink("cluster", rows_batch("cluster", [cluster_row(cluster)]))
         rels = self.relations
         checksums = cluster.checksums
 
@@ -440,7 +440,7 @@ class ClusterExport:
         for rel, entry in zip(rels, entries):
             btree = rel.access_method == "btree" and rel.kind == "i" and rel.forks.get("main") is not None
             if "relations" in datasets:
-                sink("relations", _rows_batch("relations", [relation_row(
+                sink("relations", rows_batch("relations", [relation_row(
                     entry, rel, index_report(cluster, rel) if btree else None)]))
         if "btree_items" in datasets:
             for rel in rels:
@@ -454,7 +454,7 @@ class ClusterExport:
             for batch in finding_batches(self.pgdata, self.db, self.rel):
                 sink("findings", batch)
             if row_findings:
-                sink("findings", _rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))
+                sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))
         return row_findings
 
     def write_rows(self, sink: Callable) -> list[Finding]:
@@ -462,17 +462,16 @@ class ClusterExport:
         findings: list[Finding] = []
         for rel in self.relations:
             if rel.kind in "rm" and rel.namespace not in SYSTEM_SCHEMAS:
-                findings += rows_batches(self.cluster, rel, lambda batch, rel=rel: sink(
+                findings += rows_batches(utc_rows(self.cluster, rel), lambda batch, rel=rel: sink(
                     f"rows/{rel.namespace}.{rel.name}", batch))
         return findings
 
 
 # ------------------------------------------------------------------------------------------------ rows
-def rows_batches(cluster, rel, sink: Callable, all_versions: bool = False) -> list[Finding]:
-    """A table's rows (with ``all_versions`` every version on disk) to ``sink(batch)``, typed (``RowColumns``), a
-    batch of ROWS_BATCH rows at a time; returns the findings of the reading. Times with zone are read in UTC."""
-    from pgpage.passes.rows import RowOptions, TableRows
-    table = TableRows(cluster, rel, RowOptions(all_versions=all_versions, timezone="UTC"))
+def rows_batches(table, sink: Callable) -> list[Finding]:
+    """The rows of ``table`` (a ``passes.rows.TableRows``, which says which versions and columns) to ``sink(batch)``,
+    typed (``RowColumns``), a batch of ROWS_BATCH rows at a time; returns the findings of the reading. The table
+    should print times with zone in UTC (``RowOptions(timezone="UTC")``): Arrow reads every offset of that form."""
     columns = RowColumns(table)
     records = []
     for record in table.text_records():
@@ -482,6 +481,12 @@ def rows_batches(cluster, rel, sink: Callable, all_versions: bool = False) -> li
             records = []
     sink(columns.batch(records))
     return table.findings + columns.findings
+
+
+def utc_rows(cluster, relation, all_versions: bool = False):
+    """The ``TableRows`` of a table for ``rows_batches``: its live rows, or every version on disk."""
+    from pgpage.passes.rows import RowOptions, TableRows
+    return TableRows(cluster, relation, RowOptions(all_versions=all_versions, timezone="UTC"))
 
 
 class RowColumns:
@@ -645,6 +650,28 @@ def json_type():
     return pa.json_(pa.string()) if hasattr(pa, "json_") else pa.string()
 
 
+def relation_batches(dataset: str, target: str, db: str | None, rel: str | None, what: str) -> Callable:
+    """``produce(sink)``: one relation's batches of ``dataset`` (`heap --parquet`: a table's ``tuples``, `index
+    --parquet`: a B-tree's ``btree_items``) to ``sink(batch)``. The relation is named in a data directory (the
+    verdicts need pg_xact, the keys the catalogs)."""
+    from pgpage.findings import a_or_an
+    from pgpage.storage.target import resolve
+    t = resolve(target, db, rel, what=what)
+    if t.relation is None or t.cluster is None:
+        raise PgpageError(f"{target}: --parquet reads a {what} of a data directory: give the data directory with"
+                          " --rel (and --db)", ExitCode.USAGE)
+    relation = t.relation
+    wanted = relation.kind in "rtm" if what == "table" else relation.access_method == "btree"
+    if not wanted:
+        raise PgpageError(f"{t.label} is {a_or_an(relation.kind_name)}, not a {'heap' if what == 'table' else 'B-tree'}",
+                          ExitCode.USAGE)
+    export = ClusterExport(str(t.cluster.path), relation.database.name, relation.qualified_name, label="file")
+
+    def produce(sink: Callable) -> None:
+        export.run(lambda name, batch: sink(batch), datasets=(dataset,))
+    return produce
+
+
 # ------------------------------------------------------------------------------------------------ Python API
 def _table(dataset: str, pgdata: str, db: str | None, rel: str | None, label: str | None = None):
     pa = arrow()
@@ -693,5 +720,5 @@ def rows_table(pgdata: str, db: str | None, rel: str, all_versions: bool = False
     from pgpage.passes.rows import open_table
     cluster, relation = open_table(pgdata, db, rel)
     batches = []
-    rows_batches(cluster, relation, batches.append, all_versions)
+    rows_batches(utc_rows(cluster, relation, all_versions), batches.append)
     return pa.Table.from_batches(batches)

@@ -76,13 +76,16 @@ def snapshot_directory(root: str, system_identifier: str, label: str) -> Path:
     return Path(root) / f"system_identifier={system_identifier}" / f"snapshot={label}"
 
 
-def write_table_file(path: str, batches, schema) -> int:
-    """One Parquet file of ``batches`` (an iterable; `--parquet FILE`), row groups of ROW_GROUP_ROWS rows at most;
-    returns the rows written."""
+def write_table_file(path: str, produce, schema) -> int:
+    """One Parquet file (`--parquet FILE`) of the record batches ``produce(sink)`` hands to ``sink(batch)``, row
+    groups of ROW_GROUP_ROWS rows at most; returns the rows written."""
     files = ParquetFiles(file=Path(path))
     rows = 0
-    for batch in batches:
+
+    def sink(batch) -> None:
+        nonlocal rows
         files.write("table", batch)
         rows += batch.num_rows
+    produce(sink)
     files.close({"table": schema})
     return rows

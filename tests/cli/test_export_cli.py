@@ -327,3 +327,134 @@ def test_missing_pyarrow_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-c", "import sys; import pgpage.cli.main, pgpage.passes.export,"
                         " pgpage.render.parquet; print('pyarrow' in sys.modules)"], capture_output=True, text=True)
     assert r.stdout == "False\n"
+
+
+def test_parquet_options_are_the_export(tmp_path, tmp_path_factory):
+    """`rows`, `heap`, `index` and `verify --parquet FILE` write the export's rows, tuples, btree_items and findings
+    of what they read (one file each, nothing on stdout)."""
+    major = 15 if 15 in MAJORS else MAJORS[-1]
+    out, _ = exported(major, tmp_path_factory)
+    con = duckdb.connect()
+
+    def same(file: Path, dataset: str, where: str) -> int:
+        mine = con.sql(f"SELECT * EXCLUDE (database) FROM '{file}' ORDER BY ALL").fetchall() if dataset != "rows" else \
+            con.sql(f"SELECT * FROM '{file}' ORDER BY ALL").fetchall()
+        theirs = con.sql(f"SELECT * EXCLUDE (system_identifier, snapshot{'' if dataset == 'rows' else ', database'})"
+                         f" FROM read_parquet('{out}/*/*/{dataset}.parquet', hive_partitioning = true) {where}"
+                         " ORDER BY ALL").fetchall()
+        assert mine == theirs and mine, (file, dataset)
+        return len(mine)
+
+    cases = [("heap", "public.heap_hot", "tuples"), ("index", "public.idx_dup", "btree_items")]
+    for command, rel, dataset in cases:
+        f = tmp_path / f"{command}.parquet"
+        r = pgpage(command, data_dir(major), "--rel", rel, "--parquet", f)
+        assert (r.returncode, r.stdout) == (0, "")
+        nsp, name = rel.split(".")
+        same(f, dataset, f"WHERE nspname = '{nsp}' AND relname = '{name}'")
+    f = tmp_path / "verify.parquet"
+    r = pgpage("verify", data_dir(major), "--parquet", f)
+    assert r.stdout == "" and r.returncode == pgpage("verify", data_dir(major)).returncode
+    same(f, "findings", "WHERE code NOT LIKE 'export.%'")
+    if major in ROWS_MAJORS:
+        f = tmp_path / "rows.parquet"
+        r = pgpage("rows", data_dir(major), "--rel", "public.row_types", "--parquet", f)
+        assert r.stdout == ""
+        n = same(f, "rows/public.row_types", "")
+        assert n == len(json_lines(pgpage("rows", data_dir(major), "--rel", "public.row_types", "--json").stdout))
+    # every version: status beside ctid, as `rows --all --json` says
+    f = tmp_path / "all.parquet"
+    pgpage("rows", data_dir(major), "--rel", "public.heap_hot", "--all", "--parquet", f)
+    got = dict(con.sql(f"SELECT ctid, status FROM '{f}'").fetchall())
+    assert got == {v["ctid"]: v["status"] for v in json_lines(pgpage(
+        "rows", data_dir(major), "--rel", "public.heap_hot", "--all", "--json").stdout)}
+    assert set(got.values()) > {"live"}
+    # refused: a file of another kind, two outputs at once
+    r = pgpage("heap", data_dir(major), "--rel", "public.idx_dup", "--parquet", tmp_path / "x.parquet")
+    assert r.returncode == 2
+    r = pgpage("rows", data_dir(major), "--rel", "public.heap_hot", "--json", "--parquet", tmp_path / "x.parquet")
+    assert r.returncode == 2 and not (tmp_path / "x.parquet").exists()
+
+
+def test_python_api_tables(tmp_path_factory):
+    """pgpage.passes.export's functions return the export's datasets as pyarrow Tables."""
+    from pgpage.passes import export
+    major = MAJORS[-1]
+    out, _ = exported(major, tmp_path_factory)
+    pages = export.pages_table(str(data_dir(major)), "pgpage", "public.heap_hot")
+    con = duckdb.connect()
+    assert sorted(con.sql("SELECT * FROM pages").fetchall()) == sorted(con.sql(
+        f"SELECT * EXCLUDE (system_identifier, snapshot) FROM read_parquet('{out}/*/*/pages.parquet',"
+        " hive_partitioning = true) WHERE relname = 'heap_hot'").fetchall())
+    rows = export.rows_table(str(data_dir(major)), "pgpage", "public.heap_hot")
+    assert rows.num_rows == len(json_lines(pgpage("rows", data_dir(major), "--rel", "public.heap_hot",
+                                                  "--json").stdout))
+    assert export.cluster_table(str(data_dir(major))).column("major").to_pylist() == [major]
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_blocks(section: str) -> list[tuple[str, str]]:
+    """(language, text) of the fenced blocks of a README section (up to the next section of its level)."""
+    text = README.read_text()
+    level = section.split(" ")[0]
+    start = text.index(section + "\n")
+    end = text.find("\n" + level + " ", start + len(section))
+    body = text[start:end if end >= 0 else len(text)]
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"```(\w*)\n(.*?)```", body, re.S)]
+
+
+def printed(rel) -> list[str]:
+    """Query results as the README shows them: columns padded to their widest value, two spaces apart."""
+    rows = [list(rel.columns)] + [[str(v) for v in r] for r in rel.fetchall()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def test_readme_fleet_example(tmp_path):
+    """The README's fleet: its shell line exports the bundled stories' ten snapshots in parallel (here into a
+    temporary directory, by this checkout's pgpage), its queries give the results it shows; and a page damaged in
+    a copy of a snapshot is what the checksum query lists."""
+    blocks = readme_blocks("## Auditing many clusters")
+    (shell,) = [b for lang, b in blocks if lang == "sh"]
+    fleet = tmp_path / "fleet"
+    command = shell.strip().replace("-o fleet", f"-o {fleet}").replace("pgpage export",
+                                                                       f"{sys.executable} -m pgpage export")
+    repo = README.parent
+    r = subprocess.run(["bash", "-c", command], cwd=repo, capture_output=True, text=True, timeout=900)
+    assert r.stderr == "" and len(r.stdout.splitlines()) == 10, r.stderr
+    queries = [(blocks[i][1], blocks[i + 1][1]) for i in range(len(blocks) - 1) if blocks[i][0] == "sql"]
+    assert len(queries) == 2
+    con = duckdb.connect()
+    for query, shown in queries:
+        got = printed(con.sql(query.replace("'fleet/", f"'{fleet}/")))
+        assert got == shown.rstrip("\n").split("\n"), "\n".join(got)
+    # a copy of one snapshot with a page of a table damaged (one byte of its tuples): the query names the page
+    import shutil
+    copy = tmp_path / "copy"
+    shutil.copytree(repo / "fixtures" / "stories" / "pg15" / "data", copy)
+    doc = json.loads(pgpage("scan", copy, "--db", "stories", "--name", "public.upd_indexed", "--json").stdout)
+    (rel,) = [r for db in doc["databases"] for r in db["relations"] if r["name"] == "public.upd_indexed"]
+    path = copy / rel["files"][0]
+    data = bytearray(path.read_bytes())
+    data[8192 + 8000] ^= 0xFF   # block 1, inside its tuples
+    path.write_bytes(bytes(data))
+    r = subprocess.run([*PGPAGE, "export", str(copy), "-o", str(fleet), "--label", "damaged"], capture_output=True,
+                       text=True)
+    assert r.returncode == 1, r.stderr
+    query = queries[1][0].replace("'fleet/", f"'{fleet}/")
+    rows = con.sql(f"SELECT failing, failing_pages FROM ({query.rstrip().rstrip(';')}) WHERE snapshot = 'damaged'")
+    assert rows.fetchall() == [(1, ["stories.public.upd_indexed block 1"])]
+
+
+def test_readme_lists_every_column():
+    """The README's table of each dataset names its columns, in file order."""
+    from pgpage.passes.export import COLUMNS
+    text = README.read_text()
+    section = text[text.index("### The datasets\n"):]
+    for dataset, columns in COLUMNS.items():
+        start = section.index(f"`{dataset}`\n")
+        table = section[start:section.index("\n\n", section.index("|", start))]
+        names = [n.strip(" `") for line in table.splitlines()[4:] for n in line.split("|")[1].split(",")]
+        assert names == [n for n, _ in columns], dataset
