@@ -470,16 +470,21 @@ class ClusterExport:
 # ------------------------------------------------------------------------------------------------ rows
 def rows_batches(table, sink: Callable) -> list[Finding]:
     """The rows of ``table`` (a ``passes.rows.TableRows``, which says which versions and columns) to ``sink(batch)``,
-    typed (``RowColumns``), a batch of ROWS_BATCH rows at a time; returns the findings of the reading. The table
-    should print times with zone in UTC (``RowOptions(timezone="UTC")``): Arrow reads every offset of that form."""
+    typed (``RowColumns``), about ROWS_BATCH rows a batch; returns the findings of the reading. The texts are those
+    of `rows --csv` (the compiled printer's lines, read by Arrow's CSV reader: no Python object per value) and, for
+    the versions the printer leaves to Python, theirs. The table should print times with zone in UTC
+    (``RowOptions(timezone="UTC")``): Arrow reads every offset of that form."""
+    pa = arrow()
     columns = RowColumns(table)
-    records = []
-    for record in table.text_records():
-        records.append(record)
-        if len(records) >= ROWS_BATCH:
-            sink(columns.batch(records))
-            records = []
-    sink(columns.batch(records))
+    pieces, n = [], 0
+    for item in table.csv_stream(system=True):
+        piece = columns.csv_texts(item[0]) if isinstance(item, tuple) else columns.version_texts(item)
+        pieces.append(piece)
+        n += piece.num_rows
+        if n >= ROWS_BATCH:
+            sink(columns.batch(pa.concat_tables(pieces)))
+            pieces, n = [], 0
+    sink(columns.batch(pa.concat_tables(pieces) if pieces else columns.version_texts(None)))
     return table.findings + columns.findings
 
 
@@ -569,39 +574,69 @@ class RowColumns:
         return pa.schema([("schema_version", pa.int16()), *sys_cols,
                           *((n, k[0]) for n, k in zip(self.names, self.kinds))])
 
-    def batch(self, records: list[dict]):
+    def csv_texts(self, lines: bytes):
+        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, the columns; no header) as a table of texts, NULL
+        where COPY writes an unquoted empty field."""
         pa = arrow()
-        n = len(records)
-        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)),
-                  pa.array([r["ctid"] for r in records], pa.string()),
-                  pa.array([r["xmin"] for r in records], pa.int64()),
-                  pa.array([r["xmax"] for r in records], pa.int64())]
+        from io import BytesIO
+
+        import pyarrow.csv as csv
+        names = self.text_names
+        return csv.read_csv(BytesIO(lines), read_options=csv.ReadOptions(column_names=names, use_threads=False),
+                            parse_options=csv.ParseOptions(newlines_in_values=True),
+                            convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                               null_values=[""], strings_can_be_null=True,
+                                                               quoted_strings_can_be_null=False))
+
+    def version_texts(self, version):
+        """A version the compiled printer left to Python (``passes.rows.RowVersion``; None: no row) as a table of
+        texts."""
+        pa = arrow()
+        values = [] if version is None else [version.ctid, str(version.xmin), str(version.xmax), version.status,
+                                             *version.values]
+        return pa.table([pa.array(values[i:i + 1], pa.string()) for i in range(len(self.text_names))]
+                        if version is not None else [pa.array([], pa.string()) for _ in self.text_names],
+                        names=self.text_names)
+
+    @property
+    def text_names(self) -> list[str]:
+        # (positions, not the table's names, which a column may share with a system column's)
+        return [f"c{i}" for i in range(4 + len(self.names))]
+
+    def batch(self, texts):
+        """A record batch from a table of texts (``csv_texts``, ``version_texts``)."""
+        import pyarrow.compute as pc
+        pa = arrow()
+        n = texts.num_rows
+        cols = texts.columns
+        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), cols[0].combine_chunks(),
+                  pc.cast(cols[1], pa.int64()).combine_chunks(), pc.cast(cols[2], pa.int64()).combine_chunks()]
         if self.all_versions:
-            arrays.append(pa.array([r["status"] for r in records], pa.string()))
-        for i, (name, (atype, how, conv)) in enumerate(zip(self.names, self.kinds)):
-            arrays.append(self._column(i, atype, how, conv, [r["values"][name] for r in records]))
+            arrays.append(cols[3].combine_chunks())
+        for i, (atype, how, conv) in enumerate(self.kinds):
+            arrays.append(self._column(i, atype, how, conv, cols[4 + i].combine_chunks()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema())
 
-    def _column(self, i: int, atype, how: str, conv, texts: list):
+    def _column(self, i: int, atype, how: str, conv, strings):
+        """One column's texts (an Arrow string array) as its Arrow type."""
         import pyarrow.compute as pc
         pa = arrow()
         if how == "text":
-            return pa.array(texts, pa.string())
+            return strings
         if how == "json":
-            return pa.array(texts, atype)
+            return pa.ExtensionArray.from_storage(atype, strings) if atype != pa.string() else strings
         if how == "bool":
-            return pa.array([None if v is None else v == "t" for v in texts], pa.bool_())
+            return pc.equal(strings, "t")
         if how == "bytea":
-            return pa.array([None if v is None else bytes.fromhex(v[2:]) for v in texts], pa.binary())
+            return pa.array([None if v is None else bytes.fromhex(v[2:]) for v in strings.to_pylist()], pa.binary())
         if how == "list":
             convert, elem_how, etype = conv
             return pa.array([self._list_value(i, convert(v), elem_how, etype) if v is not None and
-                             self._one_dimension(i, v) else None for v in texts], atype)
-        strings = pa.array(texts, pa.string())
+                             self._one_dimension(i, v) else None for v in strings.to_pylist()], atype)
         try:
             return pc.cast(strings, atype)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):   # one value or more it cannot hold: those null
-            return pa.array([self._cast_one(i, v, atype) for v in texts], atype)
+            return pa.array([self._cast_one(i, v, atype) for v in strings.to_pylist()], atype)
 
     def _cast_one(self, i: int, text: str | None, atype):
         import pyarrow.compute as pc
