@@ -4,8 +4,8 @@
 Not part of the test suite. Needs pgpage with the parquet extra. Measured warm, ``--runs`` times each (median), in
 turns, every output to a temporary directory or /dev/null:
 
-* metadata: ``pgpage export PGDATA --db DB -o DIR`` (cluster, relations, pages, tuples, B-tree items, findings)
-  beside ``pgpage heap PGDATA --db DB --json`` plus ``pgpage index --rel I --json`` of each B-tree of the database
+* metadata: ``pgpage export PGDATA --db DB -o DIR`` (cluster, relations, pages, tuples, B-tree items, findings),
+  and with ``--datasets cluster,relations,pages,tuples`` (what one read of each relation gives), beside ``pgpage heap PGDATA --db DB --json`` plus ``pgpage index --rel I --json`` of each B-tree of the database
   (the issue's target: the export at least as fast as those, memory flat);
 * rows: ``pgpage rows --rel T --parquet FILE`` beside ``pgpage rows --rel T --csv`` (target: as fast).
 
@@ -52,6 +52,9 @@ def main() -> int:
                                               ">/dev/null"]) for i in indexes])
         cmds = {
             "export": [*PGPAGE, "export", args.pgdata, "--db", args.db, "-o", f"{tmp}/fleet", "--label", "bench"],
+            # without the B-trees' items (each page decoded as `index --block` does) and verify's findings
+            "export of one read": [*PGPAGE, "export", args.pgdata, "--db", args.db, "-o", f"{tmp}/fleet", "--label",
+                                   "bench1", "--datasets", "cluster,relations,pages,tuples"],
             "heap + index --json": ["bash", "-c", heap_index],
             "rows --parquet": [*PGPAGE, "rows", args.pgdata, "--db", args.db, "--rel", args.table, "--parquet",
                                f"{tmp}/rows.parquet"],
@@ -61,6 +64,8 @@ def main() -> int:
     results["indexes"] = indexes
     r = results
     print(f"export                {r['export']['seconds']:8.2f} s  {r['export']['peak_rss_mb']:6d} MB")
+    print(f"export of one read    {r['export of one read']['seconds']:8.2f} s  "
+          f"{r['export of one read']['peak_rss_mb']:6d} MB  (cluster, relations, pages, tuples)")
     print(f"heap + index --json   {r['heap + index --json']['seconds']:8.2f} s  "
           f"{r['heap + index --json']['peak_rss_mb']:6d} MB  ({len(indexes)} B-trees)")
     print(f"  export / (heap + index): {r['export']['seconds'] / r['heap + index --json']['seconds']:.2f}"

@@ -12,11 +12,19 @@ from pgpage.findings import ExitCode
 
 
 def export_command(*, pgdata: str, output: str, db: str | None = None, rows: bool = False, label: str | None = None,
-                   json_out: bool = False) -> int:
+                   datasets: str | None = None, json_out: bool = False) -> int:
+    from pgpage.findings import PgpageError
     from pgpage.passes.export import DATASETS, ClusterExport, schema
     from pgpage.render.parquet import ParquetFiles, snapshot_directory
     from pgpage.render.progress import progress
 
+    chosen = DATASETS
+    if datasets is not None:
+        chosen = tuple(d.strip() for d in datasets.split(",") if d.strip())
+        unknown = [d for d in chosen if d not in DATASETS]
+        if unknown or not chosen:
+            raise PgpageError(f"--datasets: {', '.join(map(repr, unknown)) or 'none given'} (the datasets:"
+                              f" {', '.join(DATASETS)})", ExitCode.USAGE)
     export = ClusterExport(pgdata, db, label=label, rows=rows)
     directory = snapshot_directory(output, export.system_identifier, export.label)
     files = ParquetFiles(directory)
@@ -31,13 +39,13 @@ def export_command(*, pgdata: str, output: str, db: str | None = None, rows: boo
         files.write(dataset, batch)
 
     with progress("export", export.total_blocks) as advance:
-        export.run(sink, on_blocks=advance)
-    files.close({name: schema(name) for name in DATASETS})
+        export.run(sink, datasets=chosen, on_blocks=advance)
+    files.close({name: schema(name) for name in chosen})
     if json_out:
         from pgpage.render.output import emit_json
         emit_json({"schema": "pgpage.export/1", "directory": str(directory),
                    "system_identifier": export.system_identifier, "snapshot": export.label,
-                   "files": {f"{name}.parquet": counts.get(name, 0) for name in [*DATASETS, *sorted(
+                   "files": {f"{name}.parquet": counts.get(name, 0) for name in [*chosen, *sorted(
                        n for n in counts if n not in DATASETS)]}})
     else:
         print(directory)

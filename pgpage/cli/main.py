@@ -267,6 +267,8 @@ def export(
                               " (one database: --db when the cluster has several)."),
     label: Optional[str] = typer.Option(None, "--label", help="The snapshot's name (default: pg_control's"
                                         " checkpoint time, as 20261125T031334Z)."),
+    datasets: Optional[str] = typer.Option(None, "--datasets", help="Only these datasets, comma-separated: cluster,"
+                                           " relations, pages, tuples, btree_items, findings (default: all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the files written and their rows as JSON."),
 ) -> None:
     """Parquet for DuckDB, pandas, Polars, Spark: the cluster, relations, pages, tuples, B-tree items and findings

@@ -33,6 +33,7 @@ from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 SCHEMA_VERSION = 1
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
 ROWS_BATCH = 65536          # rows converted to Arrow at once (`--rows`)
+RELATIONS_BATCH = 1024      # relations rows built at once
 LABEL_CHARS = re.compile(r"[A-Za-z0-9._+-]+")
 
 
@@ -434,19 +435,26 @@ class ClusterExport:
             if "tuples" in datasets and figures is not None:
                 sink("tuples", tuples_batch(rel, first, chunk, cluster))
 
+        btrees = [r for r in rels if r.access_method == "btree" and r.kind == "i" and r.forks.get("main") is not None]
+        is_btree = {id(r) for r in btrees}
+        for db, _ in self.scan.plan:   # the B-trees' columns in one read of pg_attribute
+            db.prefetch_attributes(r.oid for r in btrees if r.database is db)
         wants_scan = {"relations", "pages", "tuples"} & set(datasets)
         entries = scan_relations(cluster, rels, deep=True, jobs=1, on_blocks=on_blocks, observe=observe) \
             if wants_scan else iter(())
+        pending: list[dict] = []   # relations rows, written RELATIONS_BATCH at a time
         for rel, entry in zip(rels, entries):
-            btree = rel.access_method == "btree" and rel.kind == "i" and rel.forks.get("main") is not None
             if "relations" in datasets:
-                sink("relations", rows_batch("relations", [relation_row(
-                    entry, rel, index_report(cluster, rel) if btree else None)]))
+                pending.append(relation_row(entry, rel, index_report(cluster, rel) if id(rel) in is_btree else None))
+                if len(pending) >= RELATIONS_BATCH:
+                    sink("relations", rows_batch("relations", pending))
+                    pending = []
+        if pending:
+            sink("relations", rows_batch("relations", pending))
         if "btree_items" in datasets:
-            for rel in rels:
-                if rel.access_method == "btree" and rel.kind == "i" and rel.forks.get("main") is not None:
-                    for batch in btree_item_batches(cluster, rel):
-                        sink("btree_items", batch)
+            for rel in btrees:
+                for batch in btree_item_batches(cluster, rel):
+                    sink("btree_items", batch)
         row_findings: list[Finding] = []
         if self.rows:
             row_findings = self.write_rows(sink)
@@ -458,12 +466,20 @@ class ClusterExport:
         return row_findings
 
     def write_rows(self, sink: Callable) -> list[Finding]:
+        """Each table's rows (outside the system schemas); a table whose rows cannot be read at all (its columns
+        unreadable in pg_attribute) is a finding, and the others are still written."""
         from pgpage.passes.heap import SYSTEM_SCHEMAS
         findings: list[Finding] = []
         for rel in self.relations:
             if rel.kind in "rm" and rel.namespace not in SYSTEM_SCHEMAS:
-                findings += rows_batches(utc_rows(self.cluster, rel), lambda batch, rel=rel: sink(
-                    f"rows/{rel.namespace}.{rel.name}", batch))
+                try:
+                    table = utc_rows(self.cluster, rel)
+                except PgpageError as e:
+                    findings.append(Finding("export.rows.unreadable", f"rows not written: {e}",
+                                            relation=f"{rel.database.name}.{rel.qualified_name}"))
+                    continue
+                findings += rows_batches(table, lambda batch, rel=rel: sink(f"rows/{rel.namespace}.{rel.name}",
+                                                                            batch))
         return findings
 
 

@@ -313,6 +313,17 @@ def test_two_snapshots_read_together(tmp_path):
     assert sysids == 1
 
 
+def test_datasets_option(tmp_path):
+    r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[0])), "-o", str(tmp_path), "--datasets",
+                        "relations,pages", "--json"], capture_output=True, text=True)
+    doc = json.loads(r.stdout)
+    assert list(doc["files"]) == ["relations.parquet", "pages.parquet"] and r.returncode == 0
+    assert sorted(p.name for p in Path(doc["directory"]).iterdir()) == ["pages.parquet", "relations.parquet"]
+    r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[0])), "-o", str(tmp_path), "--datasets", "page"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+
+
 def test_label_and_errors(tmp_path):
     r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[-1])), "-o", str(tmp_path), "--label", "a/b"],
                        capture_output=True, text=True)
