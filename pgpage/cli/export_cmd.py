@@ -8,6 +8,7 @@ findings written hold an error, as `pgpage verify` would.
 """
 from __future__ import annotations
 
+from pgpage.cli.common import refuse_output_inside
 from pgpage.findings import ExitCode
 
 
@@ -25,6 +26,7 @@ def export_command(*, pgdata: str, output: str, db: str | None = None, rows: boo
         if unknown or not chosen:
             raise PgpageError(f"--datasets: {', '.join(map(repr, unknown)) or 'none given'} (the datasets:"
                               f" {', '.join(DATASETS)})", ExitCode.USAGE)
+    refuse_output_inside(output, pgdata, "-o")
     export = ClusterExport(pgdata, db, label=label, rows=rows)
     directory = snapshot_directory(output, export.system_identifier, export.label)
     files = ParquetFiles(directory)

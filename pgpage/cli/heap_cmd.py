@@ -54,9 +54,10 @@ def database_command(target, db, json_out, map_metric, jobs: int) -> int:
 def parquet_command(target, db, rel, path: str, other_output: bool) -> int:
     """`pgpage heap --rel T --parquet FILE`: every line pointer of the table with its tuple header, verdicts and
     flags (export's ``tuples`` dataset)."""
-    from pgpage.cli.common import write_parquet
+    from pgpage.cli.common import refuse_output_inside, write_parquet
     from pgpage.passes.export import relation_batches, schema
     if other_output:
         raise PgpageError("--parquet writes the table's tuples: give it without --json and --map", ExitCode.USAGE)
+    refuse_output_inside(path, target, "--parquet")
     write_parquet(path, relation_batches("tuples", target, db, rel, "table"), schema("tuples"))
     return int(ExitCode.CLEAN)

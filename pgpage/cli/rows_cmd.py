@@ -1,7 +1,7 @@
 """pgpage rows: what the rows of a table hold, every version on disk with --all."""
 from __future__ import annotations
 
-from pgpage.cli.common import exit_status
+from pgpage.cli.common import exit_status, refuse_output_inside
 from pgpage.findings import ExitCode, PgpageError
 
 
@@ -42,6 +42,7 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
         if wide:
             raise PgpageError("--wide goes with the table for people: --parquet holds whole values", ExitCode.USAGE)
         options.timezone = "UTC"   # (the values are instants: Arrow's timestamps with zone are UTC)
+        refuse_output_inside(parquet, target, "--parquet")
     table = table_rows(target, db, rel, options, blocks)
     if parquet is not None:
         return parquet_rows(table, parquet)

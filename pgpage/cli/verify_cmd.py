@@ -78,6 +78,9 @@ def verify_command(*, target: str, db: str | None = None, rel: str | None = None
 
     if parquet is not None and json_out:
         raise PgpageError("give only one of --json and --parquet", ExitCode.USAGE)
+    if parquet is not None:
+        from pgpage.cli.common import refuse_output_inside
+        refuse_output_inside(parquet, target, "--parquet")
 
     policy = FailOn(fail_on)
     verification, records, start = plan(target, db, rel, fork, jobs, heapallindexed)

@@ -324,6 +324,17 @@ def test_datasets_option(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1
 
 
+def test_output_inside_the_data_directory_is_refused(tmp_path):
+    import shutil
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(MAJORS[0]), copy)
+    for args in (["export", copy, "-o", copy / "out"], ["rows", copy, "--rel", "heap_hot", "--parquet", copy / "r.pq"],
+                 ["verify", copy, "--parquet", copy / "base" / "v.pq"]):
+        r = subprocess.run([*PGPAGE, *map(str, args)], capture_output=True, text=True)
+        assert r.returncode == 2 and "never writes into what it inspects" in r.stderr, args
+    assert not (copy / "out").exists() and not (copy / "r.pq").exists() and not (copy / "base" / "v.pq").exists()
+
+
 def test_label_and_errors(tmp_path):
     r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[-1])), "-o", str(tmp_path), "--label", "a/b"],
                        capture_output=True, text=True)
