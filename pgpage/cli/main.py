@@ -159,6 +159,9 @@ def diff(
     rel: Optional[str] = typer.Option(None, "--rel", help="Only this relation ([schema.]name)."),
     details: bool = typer.Option(False, "--details", help="Per page: what changed on each changed page."),
     show_all: bool = typer.Option(False, "--all", help="Every changed relation, not only the ten largest effects."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write a row per relation (status, pages"
+                                          " changed, versions written, HOT, index entries added) to this Parquet"
+                                          " file instead (needs pyarrow)."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """What happened between two snapshots: pages changed and why, tuples written, index growth.

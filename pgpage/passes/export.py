@@ -104,6 +104,15 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("dead", "bool"), ("high_key", "bool"), ("htid", "string"), ("posting", "bool"), ("heap_tids", "int32"),
         ("key", "list<string>"),
     ],
+    "diff": [   # `diff --parquet`: a relation of either snapshot, what changed in it
+        ("schema_version", "int16"), ("database", "string"), ("relation", "string"), ("oid", "int64"),
+        ("kind", "string"), ("am", "string"), ("status", "string"), ("changed", "bool"),
+        ("before_relfilenode", "int64"), ("after_relfilenode", "int64"), ("before_blocks", "int64"),
+        ("after_blocks", "int64"), ("before_size_bytes", "int64"), ("after_size_bytes", "int64"),
+        ("pages_changed", "int64"), ("pages_added", "int64"), ("pages_removed", "int64"), ("inserted", "int64"),
+        ("new_versions", "int64"), ("hot_updated", "int64"), ("non_hot_updated", "int64"), ("deleted", "int64"),
+        ("not_hot", "int64"), ("entries_added", "int64"),
+    ],
     "findings": [
         ("schema_version", "int16"), ("database", "string"), ("code", "string"), ("severity", "string"),
         ("relation", "string"), ("fork", "string"), ("block", "int64"), ("item", "int64"), ("attnum", "int32"),
@@ -388,6 +397,35 @@ def finding_batches(pgdata: str, db: str | None, rel: str | None = None) -> Iter
                 yield rows_batch("findings", rows)
                 rows = []
     yield rows_batch("findings", rows)
+
+
+# ------------------------------------------------------------------------------------------------ diff
+def diff_row(rel: dict) -> dict:
+    """A ``diff`` row from a relation of `diff --json`'s document."""
+    before, after = rel.get("before") or {}, rel.get("after") or {}
+    main = (rel.get("forks") or {}).get("main") or {}
+    tuples = (rel.get("pages") or {}).get("tuples") or {}
+    delta = ((rel.get("index") or {}).get("delta")) or {}
+    return {"database": rel.get("database"), "relation": rel["name"], "oid": rel.get("oid"), "kind": rel.get("kind"),
+            "am": rel.get("am"), "status": rel.get("status"), "changed": rel.get("changed"),
+            **{f"{when}_{k}": side.get(k) for when, side in (("before", before), ("after", after))
+               for k in ("relfilenode", "blocks", "size_bytes")},
+            **{k: main.get(k) for k in ("pages_changed", "pages_added", "pages_removed")},
+            **{k: tuples.get(k) for k in ("inserted", "new_versions", "hot_updated", "non_hot_updated", "deleted")},
+            "not_hot": (rel.get("why_not_hot") or {}).get("not_hot"), "entries_added": delta.get("entries")}
+
+
+def diff_batches(doc: dict) -> Callable:
+    """``produce(sink)``: the relations of a `diff` document as ``diff`` batches."""
+    def produce(sink: Callable) -> None:
+        rows = []
+        for rel in doc["relations"]:
+            rows.append(diff_row(rel))
+            if len(rows) >= RELATIONS_BATCH:
+                sink(rows_batch("diff", rows))
+                rows = []
+        sink(rows_batch("diff", rows))
+    return produce
 
 
 # ------------------------------------------------------------------------------------------------ the export

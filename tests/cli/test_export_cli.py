@@ -482,7 +482,7 @@ def test_readme_lists_every_column():
     text = README.read_text()
     section = text[text.index("### The datasets\n"):]
     for dataset, columns in COLUMNS.items():
-        start = section.index(f"`{dataset}`\n")
+        start = re.search(rf"^`{dataset}`( \(.*\))?$", section, re.M).start()
         table = section[start:section.index("\n\n", section.index("|", start))]
         names = [n.strip(" `") for line in table.splitlines()[4:] for n in line.split("|")[1].split(",")]
         assert names == [n for n, _ in columns], dataset
@@ -516,3 +516,25 @@ def test_damaged_cluster_is_exported(tmp_path):
     assert ("heap_hot", 0) in failing and ("idx_dup", 1) in failing
     codes = {c for (c,) in sql(out, "findings", "SELECT DISTINCT code FROM d")}
     assert "checksum.mismatch" in codes
+
+
+def test_diff_parquet_is_diff_json(tmp_path):
+    story = Path(__file__).resolve().parents[2] / "fixtures" / "stories" / (
+        "pg15" if (Path(__file__).resolve().parents[2] / "fixtures" / "stories" / "pg15").is_dir() else "pg18")
+    before, after = story / "before" / "data", story / "data"
+    f = tmp_path / "diff.parquet"
+    r = pgpage("diff", before, after, "--parquet", f)
+    assert (r.returncode, r.stdout) == (1, "")
+    doc = json.loads(pgpage("diff", before, after, "--json").stdout)
+    got = {(d, n): rest for d, n, *rest in duckdb.sql(
+        f"SELECT database, relation, status, changed, after_blocks, pages_changed, new_versions, hot_updated,"
+        f" not_hot, entries_added FROM '{f}'").fetchall()}
+    assert len(got) == len(doc["relations"])
+    for rel in doc["relations"]:
+        tuples = (rel.get("pages") or {}).get("tuples") or {}
+        assert got[(rel["database"], rel["name"])] == [
+            rel["status"], rel["changed"], (rel.get("after") or {}).get("blocks"),
+            rel["forks"]["main"]["pages_changed"] if "main" in rel.get("forks", {}) else None,
+            tuples.get("new_versions"), tuples.get("hot_updated"), (rel.get("why_not_hot") or {}).get("not_hot"),
+            ((rel.get("index") or {}).get("delta") or {}).get("entries")], rel["name"]
+    assert got[("stories", "public.upd_indexed")][4:7] == [100, 0, 100]
