@@ -32,12 +32,18 @@ def export_command(*, pgdata: str, output: str, db: str | None = None, rows: boo
     files = ParquetFiles(directory)
     counts: dict[str, int] = {}
     errors = 0
+    table = None   # the rows file being written: tables come one after the other, each closed when done
 
     def sink(dataset: str, batch) -> None:
-        nonlocal errors
+        nonlocal errors, table
         counts[dataset] = counts.get(dataset, 0) + batch.num_rows
         if dataset == "findings":
             errors += batch.column("severity").to_pylist().count("error")
+        if table is not None and dataset != table:
+            files.finish(table)
+            table = None
+        if dataset.startswith("rows/"):
+            table = dataset
         files.write(dataset, batch)
 
     with progress("export", export.total_blocks) as advance:

@@ -1,6 +1,6 @@
 """`pgpage export`'s pass: a cluster's storage as Arrow record batches, one dataset at a time.
 
-Datasets (``SCHEMAS``; every one with a ``schema_version`` column):
+Datasets (their columns: ``COLUMNS``; every one with a ``schema_version`` column):
 
 * ``cluster``: pg_control's fields and the versions (`scan`'s cluster summary), one row;
 * ``relations``: one row per relation with storage, `scan --deep`'s figures (pgstattuple's names for a heap,
@@ -10,12 +10,13 @@ Datasets (``SCHEMAS``; every one with a ``schema_version`` column):
 * ``tuples``: one row per line pointer of every heap (pageinspect's ``heap_page_items`` names, the xids' verdicts,
   each infomask flag as a boolean);
 * ``btree_items``: one row per item of every B-tree (``bt_page_items``' names, the key columns as text);
-* ``findings``: `verify`'s findings.
+* ``findings``: `verify`'s findings;
+* ``diff`` (`diff --parquet` only): `diff`'s relations, what changed in each.
 
 Nothing here decodes a byte: the relations and their pages come from one read of `scan --deep` (``scan_relations``
 hands each chunk of a main fork to ``observe``, where ``decode.vector``'s arrays become columns), B-tree items from
 ``analysis.btree.keys.page_view`` (what `index --block` shows), findings from ``passes.verify``, rows from
-``passes.rows.TableRows`` (the texts of `rows --json`, typed here: ``RowColumns``).
+``passes.rows.TableRows`` (the texts of `rows --csv`, typed here: ``RowColumns``).
 
 Batches go to ``sink(dataset, batch)`` as soon as they are made (a chunk of pages at a time), so memory stays flat
 whatever the cluster's size; ``render.parquet`` writes them. pyarrow is imported only by this module's functions.

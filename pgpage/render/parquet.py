@@ -30,6 +30,7 @@ class ParquetFiles:
         self.file = Path(file) if file is not None else None   # one file, named as the user said (`--parquet`)
         self._writers: dict = {}    # name -> ParquetWriter
         self._pending: dict = {}    # name -> (batches, rows)
+        self._done: list[Path] = []
 
     def path(self, name: str) -> Path:
         return self.file if self.file is not None else self.directory / f"{name}.parquet"
@@ -58,18 +59,22 @@ class ParquetFiles:
         if rows:
             self._writers[name].write_table(pa.Table.from_batches(batches), row_group_size=rows)
 
+    def finish(self, name: str) -> None:
+        """File ``name`` complete (its last rows written, the file closed): no more batches come for it."""
+        self._flush(name)
+        self._writers.pop(name).close()
+        os.replace(str(self.path(name)) + ".partial", self.path(name))
+        self._done.append(self.path(name))
+
     def close(self, schemas: dict | None = None) -> list[Path]:
-        """Every file complete; returns their paths."""
+        """Every file complete, those of ``schemas`` (name -> schema) that got no batch written empty; returns the
+        paths of the files written."""
         for name, schema in (schemas or {}).items():
-            if name not in self._writers:
+            if name not in self._writers and self.path(name) not in self._done:
                 self._open(name, schema)
         for name in list(self._writers):
-            self._flush(name)
-            self._writers[name].close()
-            os.replace(str(self.path(name)) + ".partial", self.path(name))
-        done = [self.path(name) for name in self._writers]
-        self._writers.clear()
-        return done
+            self.finish(name)
+        return self._done
 
 
 def snapshot_directory(root: str, system_identifier: str, label: str) -> Path:
