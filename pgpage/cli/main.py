@@ -99,6 +99,7 @@ def heap(
     rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
     map_metric: Optional[str] = typer.Option(None, "--map", help="Draw a page map coloured by: dead, fill,"
                                              " hints (pages the next read dirties) or vm."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write every line pointer of the table (tuple header, xmin/xmax verdicts, infomask flags) to this Parquet file instead (export's tuples dataset; needs pyarrow)."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
@@ -116,6 +117,7 @@ def index(
     rel: Optional[str] = typer.Option(None, "--rel", help=REL_HELP),
     show_map: bool = typer.Option(False, "--map", help="Draw leaf page maps: density, dead items, posting share."),
     block: Optional[int] = typer.Option(None, "--block", "-b", help="Also show one page's items with keys decoded."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write every item of the index (ctid, heap TIDs, posting, dead, key as text) to this Parquet file instead (export's btree_items dataset; needs pyarrow)."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
     jobs: int = typer.Option(1, "--jobs", "-j", min=0, help=JOBS_HELP),
 ) -> None:
@@ -141,6 +143,7 @@ def verify(
     heapallindexed: bool = typer.Option(False, "--heapallindexed", help="Also read each B-tree's table: every live"
                                         " row has its index entry, every entry the key of the row it points at"
                                         " (as amcheck's heapallindexed)."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write the findings to this Parquet file instead of stdout (export's findings dataset; needs pyarrow)."),
 ) -> None:
     """Audit integrity: checksums, page and tuple structure, xids, HOT chains, B-trees, VM, control files."""
     options = dict(locals())  # every option, by the name the command function takes it
@@ -158,6 +161,9 @@ def diff(
     wal: Optional[str] = typer.Option(None, "--wal", help="The WAL segments between the snapshots (default: AFTER's"
                                       " pg_wal): per relation WAL bytes, full-page images, row changes."),
     show_all: bool = typer.Option(False, "--all", help="Every changed relation, not only the ten largest effects."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write a row per relation (status, pages"
+                                          " changed, versions written, HOT, index entries added) to this Parquet"
+                                          " file instead (needs pyarrow)."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """What happened between two snapshots: pages changed and why, tuples written, index growth.
@@ -205,6 +211,10 @@ def rows(
                                            " pg_database), printed as UTF-8."),
     toast: Optional[str] = typer.Option(None, "--toast", help="With --schema: the TOAST table's file, to follow TOAST"
                                         " pointers into (without it they are reported, their values NULL)."),
+    parquet: Optional[str] = typer.Option(None, "--parquet", help="Write the rows to this Parquet file, typed columns (ints, floats,"
+                                          " decimals, timestamps with zone, dates, bytea, JSON, lists for arrays; text"
+                                          " for the rest), instead of stdout. Needs pyarrow: pip install"
+                                          " 'pgpage[parquet]'."),
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""
@@ -273,6 +283,28 @@ def wal(
     options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.wal_cmd import wal_command
     _run(wal_command, options)
+
+
+@app.command()
+def export(
+    pgdata: str = typer.Argument(..., help="A PostgreSQL data directory (server up, down, crashed, or a copy)."),
+    output: str = typer.Option(..., "--output", "-o", help="The dataset directory: the snapshot is written to"
+                               " DIR/system_identifier=ID/snapshot=LABEL/ (other snapshots in DIR are kept)."),
+    db: Optional[str] = typer.Option(None, "--db", help="Only this database."),
+    rows: bool = typer.Option(False, "--rows", help="Also each table's rows, typed, as rows/SCHEMA.TABLE.parquet"
+                              " (one database: --db when the cluster has several)."),
+    label: Optional[str] = typer.Option(None, "--label", help="The snapshot's name (default: pg_control's"
+                                        " checkpoint time, as 20261125T031334Z)."),
+    datasets: Optional[str] = typer.Option(None, "--datasets", help="Only these datasets, comma-separated: cluster,"
+                                           " relations, pages, tuples, btree_items, findings (default: all)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the files written and their rows as JSON."),
+) -> None:
+    """Parquet for DuckDB, pandas, Polars, Spark: the cluster, relations, pages, tuples, B-tree items and findings
+    (and with --rows the tables' rows), partitioned by cluster and snapshot so that one query reads a fleet.
+    Needs the parquet extra: pip install 'pgpage[parquet]'."""
+    options = dict(locals())  # every option, by the name the command function takes it
+    from pgpage.cli.export_cmd import export_command
+    _run(export_command, options)
 
 
 def run() -> None:

@@ -1,7 +1,7 @@
 """pgpage rows: what the rows of a table hold, every version on disk with --all."""
 from __future__ import annotations
 
-from pgpage.cli.common import exit_status
+from pgpage.cli.common import exit_status, refuse_output_inside
 from pgpage.findings import ExitCode, PgpageError
 
 
@@ -25,12 +25,12 @@ def _rendered_part(csv_out: bool, all_versions: bool):
 
 def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
                  json_out=False, timezone=None, wide=False, jobs: int = 1, status=None, xid=None, ctid=None,
-                 schema=None, toast=None, encoding=None, dropped=False) -> int:
+                 schema=None, toast=None, encoding=None, dropped=False, parquet=None) -> int:
     from pgpage.passes.rows import STATUS_NAMES, RowOptions, parse_filter, table_rows
     from pgpage.render import rows as render
 
-    if csv_out and json_out:
-        raise PgpageError("give only one of --csv and --json", ExitCode.USAGE)
+    if sum((csv_out, json_out, parquet is not None)) > 1:
+        raise PgpageError("give only one of --csv, --json and --parquet", ExitCode.USAGE)
     if wide and (csv_out or json_out):
         raise PgpageError("--wide goes with the table for people: --csv and --json always hold whole values",
                           ExitCode.USAGE)
@@ -45,11 +45,18 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
     if toast is not None and schema is None:
         raise PgpageError("--toast goes with --schema (with the catalog, the TOAST table is found through it)",
                           ExitCode.USAGE)
+    if parquet is not None:
+        if wide:
+            raise PgpageError("--wide goes with the table for people: --parquet holds whole values", ExitCode.USAGE)
+        options.timezone = "UTC"   # (the values are instants: Arrow's timestamps with zone are UTC)
+        refuse_output_inside(parquet, target, "--parquet")
     if schema is not None:
         from pgpage.passes.schemarows import schema_rows
         table = schema_rows(target, db, rel, schema, toast, options, blocks)
     else:
         table = table_rows(target, db, rel, options, blocks)
+    if parquet is not None:
+        return parquet_rows(table, parquet)
     if jobs != 1 and (csv_out or json_out):      # a table for people is written by one process
         import sys
 
@@ -70,3 +77,18 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
     statuses = dict(zip(STATUS_NAMES, table.status_counts.tolist()))
     render.write_summary(table.label, count, statuses, all_versions, table.timezone, table.findings)
     return exit_status(table.findings)
+
+
+def parquet_rows(table, path: str) -> int:
+    """`rows --parquet FILE`: the rows (every version with --all) with typed columns (``passes.export.RowColumns``),
+    one Parquet file; the count and findings on stderr as for the other outputs."""
+    from pgpage.passes.export import RowColumns, rows_batches
+    from pgpage.passes.rows import STATUS_NAMES
+    from pgpage.render import rows as render
+    from pgpage.render.parquet import write_table_file
+    findings: list = []
+    count = write_table_file(path, lambda sink: findings.extend(rows_batches(table, sink)),
+                             RowColumns(table).schema())
+    render.write_summary(table.label, count, dict(zip(STATUS_NAMES, table.status_counts.tolist())),
+                         table.options.all_versions, table.timezone, findings)
+    return exit_status(findings)

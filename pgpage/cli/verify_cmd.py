@@ -72,15 +72,23 @@ class FailOn:
 
 def verify_command(*, target: str, db: str | None = None, rel: str | None = None, fork: str | None = None,
                    json_out: bool = False, fail_on: str | None = None, verbose: bool = False, jobs: int = 1,
-                   heapallindexed: bool = False) -> int:
+                   heapallindexed: bool = False, parquet: str | None = None) -> int:
     from pgpage.passes.verify import plan
     from pgpage.render.progress import progress
+
+    if parquet is not None and json_out:
+        raise PgpageError("give only one of --json and --parquet", ExitCode.USAGE)
+    if parquet is not None:
+        from pgpage.cli.common import refuse_output_inside
+        refuse_output_inside(parquet, target, "--parquet")
 
     policy = FailOn(fail_on)
     verification, records, start = plan(target, db, rel, fork, jobs, heapallindexed)
     start.update(type="start", schema=SCHEMA, target=target, fail_on=fail_on)
     began = time.monotonic()
-    if json_out:
+    if parquet is not None:
+        sink = ParquetSink(parquet)
+    elif json_out:
         from pgpage.render.verify import JsonSink
         sink = JsonSink(SCHEMA)
     else:
@@ -101,3 +109,39 @@ def verify_command(*, target: str, db: str | None = None, rel: str | None = None
                  "by_code": dict(sorted(sink.by_code.items())), "seconds": round(time.monotonic() - began, 3),
                  "exit_status": status})
     return status
+
+
+class ParquetSink:
+    """`verify --parquet FILE`: the findings as export's ``findings`` dataset, one Parquet file (nothing on stdout)."""
+
+    def __init__(self, path: str):
+        from pgpage.passes.export import ROWS_BATCH, finding_row, schema
+        from pgpage.render.parquet import ParquetFiles
+        self.files, self.schema, self.row, self.batch_rows = ParquetFiles(file=path), schema("findings"), \
+            finding_row, ROWS_BATCH
+        self.rows: list[dict] = []
+        self.count = self.failing = 0
+        self.by_code: dict[str, int] = {}
+
+    def start(self, rec: dict) -> None:
+        pass
+
+    def record(self, rec: dict) -> None:
+        if rec["type"] != "finding":
+            return
+        self.count += 1
+        self.failing += bool(rec.get("fails"))
+        self.by_code[rec["code"]] = self.by_code.get(rec["code"], 0) + 1
+        self.rows.append(self.row(rec))
+        if len(self.rows) >= self.batch_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        from pgpage.passes.export import rows_batch
+        if self.rows:
+            self.files.write("findings", rows_batch("findings", self.rows))
+            self.rows = []
+
+    def finish(self, summary: dict) -> None:
+        self._flush()
+        self.files.close({"findings": self.schema})

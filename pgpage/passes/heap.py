@@ -126,18 +126,26 @@ def new_heap_analysis(cluster: DataDirectory | None, main: RelationFork, relatio
 
 
 def fork_pass(fork: RelationFork, start: int, stop: int, checksums: bool, analysis=None,
-              vm: RelationFork | None = None, fsm: RelationFork | None = None, on_chunk=None) -> list[int]:
+              vm: RelationFork | None = None, fsm: RelationFork | None = None, on_chunk=None,
+              observe=None) -> list[int]:
     """One read of blocks [start, stop) of a fork: the checksum failures (global block numbers), and every
-    chunk handed to ``analysis`` (a HeapAnalysis) with the VM bits and FSM categories of its blocks."""
+    chunk handed to ``analysis`` (a HeapAnalysis) with the VM bits and FSM categories of its blocks.
+    ``observe(first, chunk, failures, page_figures, vm_visible, vm_frozen)`` sees each chunk with what this read
+    made of it (the chunk's checksum failures; the analysis's per-page figures and the VM bits, or None):
+    `pgpage export` writes its pages and tuples from there."""
     bad: list[int] = []
     vm_pages, fsm_pages = ForkPages(vm), ForkPages(fsm)
     for first, chunk in fork.iter_chunks(start, stop):
         n = chunk.shape[0]
-        if checksums:
-            bad.extend(chunk_checksum_failures(chunk, first))
+        failures = chunk_checksum_failures(chunk, first) if checksums else []
+        bad.extend(failures)
+        figures = visible = frozen = None
         if analysis is not None:
             visible, frozen = vm_for_blocks(vm_pages, first, n, fork.block_size)
-            analysis.add_chunk(chunk, first, visible, frozen, fsm_for_blocks(fsm_pages, first, n, fork.block_size))
+            figures = analysis.add_chunk(chunk, first, visible, frozen,
+                                         fsm_for_blocks(fsm_pages, first, n, fork.block_size))
+        if observe:
+            observe(first, chunk, failures, figures, visible, frozen)
         if on_chunk:
             on_chunk(n)
     return bad

@@ -219,13 +219,17 @@ def relation_health(cluster: DataDirectory, rel: Relation, on_chunk=None, deep: 
 
 
 def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = False, jobs: int = 1,
-                   on_blocks=None) -> Iterator[dict]:
+                   on_blocks=None, observe=None) -> Iterator[dict]:
     """`relation_health` of each relation (of one database or several), in ``rels`` order, from one read of
     every fork (checksums, and for a heap its analysis: the fast figures, and with ``deep`` the whole report in
     the same pass). With ``jobs`` > 1 the forks, cut into ranges of blocks, are read by that many worker
     processes. Each entry is made as soon as its relation's forks are read and handed on as soon as those before
-    it are: a cluster of many relations never has all their analyses, nor all their entries, in memory at once."""
+    it are: a cluster of many relations never has all their analyses, nor all their entries, in memory at once.
+    ``observe(relation, fork name, first, chunk, ...)`` sees every chunk of every main fork as ``fork_pass`` hands
+    it on (in this process: only with ``jobs`` 1)."""
     from pgpage.passes.parallel import block_ranges, run_tasks
+    if observe is not None and jobs != 1:
+        raise ValueError("an observer sees the chunks in this process: jobs must be 1")
     checksums = bool(cluster.checksums)
     if any(r.kind in HEAP_KINDS for r in rels):
         cluster.clog  # read once, before any worker is forked
@@ -233,7 +237,7 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
     for i, rel in enumerate(rels):
         for name, fork in rel.forks.items():
             is_heap = name == "main" and rel.kind in HEAP_KINDS
-            if not (checksums or is_heap):
+            if not (checksums or is_heap or (observe and name == "main")):
                 if on_blocks:
                     on_blocks(fork.nblocks)  # nothing to read in it
                 continue
@@ -248,8 +252,9 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         if name == "main" and rel.kind in HEAP_KINDS:
             analysis = new_heap_analysis(cluster, fork, rel.qualified_name, map_cells=1)
         vm, fsm = (rel.forks.get("vm"), rel.forks.get("fsm")) if (deep and analysis is not None) else (None, None)
+        seen = (lambda *chunk: observe(rel, name, *chunk)) if observe and name == "main" else None
         try:
-            bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm)
+            bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm, observe=seen)
         except Unreadable as e:   # one finding for the fork (made in entry), no figures from it
             return [], None, e.finding(rel.qualified_name, name)
         return bad, analysis, None

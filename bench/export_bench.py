@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""`pgpage export` against the commands whose numbers it writes, on the same data directory, in one run.
+
+Not part of the test suite. Needs pgpage with the parquet extra. Measured warm, ``--runs`` times each (median), in
+turns, every output to a temporary directory or /dev/null:
+
+* metadata: ``pgpage export PGDATA --db DB -o DIR`` (cluster, relations, pages, tuples, B-tree items, findings),
+  and with ``--datasets cluster,relations,pages,tuples`` (what one read of each relation gives), beside ``pgpage heap PGDATA --db DB --json`` plus ``pgpage index --rel I --json`` of each B-tree of the database
+  (the issue's target: the export at least as fast as those, memory flat);
+* rows: ``pgpage rows --rel T --parquet FILE`` beside ``pgpage rows --rel T --csv`` (target: as fast).
+
+    python bench/export_bench.py WORK/data --db bench --table public.bench   # run_bench.py --build-only --keep's
+    python bench/export_bench.py fixtures/pg15/data --db pgpage --table public.row_types --runs 1   # a try
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_bench import interleaved_runs, machine  # noqa: E402
+
+PGPAGE = [sys.executable, "-m", "pgpage"]
+
+
+def btrees(pgdata: str, db: str) -> list[str]:
+    """The B-tree indexes of the database outside the system schemas (what `heap` + `index` of it read)."""
+    import subprocess
+    doc = json.loads(subprocess.run([*PGPAGE, "scan", pgdata, "--db", db, "--kind", "btree", "--json"],
+                                    capture_output=True, text=True, check=False).stdout)
+    return [r["name"] for d in doc["databases"] for r in d["relations"]
+            if not r["name"].startswith(("pg_catalog.", "pg_toast.", "information_schema."))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pgdata")
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--table", required=True, help="the table whose rows are written (schema.name)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", default=None, help="also write the results to this file")
+    args = ap.parse_args()
+    results: dict = {"machine": machine(), "runs": args.runs, "pgdata": args.pgdata}
+    with tempfile.TemporaryDirectory(prefix="pgpage-export-bench-") as tmp:
+        indexes = btrees(args.pgdata, args.db)
+        # heap + index as one shell line, so that one time covers both (and the peak RSS is the larger one)
+        heap_index = " && ".join([" ".join([*PGPAGE, "heap", args.pgdata, "--db", args.db, "--json", ">/dev/null"])]
+                                 + [" ".join([*PGPAGE, "index", args.pgdata, "--db", args.db, "--rel", i, "--json",
+                                              ">/dev/null"]) for i in indexes])
+        cmds = {
+            "export": [*PGPAGE, "export", args.pgdata, "--db", args.db, "-o", f"{tmp}/fleet", "--label", "bench"],
+            # without the B-trees' items (each page decoded as `index --block` does) and verify's findings
+            "export of one read": [*PGPAGE, "export", args.pgdata, "--db", args.db, "-o", f"{tmp}/fleet", "--label",
+                                   "bench1", "--datasets", "cluster,relations,pages,tuples"],
+            "heap + index --json": ["bash", "-c", heap_index],
+            "rows --parquet": [*PGPAGE, "rows", args.pgdata, "--db", args.db, "--rel", args.table, "--parquet",
+                               f"{tmp}/rows.parquet"],
+            "rows --csv": [*PGPAGE, "rows", args.pgdata, "--db", args.db, "--rel", args.table, "--csv"],
+        }
+        results.update(interleaved_runs(cmds, args.runs))
+    results["indexes"] = indexes
+    r = results
+    print(f"export                {r['export']['seconds']:8.2f} s  {r['export']['peak_rss_mb']:6d} MB")
+    print(f"export of one read    {r['export of one read']['seconds']:8.2f} s  "
+          f"{r['export of one read']['peak_rss_mb']:6d} MB  (cluster, relations, pages, tuples)")
+    print(f"heap + index --json   {r['heap + index --json']['seconds']:8.2f} s  "
+          f"{r['heap + index --json']['peak_rss_mb']:6d} MB  ({len(indexes)} B-trees)")
+    print(f"  export / (heap + index): {r['export']['seconds'] / r['heap + index --json']['seconds']:.2f}"
+          " (target: at most 1)")
+    print(f"rows --parquet        {r['rows --parquet']['seconds']:8.2f} s  {r['rows --parquet']['peak_rss_mb']:6d} MB")
+    print(f"rows --csv            {r['rows --csv']['seconds']:8.2f} s  {r['rows --csv']['peak_rss_mb']:6d} MB")
+    print(f"  parquet / csv: {r['rows --parquet']['seconds'] / r['rows --csv']['seconds']:.2f} (target: at most 1)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,814 @@
+"""`pgpage export`'s pass: a cluster's storage as Arrow record batches, one dataset at a time.
+
+Datasets (their columns: ``COLUMNS``; every one with a ``schema_version`` column):
+
+* ``cluster``: pg_control's fields and the versions (`scan`'s cluster summary), one row;
+* ``relations``: one row per relation with storage, `scan --deep`'s figures (pgstattuple's names for a heap,
+  pgstatindex's for a B-tree);
+* ``pages``: one row per page of every relation's main fork (pageinspect's ``page_header`` names, the checksum
+  verdict, line pointers by state, and for a heap the figures the heap pass makes of the page);
+* ``tuples``: one row per line pointer of every heap (pageinspect's ``heap_page_items`` names, the xids' verdicts,
+  each infomask flag as a boolean);
+* ``btree_items``: one row per item of every B-tree (``bt_page_items``' names, the key columns as text);
+* ``findings``: `verify`'s findings;
+* ``diff`` (`diff --parquet` only): `diff`'s relations, what changed in each.
+
+Nothing here decodes a byte: the relations and their pages come from one read of `scan --deep` (``scan_relations``
+hands each chunk of a main fork to ``observe``, where ``decode.vector``'s arrays become columns), B-tree items from
+``analysis.btree.keys.page_view`` (what `index --block` shows), findings from ``passes.verify``, rows from
+``passes.rows.TableRows`` (the texts of `rows --csv`, typed here: ``RowColumns``).
+
+Batches go to ``sink(dataset, batch)`` as soon as they are made (a chunk of pages at a time), so memory stays flat
+whatever the cluster's size; ``render.parquet`` writes them. pyarrow is imported only by this module's functions.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable, Iterator
+
+import numpy as np
+
+from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
+
+SCHEMA_VERSION = 1
+DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
+ROWS_BATCH = 65536          # rows converted to Arrow at once (`--rows`)
+RELATIONS_BATCH = 1024      # relations rows built at once
+LABEL_CHARS = re.compile(r"[A-Za-z0-9._+-]+")
+
+
+def arrow():
+    """pyarrow, or the one-line error that says how to install it (exit 2)."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise PgpageError("Parquet and Arrow output need pyarrow: pip install 'pgpage[parquet]'",
+                          ExitCode.USAGE) from None
+    return pyarrow
+
+
+# ------------------------------------------------------------------------------------------------ schemas
+_IDENTITY = [("database", "string"), ("nspname", "string"), ("relname", "string")]
+
+# every dataset's columns, in order: (name, Arrow type name); the README's tables list the same
+COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "cluster": [
+        ("schema_version", "int16"), ("pgpage_version", "string"), ("major", "int16"), ("path", "string"),
+        ("block_size", "int32"), ("relseg_size", "int64"), ("data_checksums", "bool"), ("state", "string"),
+        ("control_crc_ok", "bool"), ("pg_control_version", "int64"), ("catalog_version_no", "int64"),
+        ("checkpoint_lsn", "string"), ("redo_lsn", "string"), ("checkpoint_time", "timestamptz"),
+        ("timeline", "int64"), ("next_xid", "int64"), ("next_xid_epoch", "int64"), ("next_full_xid", "int64"),
+        ("oldest_xid", "int64"), ("oldest_xid_db", "int64"), ("next_multixact", "int64"),
+        ("oldest_multixact", "int64"), ("next_oid", "int64"), ("wal_level", "string"), ("oldest_xid_age", "int64"),
+        ("xids_to_wraparound", "int64"),
+    ],
+    "relations": [
+        ("schema_version", "int16"), *_IDENTITY, ("oid", "int64"), ("relfilenode", "int64"), ("relkind", "string"),
+        ("kind", "string"), ("am", "string"), ("persistence", "string"), ("relisshared", "bool"),
+        ("table_name", "string"), ("toast_of", "string"), ("blocks", "int64"), ("size_bytes", "int64"),
+        ("main_bytes", "int64"), ("fsm_bytes", "int64"), ("vm_bytes", "int64"), ("init_bytes", "int64"),
+        ("checksum_failures", "int64"), ("findings", "int64"),
+        # a heap's (pgstattuple, heap_page_items' line pointer states, HOT, visibility map, freezing)
+        ("table_len", "int64"), ("tuple_count", "int64"), ("tuple_len", "int64"), ("tuple_percent", "float64"),
+        ("dead_tuple_count", "int64"), ("dead_tuple_len", "int64"), ("dead_tuple_percent", "float64"),
+        ("free_space", "int64"), ("free_percent", "float64"), ("lp_unused", "int64"), ("lp_normal", "int64"),
+        ("lp_redirect", "int64"), ("lp_dead", "int64"), ("hot_chains", "int64"), ("hot_updated_tuples", "int64"),
+        ("heap_only_tuples", "int64"), ("non_hot_updated_tuples", "int64"), ("hot_update_percent", "float64"),
+        ("hot_ratio", "float64"), ("all_visible", "int64"), ("all_frozen", "int64"),
+        ("pd_all_visible_pages", "int64"), ("pages_next_read_will_dirty", "int64"), ("unfrozen_tuples", "int64"),
+        ("oldest_unfrozen_xid", "int64"), ("oldest_unfrozen_age", "int64"), ("undecided_tuples", "int64"),
+        # a B-tree's (pgstatindex, deduplication, dead items)
+        ("version", "int64"), ("tree_level", "int64"), ("index_size", "int64"), ("root_block_no", "int64"),
+        ("internal_pages", "int64"), ("leaf_pages", "int64"), ("empty_pages", "int64"), ("deleted_pages", "int64"),
+        ("avg_leaf_density", "float64"), ("leaf_fragmentation", "float64"), ("posting_tuples", "int64"),
+        ("posting_tids", "int64"), ("dead_items", "int64"),
+    ],
+    "pages": [
+        ("schema_version", "int16"), *_IDENTITY, ("blkno", "int64"), ("lsn", "string"), ("checksum", "int32"),
+        ("flags", "int32"), ("lower", "int32"), ("upper", "int32"), ("special", "int32"), ("pagesize", "int32"),
+        ("version", "int16"), ("prune_xid", "int64"), ("checksum_ok", "bool"), ("is_new", "bool"),
+        ("free_space", "int32"), ("lp_unused", "int32"), ("lp_normal", "int32"), ("lp_redirect", "int32"),
+        ("lp_dead", "int32"), ("pd_all_visible", "bool"), ("vm_all_visible", "bool"), ("vm_all_frozen", "bool"),
+        ("tuple_len", "int32"), ("dead_tuple_len", "int32"), ("next_read_will_dirty", "bool"),
+    ],
+    "tuples": [
+        ("schema_version", "int16"), *_IDENTITY, ("blkno", "int64"), ("lp", "int32"), ("lp_off", "int32"),
+        ("lp_flags", "int16"), ("lp_len", "int32"), ("t_xmin", "int64"), ("t_xmax", "int64"), ("t_field3", "int64"),
+        ("t_ctid", "string"), ("t_infomask2", "int32"), ("t_infomask", "int32"), ("t_hoff", "int16"),
+        ("natts", "int16"), ("xmin_status", "string"), ("xmax_status", "string"), ("status", "string"),
+        # one boolean per flag bit, named as htup_details.h names it (lower case), and HEAP_XMIN_FROZEN
+    ],
+    "btree_items": [
+        ("schema_version", "int16"), *_IDENTITY, ("blkno", "int64"), ("btpo_level", "int32"), ("leaf", "bool"),
+        ("itemoffset", "int32"), ("ctid", "string"), ("itemlen", "int32"), ("nulls", "bool"), ("vars", "bool"),
+        ("dead", "bool"), ("high_key", "bool"), ("htid", "string"), ("posting", "bool"), ("heap_tids", "int32"),
+        ("key", "list<string>"),
+    ],
+    "diff": [   # `diff --parquet`: a relation of either snapshot, what changed in it
+        ("schema_version", "int16"), ("database", "string"), ("relation", "string"), ("oid", "int64"),
+        ("kind", "string"), ("am", "string"), ("status", "string"), ("changed", "bool"),
+        ("before_relfilenode", "int64"), ("after_relfilenode", "int64"), ("before_blocks", "int64"),
+        ("after_blocks", "int64"), ("before_size_bytes", "int64"), ("after_size_bytes", "int64"),
+        ("pages_changed", "int64"), ("pages_added", "int64"), ("pages_removed", "int64"), ("inserted", "int64"),
+        ("new_versions", "int64"), ("hot_updated", "int64"), ("non_hot_updated", "int64"), ("deleted", "int64"),
+        ("not_hot", "int64"), ("entries_added", "int64"),
+    ],
+    "findings": [
+        ("schema_version", "int16"), ("database", "string"), ("code", "string"), ("severity", "string"),
+        ("relation", "string"), ("fork", "string"), ("block", "int64"), ("item", "int64"), ("attnum", "int32"),
+        ("expected", "string"), ("actual", "string"), ("message", "string"),
+    ],
+}
+
+
+def _flag_columns() -> list[tuple[int, int, str]]:
+    """(infomask word 1 or 2, bits, column) of every named infomask flag, from the layout's enums."""
+    from pgpage.decode.ksy.layouts import ENUMS
+    out = [(1, bit, name.lower()) for bit, name in ENUMS["heap_tuple::infomask_flags"].items()]
+    out += [(1, bit, name.lower()) for bit, name in ENUMS["heap_tuple::infomask_combined"].items()
+            if name == "HEAP_XMIN_FROZEN"]
+    return out + [(2, bit, name.lower()) for bit, name in ENUMS["heap_tuple::infomask2_flags"].items()]
+
+
+COLUMNS["tuples"] += [(name, "bool") for _, _, name in _flag_columns()]
+
+
+def arrow_type(name: str):
+    pa = arrow()
+    if name == "timestamptz":
+        return pa.timestamp("us", tz="UTC")
+    if name == "list<string>":
+        return pa.list_(pa.string())
+    return getattr(pa, {"bool": "bool_", "float64": "float64"}.get(name, name))()
+
+
+@lru_cache(maxsize=None)
+def schema(dataset: str):
+    """The Arrow schema of a dataset (``rows`` have one per table: ``RowColumns.schema``)."""
+    pa = arrow()
+    return pa.schema([(n, arrow_type(t)) for n, t in COLUMNS[dataset]])
+
+
+def _batch(dataset: str, columns: dict, n: int):
+    """A record batch of ``dataset`` from its columns (numpy arrays, masked arrays, lists, or one value for all
+    ``n`` rows); columns not given are null."""
+    pa = arrow()
+    sch = schema(dataset)
+    arrays = []
+    for field in sch:
+        v = columns.get(field.name)
+        if field.name == "schema_version":
+            v = np.full(n, SCHEMA_VERSION, dtype=np.int16)
+        if v is None:
+            arrays.append(pa.nulls(n, field.type))
+        elif isinstance(v, (str, int, bool)):
+            arrays.append(pa.array([v] * n, field.type))
+        elif isinstance(v, np.ma.MaskedArray):
+            arrays.append(pa.array(v.data, field.type, mask=np.ma.getmaskarray(v)))
+        else:
+            arrays.append(pa.array(v, field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=sch)
+
+
+def rows_batch(dataset: str, rows: list[dict]):
+    pa = arrow()
+    return pa.RecordBatch.from_pylist([{**r, "schema_version": SCHEMA_VERSION} for r in rows], schema=schema(dataset))
+
+
+def _identity(rel) -> dict:
+    return {"database": rel.database.name, "nspname": rel.namespace, "relname": rel.name}
+
+
+# ------------------------------------------------------------------------------------------------ the cluster
+def default_label(cluster) -> str:
+    """The snapshot label a directory name can carry: pg_control's checkpoint time, UTC (20261125T031334Z)."""
+    time = ((cluster.control or {}).get("checkPointCopy") or {}).get("time_iso")
+    if not time:
+        raise PgpageError(f"{cluster.path}: pg_control gives no checkpoint time: name the snapshot with --label",
+                          ExitCode.USAGE)
+    return time[:19].replace("-", "").replace(":", "") + "Z"
+
+
+def check_label(label: str) -> str:
+    if not LABEL_CHARS.fullmatch(label) or label.startswith("."):
+        raise PgpageError(f"--label {label!r}: letters, digits and . _ + - only (it names a directory)",
+                          ExitCode.USAGE)
+    return label
+
+
+def cluster_row(cluster) -> dict:
+    from datetime import datetime
+
+    from pgpage import __version__
+    from pgpage.passes.scan import cluster_summary
+    row = {k: v for k, v in cluster_summary(cluster).items() if k != "statistics"}
+    row["pgpage_version"] = __version__
+    if row.get("checkpoint_time"):
+        row["checkpoint_time"] = datetime.fromisoformat(row["checkpoint_time"])
+    return row
+
+
+def relation_row(entry: dict, rel, index_report: dict | None) -> dict:
+    """A relations row from `scan --deep`'s entry of the relation (and `index`'s report of a B-tree)."""
+    heap = entry.get("heap") or {}
+    fork_bytes = entry["fork_bytes"]
+    row = {**_identity(rel), "oid": entry["oid"], "relfilenode": entry["relfilenode"], "relkind": entry["relkind"],
+           "kind": entry["kind"], "am": entry["am"], "persistence": entry["persistence"],
+           "relisshared": entry["relisshared"], "table_name": entry["table"], "toast_of": entry["toast_of"],
+           "blocks": entry["blocks"], "size_bytes": entry["size_bytes"],
+           **{f"{fork}_bytes": fork_bytes.get(fork) for fork in ("main", "fsm", "vm", "init")},
+           "checksum_failures": entry["health"]["checksum_failures"], "findings": len(entry["findings"]),
+           "hot_ratio": (entry.get("hot_ratio") or {}).get("ratio")}
+    if heap:
+        hot, vis = heap["hot"], heap["visibility"]
+        row.update(heap["pgstattuple"])
+        row.update({k: v for k, v in heap["line_pointers"].items() if k.startswith("lp_") and k != "lp_dead_with_storage_bytes"})
+        row.update({"hot_chains": hot["chains"], "hot_updated_tuples": hot["hot_updated_tuples"],
+                    "heap_only_tuples": hot["heap_only_tuples"], "non_hot_updated_tuples": hot["non_hot_updated_tuples"],
+                    "hot_update_percent": hot["hot_update_percent"], "all_visible": vis["vm_all_visible_pages"],
+                    "all_frozen": vis["vm_all_frozen_pages"], "pd_all_visible_pages": vis["pd_all_visible_pages"],
+                    "pages_next_read_will_dirty": heap["hint_bits"]["pages_next_read_will_dirty"],
+                    "unfrozen_tuples": heap["freezing"]["unfrozen_tuples"],
+                    "oldest_unfrozen_xid": heap["freezing"]["oldest_unfrozen_xid"],
+                    "oldest_unfrozen_age": heap["freezing"]["oldest_unfrozen_age"],
+                    "undecided_tuples": heap["undecided_tuples"]})
+    if index_report:
+        row.update(index_report["pgstatindex"])
+        dedup = index_report["deduplication"]
+        row.update({"posting_tuples": dedup["posting_tuples"], "posting_tids": dedup["posting_tids"],
+                    "dead_items": index_report["dead_items"]["dead_items"]})
+    return row
+
+
+# ------------------------------------------------------------------------------------------------ pages, tuples
+def _lp_counts(items, npages: int) -> np.ndarray:
+    """Line pointers of each page by lp_flags (LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD): (npages, 4)."""
+    return np.bincount(items.page * 4 + items.flags, minlength=4 * npages).reshape(npages, 4)
+
+
+def pages_batch(rel, first: int, chunk: np.ndarray, failures: list[int], figures, visible, frozen,
+                checksums: bool | None):
+    """The ``pages`` rows of one chunk of a main fork, from ``decode.vector``'s headers and what the heap pass made
+    of the pages (``figures``: ``kernels.TABLES.PAGE_COLUMNS`` per page; None for another kind of relation)."""
+    from pgpage.decode.control import format_lsn
+    from pgpage.decode.flags import PD_ALL_VISIBLE
+    from pgpage.decode.kernels import TABLES
+    from pgpage.decode.vector import decode_headers, decode_line_pointers
+    h = decode_headers(chunk)
+    n = chunk.shape[0]
+    lps = _lp_counts(decode_line_pointers(chunk, h), n)
+    blkno = first + np.arange(n, dtype=np.int64)
+    # PageIsVerified checks the checksum of a page that is not new; None when the cluster has no checksums
+    checksum_ok = np.ma.masked_array(~np.isin(blkno, failures), mask=h.is_new | (not checksums))
+    cols = {**_identity(rel), "blkno": blkno, "lsn": [format_lsn(x) for x in h.lsn.tolist()],
+            "checksum": h.checksum, "checksum_ok": checksum_ok, "flags": h.flags, "lower": h.lower,
+            "upper": h.upper, "special": h.special, "pagesize": h.pagesize_version & 0xFF00,
+            "version": h.pagesize_version & 0x00FF, "prune_xid": h.prune_xid, "is_new": h.is_new,
+            "lp_unused": lps[:, 0], "lp_normal": lps[:, 1], "lp_redirect": lps[:, 2], "lp_dead": lps[:, 3],
+            "pd_all_visible": (h.flags & PD_ALL_VISIBLE) != 0}
+    if figures is not None:
+        col = {name: figures[:, i] for i, name in enumerate(TABLES.PAGE_COLUMNS)}
+        cols.update(free_space=col["free"], tuple_len=col["used"] - col["dead"], dead_tuple_len=col["dead"],
+                    next_read_will_dirty=col["hint_page"] != 0)
+        if visible is not None:
+            cols.update(vm_all_visible=visible, vm_all_frozen=frozen)
+    else:   # PageGetExactFreeSpace, as bt_page_stats' free_size
+        cols["free_space"] = np.ma.masked_array(h.upper.astype(np.int64) - h.lower,
+                                                mask=h.is_new | (h.upper < h.lower))
+    return _batch("pages", cols, n)
+
+
+def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
+    """The ``tuples`` rows of one chunk of a heap: every line pointer (``decode.vector``), the tuple header of those
+    that have one, its xids' verdicts (hint bits, then pg_xact and pg_multixact) and the row's status (as
+    `rows --all`), its flags one column each."""
+    from pgpage.analysis.rowstatus import STATUS_NAMES, XID_STATE_NAMES, row_statuses
+    from pgpage.decode.flags import HEAP_NATTS_MASK, LP_NORMAL
+    from pgpage.decode.vector import decode_heap_chunk
+    from pgpage.decode.xact import xmax_states, xmin_states
+    hc = decode_heap_chunk(chunk, first)
+    items, tups = hc.items, hc.tuples
+    n = len(items.lp)
+    blkno = first + items.page.astype(np.int64)
+    has = np.zeros(n, dtype=bool)
+    has[tups.item] = True
+
+    def spread(values, dtype=np.int64):
+        out = np.zeros(n, dtype=dtype)
+        out[tups.item] = values
+        return np.ma.masked_array(out, mask=~has)
+
+    infomask, infomask2 = tups.t_infomask.astype(np.int64), tups.t_infomask2.astype(np.int64)
+    xmin, xmax = tups.t_xmin.astype(np.int64), tups.t_xmax.astype(np.int64)
+    xmin_st, _ = xmin_states(infomask, xmin, cluster.clog)
+    xmax_st, _ = xmax_states(infomask, xmax, cluster.clog, cluster.multi_update_xid)
+    status = row_statuses(xmin_st, xmax_st, blkno[tups.item], items.lp[tups.item].astype(np.int64),
+                          tups.ctid_block.astype(np.int64), tups.ctid_offset.astype(np.int64))
+    normal = items.flags[tups.item] == LP_NORMAL
+
+    def names(codes, table, where=None):
+        out = np.full(n, None, dtype=object)
+        text = np.array([table[c] for c in codes.tolist()], dtype=object)
+        out[tups.item if where is None else tups.item[where]] = text if where is None else text[where]
+        return out
+
+    ctid = np.full(n, None, dtype=object)
+    ctid[tups.item] = [f"({b},{o})" for b, o in zip(tups.ctid_block.tolist(), tups.ctid_offset.tolist())]
+    cols = {**_identity(rel), "blkno": blkno, "lp": items.lp, "lp_off": items.off, "lp_flags": items.flags,
+            "lp_len": items.len, "t_xmin": spread(xmin), "t_xmax": spread(xmax),
+            "t_field3": spread(tups.t_field3), "t_ctid": ctid, "t_infomask2": spread(infomask2),
+            "t_infomask": spread(infomask), "t_hoff": spread(tups.t_hoff),
+            "natts": spread(infomask2 & HEAP_NATTS_MASK), "xmin_status": names(xmin_st, XID_STATE_NAMES),
+            "xmax_status": names(xmax_st, XID_STATE_NAMES), "status": names(status, STATUS_NAMES, normal)}
+    for word, bits, name in _flag_columns():
+        cols[name] = spread(((infomask if word == 1 else infomask2) & bits) == bits, bool)
+    return _batch("tuples", cols, n)
+
+
+# ------------------------------------------------------------------------------------------------ B-trees
+def index_report(cluster, rel) -> dict:
+    """`pgpage index`'s figures of one B-tree (its heap TIDs not looked up: `verify` does that)."""
+    from pgpage.passes.index import _index_info, scan_index
+    fork = rel.forks["main"]
+    cp = (cluster.control or {}).get("checkPointCopy") or {}
+    report, _ = scan_index(fork.iter_chunks, fork.end_block, fork.block_size, cluster.major,
+                           _index_info(rel, rel.database), checksums=cluster.checksums, next_xid=cp.get("nextXid"),
+                           next_full_xid=cp.get("nextFullXid"))
+    return report
+
+
+def btree_item_batches(cluster, rel) -> Iterator:
+    """The ``btree_items`` rows of one B-tree, a chunk of pages at a time: each page as `index --block` decodes
+    it (``page_view``: ``bt_page_items`` with the keys), its items as rows."""
+    from pgpage.analysis.btree.keys import page_view
+    from pgpage.analysis.btree.pages import BTP_LEAF, BTP_META
+    from pgpage.passes.index import _index_info
+    from pgpage.storage.target import relation_target
+    ctx = relation_target(cluster, rel).context
+    attrs = _index_info(rel, rel.database).attributes
+    ident = _identity(rel)
+    fork = rel.forks["main"]
+    for first, chunk in fork.iter_chunks():
+        rows = []
+        for i in range(chunk.shape[0]):
+            page = page_view(chunk[i].tobytes(), first + i, ctx, attrs)
+            opaque = page.get("bt_page_opaque") or {}
+            flags = opaque.get("btpo_flags") or 0
+            if flags & BTP_META:
+                continue
+            leaf = bool(flags & BTP_LEAF)
+            for it in page.get("bt_page_items") or []:
+                tids = it.get("tids")
+                high_key = bool(it.get("high_key"))
+                counts = leaf and not high_key and it.get("itemlen") is not None
+                rows.append({**ident, "blkno": first + i, "btpo_level": opaque.get("btpo_level"), "leaf": leaf,
+                             "itemoffset": it["itemoffset"], "ctid": it.get("ctid"), "itemlen": it.get("itemlen"),
+                             "nulls": it.get("nulls"), "vars": it.get("vars"), "dead": it.get("dead"),
+                             "high_key": high_key, "htid": it.get("htid"), "posting": tids is not None,
+                             "heap_tids": (len(tids) if tids is not None else int(it.get("htid") is not None))
+                             if counts else 0,
+                             "key": None if it.get("keys") is None else
+                             [k.get("value") for k in it["keys"] if not k.get("truncated")]})
+        if rows:
+            yield rows_batch("btree_items", rows)
+
+
+# ------------------------------------------------------------------------------------------------ findings
+def finding_row(rec: dict) -> dict:
+    """A findings row from a `verify --json` finding record (expected and actual as text: their JSON)."""
+    from json import dumps
+    row = {k: rec.get(k) for k in ("database", "code", "severity", "relation", "fork", "block", "item", "attnum",
+                                   "message")}
+    for k in ("expected", "actual"):
+        v = rec.get(k)
+        row[k] = v if v is None or isinstance(v, str) else dumps(v)
+    return row
+
+
+def finding_batches(pgdata: str, db: str | None, rel: str | None = None) -> Iterator:
+    """`verify`'s findings of the cluster (a database, a relation), a batch of them at a time."""
+    from pgpage.passes.verify import plan
+    _, records, _ = plan(pgdata, db, rel, None)
+    rows = []
+    for rec in records:
+        if rec.get("type") == "finding":
+            rows.append(finding_row(rec))
+            if len(rows) >= ROWS_BATCH:
+                yield rows_batch("findings", rows)
+                rows = []
+    yield rows_batch("findings", rows)
+
+
+# ------------------------------------------------------------------------------------------------ diff
+def diff_row(rel: dict) -> dict:
+    """A ``diff`` row from a relation of `diff --json`'s document."""
+    before, after = rel.get("before") or {}, rel.get("after") or {}
+    main = (rel.get("forks") or {}).get("main") or {}
+    tuples = (rel.get("pages") or {}).get("tuples") or {}
+    delta = ((rel.get("index") or {}).get("delta")) or {}
+    return {"database": rel.get("database"), "relation": rel["name"], "oid": rel.get("oid"), "kind": rel.get("kind"),
+            "am": rel.get("am"), "status": rel.get("status"), "changed": rel.get("changed"),
+            **{f"{when}_{k}": side.get(k) for when, side in (("before", before), ("after", after))
+               for k in ("relfilenode", "blocks", "size_bytes")},
+            **{k: main.get(k) for k in ("pages_changed", "pages_added", "pages_removed")},
+            **{k: tuples.get(k) for k in ("inserted", "new_versions", "hot_updated", "non_hot_updated", "deleted")},
+            "not_hot": (rel.get("why_not_hot") or {}).get("not_hot"), "entries_added": delta.get("entries")}
+
+
+def diff_batches(doc: dict) -> Callable:
+    """``produce(sink)``: the relations of a `diff` document as ``diff`` batches."""
+    def produce(sink: Callable) -> None:
+        rows = []
+        for rel in doc["relations"]:
+            rows.append(diff_row(rel))
+            if len(rows) >= RELATIONS_BATCH:
+                sink(rows_batch("diff", rows))
+                rows = []
+        sink(rows_batch("diff", rows))
+    return produce
+
+
+# ------------------------------------------------------------------------------------------------ the export
+class ClusterExport:
+    """`pgpage export` of a data directory (a database, or one relation with ``rel``): ``run(sink)`` hands every
+    dataset's batches to ``sink(dataset, batch)``; with ``rows``, each table's rows as dataset
+    ``rows/<schema>.<table>``. ``system_identifier`` and ``label`` name the snapshot."""
+
+    def __init__(self, pgdata: str, db: str | None = None, rel: str | None = None, label: str | None = None,
+                 rows: bool = False):
+        from pgpage.passes.scan import ClusterScan
+        arrow()
+        self.pgdata, self.db, self.rel = pgdata, db, rel
+        self.scan = scan = ClusterScan(pgdata, db, None, None, None, jobs=1, command="export")
+        cluster = self.cluster = scan.cluster
+        if rel is not None:
+            if db is None and len(scan.plan) != 1:
+                raise PgpageError("--rel names a relation of one database: give --db", ExitCode.USAGE)
+            relation = scan.plan[0][0].relation(rel)
+            scan.plan = [(relation.database, [relation])]
+        if rows and len(scan.plan) > 1:
+            raise PgpageError(f"--rows writes rows/<schema>.<table>.parquet of one database: give --db (this cluster"
+                              f" has {', '.join(d.name for d, _ in scan.plan)})", ExitCode.USAGE)
+        self.rows = rows
+        self.label = check_label(label) if label is not None else default_label(cluster)
+        self.system_identifier = str((cluster.control or {}).get("system_identifier", "unknown"))
+        self.total_blocks = scan.total_blocks
+
+    @property
+    def relations(self) -> list:
+        return [r for _, rels in self.scan.plan for r in rels]
+
+    def run(self, sink: Callable, datasets=DATASETS, on_blocks=None) -> list[Finding]:
+        """Every dataset of ``datasets`` (and the rows), to ``sink``; returns the findings of the rows' reading."""
+        from pgpage.passes.scan import scan_relations
+        cluster = self.cluster
+        if "cluster" in datasets:
+            sink("cluster", rows_batch("cluster", [cluster_row(cluster)]))
+        rels = self.relations
+        checksums = cluster.checksums
+
+        def observe(rel, fork, first, chunk, failures, figures, visible, frozen):
+            if "pages" in datasets:
+                sink("pages", pages_batch(rel, first, chunk, failures, figures, visible, frozen, checksums))
+            if "tuples" in datasets and figures is not None:
+                sink("tuples", tuples_batch(rel, first, chunk, cluster))
+
+        btrees = [r for r in rels if r.access_method == "btree" and r.kind == "i" and r.forks.get("main") is not None]
+        is_btree = {id(r) for r in btrees}
+        for db, _ in self.scan.plan:   # the B-trees' columns in one read of pg_attribute
+            db.prefetch_attributes(r.oid for r in btrees if r.database is db)
+        wants_scan = {"relations", "pages", "tuples"} & set(datasets)
+        entries = scan_relations(cluster, rels, deep=True, jobs=1, on_blocks=on_blocks, observe=observe) \
+            if wants_scan else iter(())
+        pending: list[dict] = []   # relations rows, written RELATIONS_BATCH at a time
+        for rel, entry in zip(rels, entries):
+            if "relations" in datasets:
+                pending.append(relation_row(entry, rel, index_report(cluster, rel) if id(rel) in is_btree else None))
+                if len(pending) >= RELATIONS_BATCH:
+                    sink("relations", rows_batch("relations", pending))
+                    pending = []
+        if pending:
+            sink("relations", rows_batch("relations", pending))
+        if "btree_items" in datasets:
+            for rel in btrees:
+                for batch in btree_item_batches(cluster, rel):
+                    sink("btree_items", batch)
+        row_findings: list[Finding] = []
+        if self.rows:
+            row_findings = self.write_rows(sink)
+        if "findings" in datasets:
+            for batch in finding_batches(self.pgdata, self.db, self.rel):
+                sink("findings", batch)
+            if row_findings:
+                sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))
+        return row_findings
+
+    def write_rows(self, sink: Callable) -> list[Finding]:
+        """Each table's rows (outside the system schemas); a table whose rows cannot be read at all (its columns
+        unreadable in pg_attribute) is a finding, and the others are still written."""
+        from pgpage.passes.heap import SYSTEM_SCHEMAS
+        findings: list[Finding] = []
+        for rel in self.relations:
+            if rel.kind in "rm" and rel.namespace not in SYSTEM_SCHEMAS:
+                try:
+                    table = utc_rows(self.cluster, rel)
+                except PgpageError as e:
+                    findings.append(Finding("export.rows.unreadable", f"rows not written: {e}",
+                                            relation=f"{rel.database.name}.{rel.qualified_name}"))
+                    continue
+                findings += rows_batches(table, lambda batch, rel=rel: sink(f"rows/{rel.namespace}.{rel.name}",
+                                                                            batch))
+        return findings
+
+
+# ------------------------------------------------------------------------------------------------ rows
+def rows_batches(table, sink: Callable) -> list[Finding]:
+    """The rows of ``table`` (a ``passes.rows.TableRows``, which says which versions and columns) to ``sink(batch)``,
+    typed (``RowColumns``), about ROWS_BATCH rows a batch; returns the findings of the reading. The texts are those
+    of `rows --csv` (the compiled printer's lines, read by Arrow's CSV reader: no Python object per value) and, for
+    the versions the printer leaves to Python, theirs. The table should print times with zone in UTC
+    (``RowOptions(timezone="UTC")``): Arrow reads every offset of that form."""
+    pa = arrow()
+    columns = RowColumns(table)
+    pieces, n = [], 0
+    for item in table.csv_stream(system=True):
+        piece = columns.csv_texts(item[0]) if isinstance(item, tuple) else columns.version_texts(item)
+        pieces.append(piece)
+        n += piece.num_rows
+        if n >= ROWS_BATCH:
+            sink(columns.batch(pa.concat_tables(pieces)))
+            pieces, n = [], 0
+    sink(columns.batch(pa.concat_tables(pieces) if pieces else columns.version_texts(None)))
+    return table.findings + columns.findings
+
+
+def utc_rows(cluster, relation, all_versions: bool = False):
+    """The ``TableRows`` of a table for ``rows_batches``: its live rows, or every version on disk."""
+    from pgpage.passes.rows import RowOptions, TableRows
+    return TableRows(cluster, relation, RowOptions(all_versions=all_versions, timezone="UTC"))
+
+
+class RowColumns:
+    """A table's columns as typed Arrow columns: int, float, bool, decimal (numeric with a precision; text without:
+    an unbounded numeric can hold 131072 digits, NaN and infinities), timestamp with zone (UTC), date, binary
+    (bytea), JSON (text whose field says ``pgpage.type: json``, Arrow's JSON extension type where pyarrow has it),
+    lists for arrays of those; the server's text for every other type. A value the Arrow type cannot hold (a date
+    of infinity, a numeric NaN in a decimal column, an array of two dimensions or other lower bounds) is null there
+    and counted in an ``export.value.not_representable`` finding per column."""
+
+    def __init__(self, table):
+        from pgpage.decode.values import python_converter
+        self.table = table
+        self.label = table.label
+        fmt = table.formatter
+        rows = {r["attname"]: r for r in table.relation.database.attributes(table.relation.oid)}
+        self.names = table.column_names
+        self.kinds = []       # per column: (Arrow type, how its text becomes a value)
+        for _, a in table.columns:
+            self.kinds.append(self._kind(fmt, a.typid, rows[a.name].get("atttypmod", -1), python_converter))
+        self.unrepresentable = [0] * len(self.names)
+        self.all_versions = table.options.all_versions
+
+    def _kind(self, fmt, typid: int, typmod: int, python_converter):
+        """(Arrow type, how its text becomes a value: 'cast' (Arrow's cast of the text) | 'bool' | 'bytea' | 'json' |
+        'text' | 'list', and for a list (its text's reader, its elements' how, their Arrow type))."""
+        pa = arrow()
+        from pgpage.decode import datum
+        kind, target = fmt.resolve(typid)
+        if kind == "array" or (kind == "builtin" and (datum.TYPES.get(target) and datum.TYPES[target].elem
+                                                       and target not in datum.VECTOR_TYPES)):
+            from pgpage.decode.ksy.type_oids import BOXOID
+            from pgpage.decode.values import _array_items
+            if kind == "array":
+                t = fmt.catalog.get(target)
+                elem, delim = t.typelem, t.typdelim or ","
+            else:
+                elem = datum.TYPES[target].elem
+                delim = ";" if elem == BOXOID else ","
+            etype, how, _ = self._kind(fmt, elem, -1, python_converter)
+            if how == "json":   # (pyarrow builds no list of an extension type from Python values)
+                etype = pa.string()
+            # elements as Python values where the list holds them typed, else as the server's text
+            convert = python_converter(fmt, elem) if how in ("cast", "bool") else (lambda text: text)
+            return pa.list_(etype), "list", (lambda text: _array_items(text, convert, delim), how, etype)
+        if kind == "enum":
+            return pa.string(), "text", None
+        if kind != "builtin":
+            return pa.string(), "text", None
+        from pgpage.decode.ksy import type_oids as t
+        scalar = {t.INT2OID: pa.int16(), t.INT4OID: pa.int32(), t.INT8OID: pa.int64(), t.OIDOID: pa.uint32(),
+                  t.XIDOID: pa.uint32(), t.CIDOID: pa.uint32(), t.FLOAT4OID: pa.float32(), t.FLOAT8OID: pa.float64(),
+                  t.DATEOID: pa.date32(), t.TIMESTAMPOID: pa.timestamp("us"),
+                  t.TIMESTAMPTZOID: pa.timestamp("us", tz="UTC")}
+        if target in scalar:
+            return scalar[target], "cast", None
+        if target == t.BOOLOID:
+            return pa.bool_(), "bool", None
+        if target == t.BYTEAOID:
+            return pa.binary(), "bytea", None
+        if target in (t.JSONOID, t.JSONBOID):
+            return json_type(), "json", None
+        if target == t.NUMERICOID and typmod >= 4:   # numeric(p, s): ((p << 16) | s) + VARHDRSZ
+            precision, scale = ((typmod - 4) >> 16) & 0xFFFF, (typmod - 4) & 0x7FF
+            if scale > 1023:   # a negative scale (15+), 11 bits two's complement
+                scale -= 2048
+            if scale < 0:      # Parquet's decimals have no negative scale: as many digits, scale 0
+                precision, scale = precision - scale, 0
+            if precision <= 38:
+                return pa.decimal128(precision, scale), "cast", None
+            if precision <= 76:
+                return pa.decimal256(precision, scale), "cast", None
+        return pa.string(), "text", None
+
+    def schema(self):
+        pa = arrow()
+        sys_cols = [("ctid", pa.string()), ("xmin", pa.int64()), ("xmax", pa.int64())]
+        if self.all_versions:
+            sys_cols += [("status", pa.string())]
+        return pa.schema([("schema_version", pa.int16()), *sys_cols,
+                          *((n, k[0]) for n, k in zip(self.names, self.kinds))])
+
+    def csv_texts(self, lines: bytes):
+        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, the columns; no header) as a table of texts, NULL
+        where COPY writes an unquoted empty field."""
+        pa = arrow()
+        from io import BytesIO
+
+        import pyarrow.csv as csv
+        names = self.text_names
+        return csv.read_csv(BytesIO(lines), read_options=csv.ReadOptions(column_names=names, use_threads=False),
+                            parse_options=csv.ParseOptions(newlines_in_values=True),
+                            convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                               null_values=[""], strings_can_be_null=True,
+                                                               quoted_strings_can_be_null=False))
+
+    def version_texts(self, version):
+        """A version the compiled printer left to Python (``passes.rows.RowVersion``; None: no row) as a table of
+        texts."""
+        pa = arrow()
+        values = [] if version is None else [version.ctid, str(version.xmin), str(version.xmax), version.status,
+                                             *version.values]
+        return pa.table([pa.array(values[i:i + 1], pa.string()) for i in range(len(self.text_names))]
+                        if version is not None else [pa.array([], pa.string()) for _ in self.text_names],
+                        names=self.text_names)
+
+    @property
+    def text_names(self) -> list[str]:
+        # (positions, not the table's names, which a column may share with a system column's)
+        return [f"c{i}" for i in range(4 + len(self.names))]
+
+    def batch(self, texts):
+        """A record batch from a table of texts (``csv_texts``, ``version_texts``)."""
+        import pyarrow.compute as pc
+        pa = arrow()
+        n = texts.num_rows
+        cols = texts.columns
+        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), cols[0].combine_chunks(),
+                  pc.cast(cols[1], pa.int64()).combine_chunks(), pc.cast(cols[2], pa.int64()).combine_chunks()]
+        if self.all_versions:
+            arrays.append(cols[3].combine_chunks())
+        for i, (atype, how, conv) in enumerate(self.kinds):
+            arrays.append(self._column(i, atype, how, conv, cols[4 + i].combine_chunks()))
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema())
+
+    def _column(self, i: int, atype, how: str, conv, strings):
+        """One column's texts (an Arrow string array) as its Arrow type."""
+        import pyarrow.compute as pc
+        pa = arrow()
+        if how == "text":
+            return strings
+        if how == "json":
+            return pa.ExtensionArray.from_storage(atype, strings) if atype != pa.string() else strings
+        if how == "bool":
+            return pc.equal(strings, "t")
+        if how == "bytea":
+            return pa.array([None if v is None else bytes.fromhex(v[2:]) for v in strings.to_pylist()], pa.binary())
+        if how == "list":
+            convert, elem_how, etype = conv
+            return pa.array([self._list_value(i, convert(v), elem_how, etype) if v is not None and
+                             self._one_dimension(i, v) else None for v in strings.to_pylist()], atype)
+        try:
+            return pc.cast(strings, atype)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):   # one value or more it cannot hold: those null
+            return pa.array([self._cast_one(i, v, atype) for v in strings.to_pylist()], atype)
+
+    def _cast_one(self, i: int, text: str | None, atype):
+        import pyarrow.compute as pc
+        pa = arrow()
+        if text is None:
+            return None
+        try:
+            return pc.cast(pa.array([text]), atype)[0].as_py()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            self.unrepresentable[i] += 1
+            return None
+
+    def _one_dimension(self, i: int, text: str) -> bool:
+        """Whether an array's text is one-dimensional with the default lower bound (a list can say so)."""
+        if text.startswith("[") or text.startswith("{{"):
+            self.unrepresentable[i] += 1
+            return False
+        return True
+
+    def _list_value(self, i: int, items: list, how: str, etype):
+        if how in ("bool", "text", "json"):
+            return items
+        return [None if v is None else self._element(i, v, etype) for v in items]
+
+    def _element(self, i: int, v, etype):
+        pa = arrow()
+        try:
+            pa.scalar(v, etype)
+            return v
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+            self.unrepresentable[i] += 1
+            return None
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [Finding("export.value.not_representable", f"column {name!r}: {n} values its Arrow type"
+                        f" ({kind[0]}) cannot hold (infinity, NaN, BC dates, arrays of several dimensions or other"
+                        " lower bounds) are null in the Parquet file; `rows --json` has them as text",
+                        severity=WARNING, relation=self.label, actual=n)
+                for name, kind, n in zip(self.names, self.kinds, self.unrepresentable) if n]
+
+
+def json_type():
+    """Arrow's canonical JSON extension type (string storage) where pyarrow has it, else string."""
+    pa = arrow()
+    return pa.json_(pa.string()) if hasattr(pa, "json_") else pa.string()
+
+
+def relation_batches(dataset: str, target: str, db: str | None, rel: str | None, what: str) -> Callable:
+    """``produce(sink)``: one relation's batches of ``dataset`` (`heap --parquet`: a table's ``tuples``, `index
+    --parquet`: a B-tree's ``btree_items``) to ``sink(batch)``. The relation is named in a data directory (the
+    verdicts need pg_xact, the keys the catalogs)."""
+    from pgpage.findings import a_or_an
+    from pgpage.storage.target import resolve
+    t = resolve(target, db, rel, what=what)
+    if t.relation is None or t.cluster is None:
+        raise PgpageError(f"{target}: --parquet reads a {what} of a data directory: give the data directory with"
+                          " --rel (and --db)", ExitCode.USAGE)
+    relation = t.relation
+    wanted = relation.kind in "rtm" if what == "table" else relation.access_method == "btree"
+    if not wanted:
+        raise PgpageError(f"{t.label} is {a_or_an(relation.kind_name)}, not a {'heap' if what == 'table' else 'B-tree'}",
+                          ExitCode.USAGE)
+    export = ClusterExport(str(t.cluster.path), relation.database.name, relation.qualified_name, label="file")
+
+    def produce(sink: Callable) -> None:
+        export.run(lambda name, batch: sink(batch), datasets=(dataset,))
+    return produce
+
+
+# ------------------------------------------------------------------------------------------------ Python API
+def _table(dataset: str, pgdata: str, db: str | None, rel: str | None, label: str | None = None):
+    pa = arrow()
+    batches = []
+
+    def keep(name, batch):
+        if name == dataset:
+            batches.append(batch)
+    ClusterExport(pgdata, db, rel, label=label or "api").run(keep, datasets=(dataset,))
+    return pa.Table.from_batches(batches, schema=schema(dataset))
+
+
+def cluster_table(pgdata: str):
+    """The ``cluster`` dataset of a data directory as a ``pyarrow.Table`` (one row)."""
+    return _table("cluster", pgdata, None, None)
+
+
+def relations_table(pgdata: str, db: str | None = None, rel: str | None = None):
+    """The ``relations`` dataset (every relation with storage, or one database's, or one relation) as a Table."""
+    return _table("relations", pgdata, db, rel)
+
+
+def pages_table(pgdata: str, db: str | None = None, rel: str | None = None):
+    """The ``pages`` dataset (every main fork's pages, or one database's, or one relation's) as a Table."""
+    return _table("pages", pgdata, db, rel)
+
+
+def tuples_table(pgdata: str, db: str | None = None, rel: str | None = None):
+    """The ``tuples`` dataset (every heap's line pointers, or one database's, or one table's) as a Table."""
+    return _table("tuples", pgdata, db, rel)
+
+
+def btree_items_table(pgdata: str, db: str | None = None, rel: str | None = None):
+    """The ``btree_items`` dataset (every B-tree's items, or one database's, or one index's) as a Table."""
+    return _table("btree_items", pgdata, db, rel)
+
+
+def findings_table(pgdata: str, db: str | None = None, rel: str | None = None):
+    """`verify`'s findings (the cluster's, one database's, one relation's) as a Table."""
+    return _table("findings", pgdata, db, rel)
+
+
+def rows_table(pgdata: str, db: str | None, rel: str, all_versions: bool = False):
+    """A table's rows (every version on disk with ``all_versions``) with typed columns, as a Table."""
+    pa = arrow()
+    from pgpage.passes.rows import open_table
+    cluster, relation = open_table(pgdata, db, rel)
+    batches = []
+    rows_batches(utc_rows(cluster, relation, all_versions), batches.append)
+    return pa.Table.from_batches(batches)

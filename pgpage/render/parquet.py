@@ -1,0 +1,96 @@
+"""Parquet files from Arrow record batches: `pgpage export`'s dataset directory, and one file for `--parquet`.
+
+A dataset directory is hive-partitioned by cluster and snapshot, so that one glob spans a fleet::
+
+    DIR/system_identifier=<pg_control's system identifier>/snapshot=<label>/relations.parquet
+                                                                        /pages.parquet ...
+                                                                        /rows/<schema>.<table>.parquet
+
+(``read_parquet('DIR/*/*/pages.parquet', hive_partitioning = true)`` in DuckDB; Spark reads DIR the same way).
+Batches are buffered per file up to ROW_GROUP_ROWS rows and written as one row group (``ParquetWriter``): memory
+holds at most one row group per open file, whatever the cluster's size. A file that got no batch is written with
+its schema and no rows, so a glob over many snapshots always finds every dataset.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROW_GROUP_ROWS = 131072
+COMPRESSION = "zstd"
+
+
+class ParquetFiles:
+    """``write(name, batch)`` appends a batch to ``directory/<name>.parquet``; ``close(schemas)`` flushes every
+    file, and writes the files of ``schemas`` (name -> schema) that got no batch, empty. Files are written under a
+    temporary name and renamed when complete, so a reader never sees half a file."""
+
+    def __init__(self, directory: Path | None = None, file: Path | None = None):
+        self.directory = Path(directory) if directory is not None else None
+        self.file = Path(file) if file is not None else None   # one file, named as the user said (`--parquet`)
+        self._writers: dict = {}    # name -> ParquetWriter
+        self._pending: dict = {}    # name -> (batches, rows)
+        self._done: list[Path] = []
+
+    def path(self, name: str) -> Path:
+        return self.file if self.file is not None else self.directory / f"{name}.parquet"
+
+    def write(self, name: str, batch) -> None:
+        batches, rows = self._pending.get(name, ([], 0))
+        batches.append(batch)
+        rows += batch.num_rows
+        self._pending[name] = (batches, rows)
+        if name not in self._writers:
+            self._open(name, batch.schema)
+        if rows >= ROW_GROUP_ROWS:
+            self._flush(name)
+
+    __call__ = write
+
+    def _open(self, name: str, schema) -> None:
+        import pyarrow.parquet as pq
+        path = self.path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._writers[name] = pq.ParquetWriter(str(path) + ".partial", schema, compression=COMPRESSION)
+
+    def _flush(self, name: str) -> None:
+        import pyarrow as pa
+        batches, rows = self._pending.pop(name, ([], 0))
+        if rows:
+            self._writers[name].write_table(pa.Table.from_batches(batches), row_group_size=rows)
+
+    def finish(self, name: str) -> None:
+        """File ``name`` complete (its last rows written, the file closed): no more batches come for it."""
+        self._flush(name)
+        self._writers.pop(name).close()
+        os.replace(str(self.path(name)) + ".partial", self.path(name))
+        self._done.append(self.path(name))
+
+    def close(self, schemas: dict | None = None) -> list[Path]:
+        """Every file complete, those of ``schemas`` (name -> schema) that got no batch written empty; returns the
+        paths of the files written."""
+        for name, schema in (schemas or {}).items():
+            if name not in self._writers and self.path(name) not in self._done:
+                self._open(name, schema)
+        for name in list(self._writers):
+            self.finish(name)
+        return self._done
+
+
+def snapshot_directory(root: str, system_identifier: str, label: str) -> Path:
+    return Path(root) / f"system_identifier={system_identifier}" / f"snapshot={label}"
+
+
+def write_table_file(path: str, produce, schema) -> int:
+    """One Parquet file (`--parquet FILE`) of the record batches ``produce(sink)`` hands to ``sink(batch)``, row
+    groups of ROW_GROUP_ROWS rows at most; returns the rows written."""
+    files = ParquetFiles(file=Path(path))
+    rows = 0
+
+    def sink(batch) -> None:
+        nonlocal rows
+        files.write("table", batch)
+        rows += batch.num_rows
+    produce(sink)
+    files.close({"table": schema})
+    return rows
