@@ -23,6 +23,10 @@ class PageRun:
                  blocks: str | None = None, all_blocks: bool = False, hex_dump: bool = False,
                  item: int | None = None, wal: str | None = None, lsn: str | None = None):
         t = resolve(target, db, rel, fork)
+        if t.relation is not None and t.context.am in ("gin", "gist", "spgist"):  # their keys, shown as values
+            from dataclasses import replace
+            from pgpage.decode.indextuple import index_columns
+            t.context = replace(t.context, index_columns=index_columns(t.relation, t.database))
         relfork = self.relfork = t.fork
         self.t, self.hex_dump, self.item = t, hex_dump, item
         self.dumper = None  # the compiled dumper, once records() runs

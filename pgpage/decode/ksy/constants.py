@@ -2,7 +2,7 @@
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
 #  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
-#  formats/gin_page.ksy (sha256 879084ce492384c27e47549f85ffea4e72df3c738bf671af1ef4af56c7d2fe68)
+#  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
 #  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
 #  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
@@ -39,6 +39,22 @@ BRIN_CURRENT_VERSION = 1
 # formats/fsm_page.ksy: fsm_page::fsm_constants
 FSM_CAT_STEP = 32  # bytes of free space per category step at 8 KiB (BLCKSZ / FSM_CATEGORIES)
 FSM_TREE_DEPTH = 3  # levels of FSM pages at 8 KiB (SlotsPerFSMPage >= 1626)
+
+# formats/gin_page.ksy: gin_page::gin_null_category
+GIN_CAT_NORM_KEY = 0  # normal, non-null key value
+GIN_CAT_NULL_KEY = 1  # null key value
+GIN_CAT_EMPTY_ITEM = 2  # placeholder for zero-key item
+GIN_CAT_NULL_ITEM = 3  # placeholder for null item
+
+# formats/gin_page.ksy: gin_page::gin_tuple_constants
+GIN_TREE_POSTING = 0xffff  # ip_posid of an entry tuple whose t_tid block is a posting tree's root
+GIN_ITUP_COMPRESSED = 0x80000000  # set in the posting offset of a tuple whose posting list is compressed (9.4+)
+
+# formats/gin_page.ksy: gin_page::gin_posting_list_constants
+MaxHeapTuplesPerPageBits = 11  # low bits of a varbyte-encoded item pointer that hold its offset number
+
+# formats/gin_page.ksy: gin_page::gin_version
+GIN_CURRENT_VERSION = 2  # indexes initialized in 9.4 or later; 1 may hold uncompressed posting lists
 
 # formats/gin_page.ksy: gin_page::gin_flags
 GIN_DATA = 1
@@ -296,6 +312,8 @@ SIZEOF_BrinMetaPageData = 16  # brin_page::brin_meta_page_data
 # formats/gin_page.ksy: sizes in bytes
 SIZEOF_GinPageOpaqueData = 8  # gin_page::gin_page_opaque_data
 SIZEOF_GinMetaPageData = 56  # gin_page::gin_meta_page_data
+SIZEOF_PostingItem = 10  # gin_page::gin_posting_item
+SIZEOF_GinPostingList = 8  # gin_page::gin_posting_list_header
 
 # formats/gist_page.ksy: sizes in bytes
 SIZEOF_GISTPageOpaqueData = 16  # gist_page::gist_page_opaque_data

@@ -2,7 +2,7 @@
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
 #  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
-#  formats/gin_page.ksy (sha256 879084ce492384c27e47549f85ffea4e72df3c738bf671af1ef4af56c7d2fe68)
+#  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
 #  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
 #  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
@@ -109,6 +109,27 @@ LAYOUTS = {
             'n_entries': (40, 's8'),
             'gin_version': (48, 's4'),
             'tail_padding': (52, ('bytes', 4)),
+        },
+    },
+    'gin_page::gin_posting_item': {
+        'size': 10,
+        'fields': {
+            'child_blkno_hi': (0, 'u2'),
+            'child_blkno_lo': (2, 'u2'),
+            'key': (4, ('struct', 'pg_page::item_pointer')),
+            'key.bi_hi': (4, 'u2'),
+            'key.bi_lo': (6, 'u2'),
+            'key.ip_posid': (8, 'u2'),
+        },
+    },
+    'gin_page::gin_posting_list_header': {
+        'size': 8,
+        'fields': {
+            'first': (0, ('struct', 'pg_page::item_pointer')),
+            'first.bi_hi': (0, 'u2'),
+            'first.bi_lo': (2, 'u2'),
+            'first.ip_posid': (4, 'u2'),
+            'nbytes': (6, 'u2'),
         },
     },
     'gist_page::gist_page_opaque_data': {
@@ -1161,6 +1182,22 @@ ENUMS = {
         255: 'FSM_CATEGORIES - 1',
         3: 'FSM_TREE_DEPTH',
     },
+    'gin_page::gin_null_category': {
+        0: 'GIN_CAT_NORM_KEY',
+        1: 'GIN_CAT_NULL_KEY',
+        2: 'GIN_CAT_EMPTY_ITEM',
+        3: 'GIN_CAT_NULL_ITEM',
+    },
+    'gin_page::gin_tuple_constants': {
+        0xffff: 'GIN_TREE_POSTING',
+        0x80000000: 'GIN_ITUP_COMPRESSED',
+    },
+    'gin_page::gin_posting_list_constants': {
+        11: 'MaxHeapTuplesPerPageBits',
+    },
+    'gin_page::gin_version': {
+        2: 'GIN_CURRENT_VERSION',
+    },
     'gin_page::gin_flags': {
         1: 'GIN_DATA',
         2: 'GIN_LEAF',
@@ -1446,6 +1483,14 @@ ORIG_IDS = {
         'n_entries': 'nEntries',
         'gin_version': 'ginVersion',
         '': 'GinMetaPageData',
+    },
+    'gin_page::gin_posting_item': {
+        'child_blkno_hi': 'child_blkno.bi_hi',
+        'child_blkno_lo': 'child_blkno.bi_lo',
+        '': 'PostingItem',
+    },
+    'gin_page::gin_posting_list_header': {
+        '': 'GinPostingList',
     },
     'gist_page::gist_page_opaque_data': {
         '': 'GISTPageOpaqueData',
@@ -1824,6 +1869,9 @@ TYPE_SOURCES = {
     'gin_page': 'formats/gin_page.ksy',
     'gin_page::gin_page_opaque_data': 'formats/gin_page.ksy',
     'gin_page::gin_meta_page_data': 'formats/gin_page.ksy',
+    'gin_page::gin_posting_item': 'formats/gin_page.ksy',
+    'gin_page::gin_posting_list_header': 'formats/gin_page.ksy',
+    'gin_page::gin_posting_list': 'formats/gin_page.ksy',
     'gist_page': 'formats/gist_page.ksy',
     'gist_page::gist_page_opaque_data': 'formats/gist_page.ksy',
     'gist_page::gist_deleted_page_contents': 'formats/gist_page.ksy',
