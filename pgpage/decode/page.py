@@ -39,6 +39,7 @@ AM_SPECIAL_SIZE = {am: maxalign(size) for am, size in (
 # the decoders of the access methods' own items, beside the special space otheram shows (imported when used)
 INDEX_AM_DECODERS = {
     "gin": lambda: __import__("pgpage.decode.gin", fromlist=["_"]).decode_gin_page,
+    "gist": lambda: __import__("pgpage.decode.gist", fromlist=["_"]).decode_gist_page,
 }
 AM_NAMES = {"btree": "B-tree", "hash": "hash", "gist": "GiST", "gin": "GIN", "spgist": "SP-GiST", "brin": "BRIN"}
 
