@@ -40,6 +40,7 @@ AM_SPECIAL_SIZE = {am: maxalign(size) for am, size in (
 INDEX_AM_DECODERS = {
     "gin": lambda: __import__("pgpage.decode.gin", fromlist=["_"]).decode_gin_page,
     "gist": lambda: __import__("pgpage.decode.gist", fromlist=["_"]).decode_gist_page,
+    "spgist": lambda: __import__("pgpage.decode.spgist", fromlist=["_"]).decode_spgist_page,
 }
 AM_NAMES = {"btree": "B-tree", "hash": "hash", "gist": "GiST", "gin": "GIN", "spgist": "SP-GiST", "brin": "BRIN"}
 

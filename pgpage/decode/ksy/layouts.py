@@ -16,7 +16,7 @@
 #  formats/pgstat_shmem.ksy (sha256 6710e8709e6947e4339e696d46a93040a2bdcd879207656a9ada90afadf1af66)
 #  formats/pgstat_tab_entry.ksy (sha256 154e0d1f20e7323116c50f1c7de46d9e8ad576b18fc9b4551b6824c194e1b09f)
 #  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
-#  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
+#  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
 #  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
@@ -801,6 +801,40 @@ LAYOUTS = {
             'free_space': (4, 's4'),
         },
     },
+    'spgist_page::spgist_inner_tuple': {
+        'size': 4,
+        'fields': {
+            'tupstate': (0, ('bits', 0, 2)),
+            'all_the_same': (0, ('bits', 2, 1)),
+            'n_nodes': (0, ('bits', 3, 13)),
+            'prefix_size': (0, ('bits', 16, 16)),
+        },
+    },
+    'spgist_page::spgist_leaf_tuple': {
+        'size': 12,
+        'fields': {
+            'tupstate': (0, ('bits', 0, 2)),
+            'size': (0, ('bits', 2, 30)),
+            't_info': (4, 'u2'),
+            'heap_ptr': (6, ('struct', 'pg_page::item_pointer')),
+            'heap_ptr.bi_hi': (6, 'u2'),
+            'heap_ptr.bi_lo': (8, 'u2'),
+            'heap_ptr.ip_posid': (10, 'u2'),
+        },
+    },
+    'spgist_page::spgist_dead_tuple': {
+        'size': 16,
+        'fields': {
+            'tupstate': (0, ('bits', 0, 2)),
+            'size': (0, ('bits', 2, 30)),
+            'next_offset': (4, 'u2'),
+            'pointer': (6, ('struct', 'pg_page::item_pointer')),
+            'pointer.bi_hi': (6, 'u2'),
+            'pointer.bi_lo': (8, 'u2'),
+            'pointer.ip_posid': (10, 'u2'),
+            'xid': (12, 'u4'),
+        },
+    },
     'vm_page': {
         'size': 24,
         'fields': {
@@ -1369,6 +1403,16 @@ ENUMS = {
     'seq_page::seq_constants': {
         0x1717: 'SEQ_MAGIC',
     },
+    'spgist_page::spgist_tuple_state': {
+        0: 'SPGIST_LIVE',
+        1: 'SPGIST_REDIRECT',
+        2: 'SPGIST_DEAD',
+        3: 'SPGIST_PLACEHOLDER',
+    },
+    'spgist_page::spgist_leaf_t_info': {
+        0x3fff: 'SGLT_NEXTOFFSET_MASK',
+        0x8000: 'SGLT_HASNULLMASK',
+    },
     'spgist_page::spgist_flags': {
         1: 'SPGIST_META',
         2: 'SPGIST_DELETED',
@@ -1752,6 +1796,20 @@ ORIG_IDS = {
         'free_space': 'freeSpace',
         '': 'SpGistLastUsedPage',
     },
+    'spgist_page::spgist_inner_tuple': {
+        'all_the_same': 'allTheSame',
+        'n_nodes': 'nNodes',
+        'prefix_size': 'prefixSize',
+        '': 'SpGistInnerTupleData',
+    },
+    'spgist_page::spgist_leaf_tuple': {
+        'heap_ptr': 'heapPtr',
+        '': 'SpGistLeafTupleData',
+    },
+    'spgist_page::spgist_dead_tuple': {
+        'next_offset': 'nextOffset',
+        '': 'SpGistDeadTupleData',
+    },
     'xlog::page_header': {
         '': 'XLogPageHeaderData',
     },
@@ -1921,6 +1979,9 @@ TYPE_SOURCES = {
     'spgist_page::spgist_page_opaque_data': 'formats/spgist_page.ksy',
     'spgist_page::spgist_meta_page_data': 'formats/spgist_page.ksy',
     'spgist_page::spgist_last_used_page': 'formats/spgist_page.ksy',
+    'spgist_page::spgist_inner_tuple': 'formats/spgist_page.ksy',
+    'spgist_page::spgist_leaf_tuple': 'formats/spgist_page.ksy',
+    'spgist_page::spgist_dead_tuple': 'formats/spgist_page.ksy',
     'vm_page': 'formats/vm_page.ksy',
     'vm_page::vm_byte': 'formats/vm_page.ksy',
     'xlog': 'formats/xlog.ksy',

@@ -16,7 +16,7 @@
  *  formats/pgstat_shmem.ksy (sha256 6710e8709e6947e4339e696d46a93040a2bdcd879207656a9ada90afadf1af66)
  *  formats/pgstat_tab_entry.ksy (sha256 154e0d1f20e7323116c50f1c7de46d9e8ad576b18fc9b4551b6824c194e1b09f)
  *  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
- *  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
+ *  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
  *  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
  *  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
  *  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
@@ -227,6 +227,16 @@
 /* formats/seq_page.ksy: seq_page::seq_constants */
 #define SEQ_MAGIC 0x1717
 
+/* formats/spgist_page.ksy: spgist_page::spgist_tuple_state */
+#define SPGIST_LIVE 0  /* normal live tuple (either inner or leaf) */
+#define SPGIST_REDIRECT 1  /* temporary redirection placeholder */
+#define SPGIST_DEAD 2  /* dead, cannot be removed because of links */
+#define SPGIST_PLACEHOLDER 3  /* placeholder, used to preserve offsets */
+
+/* formats/spgist_page.ksy: spgist_page::spgist_leaf_t_info */
+#define SGLT_NEXTOFFSET_MASK 0x3fff  /* SGLT_GET_NEXTOFFSET's mask (14+; the whole t_info before) */
+#define SGLT_HASNULLMASK 0x8000  /* SGLT_GET_HASNULLMASK's bit (14+) */
+
 /* formats/spgist_page.ksy: spgist_page::spgist_flags */
 #define SPGIST_META 1
 #define SPGIST_DELETED 2  /* never set, but keep for backwards compatibility */
@@ -357,6 +367,9 @@
 #define SIZEOF_SpGistPageOpaqueData 8  /* spgist_page::spgist_page_opaque_data */
 #define SIZEOF_SpGistMetaPageData 68  /* spgist_page::spgist_meta_page_data */
 #define SIZEOF_SpGistLastUsedPage 8  /* spgist_page::spgist_last_used_page */
+#define SIZEOF_SpGistInnerTupleData 4  /* spgist_page::spgist_inner_tuple */
+#define SIZEOF_SpGistLeafTupleData 12  /* spgist_page::spgist_leaf_tuple */
+#define SIZEOF_SpGistDeadTupleData 16  /* spgist_page::spgist_dead_tuple */
 
 /* formats/xlog.ksy: sizes in bytes */
 #define SIZEOF_XLogPageHeaderData 24  /* xlog::page_header */
