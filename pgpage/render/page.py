@@ -96,6 +96,8 @@ def render_page(out, page: dict) -> None:
         out.print("  " + "  ".join(f"{k} {v}" for k, v in page["special"].items()))
         if "meta" in page:
             out.print("  meta: " + "  ".join(f"{k} {v}" for k, v in page["meta"].items()))
+        from pgpage.render.index_pages import render_index_page
+        render_index_page(out, page)
         _line_pointers(out, page["items"])
 
 
