@@ -7,15 +7,17 @@ from pgpage.cli.common import emit, exit_status
 
 def index_command(*, target: str, db: str | None = None, rel: str | None = None, json_out: bool = False,
                   show_map: bool = False, block: int | None = None, jobs: int = 1) -> int:
-    from pgpage.passes.index import IndexPass
+    from pgpage.passes.index import open_index_pass
     from pgpage.render.progress import progress
 
-    index = IndexPass(target, db, rel, block)
+    index = open_index_pass(target, db, rel, block)
     with progress("index", index.blocks) as advance:
         doc = index.document(jobs, show_map, on_chunk=advance)
 
     def text(d):
         from pgpage.render.index import render_index  # Rich loads only for people's output
+        if d.get("am") in ("gin", "gist", "spgist"):
+            from pgpage.render.index_am import render_am_index as render_index
         render_index(d)
 
     emit(doc, json_out, text)

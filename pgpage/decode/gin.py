@@ -152,21 +152,27 @@ def tid_texts(values: np.ndarray) -> list[str]:
     return [format_tid(int(v) >> OFFSET_BITS, int(v) & OFFSET_MASK) for v in values]
 
 
-def leaf_segments(raw) -> tuple[list[dict], str | None]:
-    """gin_leafpage_items of a compressed posting tree leaf (its segments up to pd_lower), and why decoding
-    stopped early (None when every segment decoded)."""
+def iter_segments(raw) -> tuple[list[tuple[np.ndarray, int]], str | None]:
+    """The segments of a compressed posting tree leaf up to pd_lower, as (item pointer values, offset), and why
+    decoding stopped early (None when every segment decoded)."""
     lower = raw[12] | raw[13] << 8
     end = min(lower, len(raw) - OPAQUE["size"])
-    rows, at = [], DATA_START
+    out, at = [], DATA_START
     while at < end:
         try:
             values, nxt = segment_values(raw, at, end)
         except PostingListError as e:
-            return rows, str(e)
-        rows.append({"first_tid": tid_text(raw, at), "nbytes": raw[at + 6] | raw[at + 7] << 8,
-                     "tids": tid_texts(values), "offset": at})
+            return out, str(e)
+        out.append((values, at))
         at = nxt
-    return rows, None
+    return out, None
+
+
+def leaf_segments(raw) -> tuple[list[dict], str | None]:
+    """gin_leafpage_items of a compressed posting tree leaf, and why decoding stopped early."""
+    segments, error = iter_segments(raw)
+    return [{"first_tid": tid_text(raw, at), "nbytes": raw[at + 6] | raw[at + 7] << 8, "tids": tid_texts(values),
+             "offset": at} for values, at in segments], error
 
 
 def uncompressed_tids(raw, maxoff: int) -> list[str]:
