@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 
 from pgpage.decode import gin, gist, spgist
-from pgpage.decode.ksy.constants import (F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_DATA, GIN_LEAF, GIN_TREE_POSTING,
+from pgpage.decode.ksy.constants import (F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
                                          LP_DEAD, LP_NORMAL, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS)
 from pgpage.decode.vector import decode_headers, decode_line_pointers
 

@@ -90,7 +90,7 @@ class PostingListError(ValueError):
 
 
 def _varbyte_scalar(b: bytes) -> list[int]:
-    """decode_varbyte over a whole buffer, as PostgreSQL reads it (the slow path for what numpy cannot group)."""
+    """decode_varbyte over a whole buffer, as PostgreSQL reads it (short buffers, and what numpy cannot group)."""
     out, i = [], 0
     while i < len(b):
         val, shift = 0, 0
@@ -130,9 +130,13 @@ def tid_value(block: int, offset: int) -> int:
     return block << OFFSET_BITS | offset
 
 
-def segment_values(raw, at: int, end: int) -> tuple[np.ndarray, int]:
-    """The item pointers (as tid_value integers) of the compressed segment at ``at`` and the offset of the next
-    one. Raises PostingListError when the segment does not fit before ``end``."""
+SMALL_SEGMENT = 256   # encoded bytes below which a segment is decoded in plain Python (numpy's set-up costs more)
+
+
+def segment_values(raw, at: int, end: int):
+    """The item pointers (as tid_value integers: a list for a short segment, else a numpy uint64 array) of the
+    compressed segment at ``at`` and the offset of the next one. Raises PostingListError when the segment does
+    not fit before ``end``."""
     if at + SIZEOF_GinPostingList > end:
         raise PostingListError(f"a posting list header at {at} does not fit before {end}")
     first = tid_value(*read_tid(raw, at))
@@ -140,7 +144,13 @@ def segment_values(raw, at: int, end: int) -> tuple[np.ndarray, int]:
     stop = at + SIZEOF_GinPostingList + nbytes
     if stop > end:
         raise PostingListError(f"a posting list of {nbytes} bytes at {at} runs past {end}")
-    deltas = varbyte_deltas(bytes(raw[at + SIZEOF_GinPostingList:stop]))
+    data = bytes(raw[at + SIZEOF_GinPostingList:stop])
+    if nbytes < SMALL_SEGMENT:
+        values = [first]
+        for d in _varbyte_scalar(data):
+            values.append(values[-1] + d)
+        return values, stop + (nbytes & 1)
+    deltas = varbyte_deltas(data)
     values = np.empty(len(deltas) + 1, dtype=np.uint64)
     values[0] = first
     np.cumsum(deltas, out=values[1:])
@@ -225,6 +235,44 @@ def tuple_key(tup: bytes, columns, major: int | None, end: int) -> dict:
     if not ok:
         out["key_error"] = True
     return out
+
+
+ALIGN = {"c": 1, "s": 2, "i": 4, "d": 8}
+
+
+def key_datum(tup: bytes, columns, end: int) -> tuple[int, int, bytes | None] | None:
+    """(attnum, null category, the key datum's exact bytes or None) of an entry or pending tuple, read directly
+    (the fast path of tuple_key, for whole-index passes); None when the bytes do not hold them."""
+    info = t_info(tup)
+    off = data_offset(info)
+    attnum = 1
+    if len(columns) > 1:
+        if off + 2 > end:
+            return None
+        attnum = int.from_bytes(tup[off:off + 2], "little", signed=True)
+        if not 0 < attnum <= len(columns):
+            return None
+        off += 2
+    if info & INDEX_NULL_MASK:
+        return (attnum, tup[off], None) if off < len(tup) else None
+    col = columns[attnum - 1]
+    if col.attlen > 0:
+        a = ALIGN.get(col.attalign, 1)
+        off = (off + a - 1) // a * a
+        size = col.attlen
+    else:
+        if off >= end:
+            return None
+        if tup[off] & 1:                  # a 1-byte varlena header: not aligned
+            size = tup[off] >> 1 if tup[off] != 1 else 0
+        else:
+            off = (off + 3) // 4 * 4
+            if off + 4 > end:
+                return None
+            size = int.from_bytes(tup[off:off + 4], "little") >> 2
+    if size <= 0 or off + size > end:
+        return None
+    return attnum, GIN_CAT_NORM_KEY, bytes(tup[off:off + size])
 
 
 def entry_tuple(raw, lp: dict, leaf: bool, columns, major: int | None) -> dict:

@@ -18,7 +18,7 @@ from pgpage.decode.ksy.constants import (INDEX_NULL_MASK, SGLT_HASNULLMASK, SGLT
                                          SIZEOF_SpGistInnerTupleData, SIZEOF_SpGistLeafTupleData,
                                          SizeOfPageHeaderData)
 from pgpage.decode.ksy.layouts import ENUMS, LAYOUTS
-from pgpage.decode.ksy.type_oids import FLOAT8OID, POINTOID, TEXTOID
+from pgpage.decode.ksy.type_oids import POINTOID, TEXTOID
 from pgpage.decode.pagebase import PageContext, format_tid, line_pointers, maxalign
 
 OPAQUE = LAYOUTS["spgist_page::spgist_page_opaque_data"]

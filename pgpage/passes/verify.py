@@ -485,6 +485,8 @@ class Verification:
             yield from self._heap(s, fork, dataclasses.replace(ctx, expected_special=8), with_vm=False)
         elif name == "main" and s.am == "btree":
             yield from self._btree(s, fork, ctx)
+        elif name == "main" and s.am in AM_VERIFIERS and s.main_whole:
+            yield from self._index_am(s, fork, ctx)
         else:
             for first, chunk in fork.iter_chunks():
                 yield from verify_generic_chunk(chunk, first, ctx, s.am)
@@ -600,6 +602,26 @@ class Verification:
         if self.heapallindexed and s.index is not None and unreadable is None:
             from pgpage.passes.heapallindexed import heapallindexed
             yield from heapallindexed(self.cluster, s.index, s.label, clean=ctx.consistent)
+
+
+    def _index_am(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        """A GIN, GiST or SP-GiST index: its verifier fed chunk by chunk, then its rules across pages."""
+        from pgpage.decode.indextuple import index_columns
+        columns, reason = (), "index columns unknown"
+        if s.index is not None:
+            columns = index_columns(s.index, s.index.database)
+            reason = s.keys().reason if s.keys is not None else reason
+        v = AM_VERIFIERS[s.am]()(ctx, fork.end_block, columns, reason)
+        for first, chunk in fork.iter_chunks():
+            yield from v.feed(chunk, first)
+            self._count(chunk)
+        yield from v.finish()
+
+
+# the verifiers of the index access methods with rules of their own beyond the page rules (imported when used)
+AM_VERIFIERS = {
+    "gin": lambda: __import__("pgpage.analysis.verify.gin", fromlist=["_"]).GinVerifier,
+}
 
 
 def table_file_findings(index, label: str | None) -> tuple[Finding | None, Finding | None]:
