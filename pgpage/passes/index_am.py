@@ -11,7 +11,7 @@ from pgpage.decode.indextuple import index_columns
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
 
 AMS = tuple(STATS)
-PARTIAL = {"gin": "gin.meta.not_read", "gist": "gist.meta.not_read", "spgist": "spgist.meta.not_read"}
+PARTIAL = {"gin": "gin.index.partial", "gist": "gist.index.partial", "spgist": "spgist.index.partial"}
 
 
 def index_am_of(t) -> str | None:

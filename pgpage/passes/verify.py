@@ -621,6 +621,8 @@ class Verification:
 # the verifiers of the index access methods with rules of their own beyond the page rules (imported when used)
 AM_VERIFIERS = {
     "gin": lambda: __import__("pgpage.analysis.verify.gin", fromlist=["_"]).GinVerifier,
+    "gist": lambda: __import__("pgpage.analysis.verify.gist", fromlist=["_"]).GistVerifier,
+    "spgist": lambda: __import__("pgpage.analysis.verify.spgist", fromlist=["_"]).SpgistVerifier,
 }
 
 
