@@ -21,9 +21,14 @@ def index_am_of(t) -> str | None:
         return rel.access_method if rel.access_method in AMS else None
     if t.fork is None or not t.fork.exists:
         return None
-    from pgpage.passes.verify import guess_kind
-    kind, am = guess_kind(t.fork)
-    return am if kind == "i" and am in AMS else None
+    from pgpage.decode.page import decode_page
+    from pgpage.decode.pagebase import PageContext
+    ctx = PageContext(block_size=t.fork.block_size)
+    for blkno in range(t.fork.first_block, min(t.fork.end_block, t.fork.first_block + 8)):  # the first page not new
+        kind = decode_page(t.fork.read_block(blkno), blkno, ctx)["page_type"]
+        if kind != "new":
+            return kind if kind in AMS else None
+    return None
 
 
 class AmIndexPass:
