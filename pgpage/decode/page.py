@@ -124,6 +124,9 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
         elif kind == "fsm":
             from pgpage.decode.vmfsm import decode_fsm_page
             decode_fsm_page(raw, page)
+        elif kind == "hash":
+            from pgpage.decode.hash import decode_hash_page
+            decode_hash_page(parsed, raw, ctx, page, find)
         else:
             from pgpage.decode.otheram import decode_other_am_page
             decode_other_am_page(parsed, raw, kind, page, find)

@@ -112,6 +112,8 @@ class PageRun:
 
     def _decoded(self, blkno: int, raw: bytes) -> dict:
         page = decode_page(raw, blkno, self.t.context)
+        if page["page_type"] == "hash" or (self.t.context.am == "hash" and page["page_type"] == "new"):
+            self._hash_bitmap_info(page)
         out = {k: v for k, v in page.items() if k != "raw_header"}
         out["findings"] = [f.to_json() for f in page["findings"]]
         if any(f.severity == ERROR for f in page["findings"]):
@@ -120,6 +122,13 @@ class PageRun:
             from pgpage.decode.hexmap import hex_records
             out["hex"] = hex_records(raw, page, self.item)
         return out
+
+    def _hash_bitmap_info(self, page: dict) -> None:
+        """hash_bitmap_info of a hash index's block: its bit in the bitmap pages the metapage names."""
+        from pgpage.decode.hash import HashBitmap, add_bitmap_info
+        if self.wal_image is None and self.relfork.first_block == 0:
+            self.__dict__.setdefault("hash_bitmap", HashBitmap(self.relfork.read_block))
+            add_bitmap_info(page, self.hash_bitmap)
 
     def records(self, text_words: list[str] | None = None) -> Iterator[bytes | dict]:
         """The pages in order, each as its dict (as ``pages()`` gives it) or as ready output (bytes: JSON lines,

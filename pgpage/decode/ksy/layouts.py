@@ -4,7 +4,7 @@
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
 #  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
-#  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
+#  formats/hash_page.ksy (sha256 3c0ade264f1083ea3be95eaf73fc514468829f6b6a0b5103770a9847f4a81255)
 #  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
 #  formats/nbtree.ksy (sha256 a14c81411d593ec0124b60ee6f67a5003b11ace4914c2e9fafd9fa9da068397b)
 #  formats/pg_control.ksy (sha256 dfc2b7f8dc0d45df3ff96a0704d3dbe631261deacba64afeff41a74b4d348501)
@@ -147,6 +147,17 @@ LAYOUTS = {
         'size': 8,
         'fields': {
             'delete_xid': (0, 'u8'),
+        },
+    },
+    'hash_page::hash_index_tuple': {
+        'size': 12,
+        'fields': {
+            't_tid': (0, ('struct', 'pg_page::item_pointer')),
+            't_tid.bi_hi': (0, 'u2'),
+            't_tid.bi_lo': (2, 'u2'),
+            't_tid.ip_posid': (4, 'u2'),
+            't_info': (6, 'u2'),
+            'hash_key': (8, 'u4'),
         },
     },
     'hash_page::hash_page_opaque_data': {
@@ -1267,6 +1278,8 @@ ENUMS = {
         15: 'LH_PAGE_TYPE',
     },
     'hash_page::hash_constants': {
+        2: 'HASH_SPLITPOINT_PHASE_BITS',
+        10: 'HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE',
         0xff80: 'HASHO_PAGE_ID',
         0x6440640: 'HASH_MAGIC',
         4: 'HASH_VERSION',
@@ -1542,6 +1555,9 @@ ORIG_IDS = {
     'gist_page::gist_deleted_page_contents': {
         'delete_xid': 'deleteXid',
         '': 'GISTDeletedPageContents',
+    },
+    'hash_page::hash_index_tuple': {
+        'hash_key': 'hashkey',
     },
     'hash_page::hash_page_opaque_data': {
         '': 'HashPageOpaqueData',
@@ -1934,6 +1950,7 @@ TYPE_SOURCES = {
     'gist_page::gist_page_opaque_data': 'formats/gist_page.ksy',
     'gist_page::gist_deleted_page_contents': 'formats/gist_page.ksy',
     'hash_page': 'formats/hash_page.ksy',
+    'hash_page::hash_index_tuple': 'formats/hash_page.ksy',
     'hash_page::hash_page_opaque_data': 'formats/hash_page.ksy',
     'hash_page::hash_meta_page_data': 'formats/hash_page.ksy',
     'heap_tuple': 'formats/heap_tuple.ksy',

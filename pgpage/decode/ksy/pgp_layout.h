@@ -4,7 +4,7 @@
  *  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
  *  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
  *  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
- *  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
+ *  formats/hash_page.ksy (sha256 3c0ade264f1083ea3be95eaf73fc514468829f6b6a0b5103770a9847f4a81255)
  *  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
  *  formats/nbtree.ksy (sha256 a14c81411d593ec0124b60ee6f67a5003b11ace4914c2e9fafd9fa9da068397b)
  *  formats/pg_control.ksy (sha256 dfc2b7f8dc0d45df3ff96a0704d3dbe631261deacba64afeff41a74b4d348501)
@@ -96,6 +96,8 @@
 #define LH_PAGE_TYPE 15  /* mask of the page type bits (OVERFLOW | BUCKET | BITMAP | META) */
 
 /* formats/hash_page.ksy: hash_page::hash_constants */
+#define HASH_SPLITPOINT_PHASE_BITS 2  /* a splitpoint group past the first ones is allocated in 2^2 phases */
+#define HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE 10  /* the first 10 splitpoint groups are allocated in one phase each */
 #define HASHO_PAGE_ID 0xff80
 #define HASH_MAGIC 0x6440640
 #define HASH_VERSION 4
