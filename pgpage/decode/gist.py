@@ -1,6 +1,6 @@
 """GiST pages under pageinspect's names: gist_page_opaque_info and gist_page_items (14+), the keys printed from
 the index's columns (pg_attribute: the opclass's storage type, a box for point_ops, gtsvector for tsvector_ops)
-as pageinspect prints them: "(columns)=(values)", quoted as record_out quotes from 15 on.
+as pageinspect prints them: "(columns)=(values)", each value quoted as record_out quotes.
 
 A leaf tuple's t_tid is a heap TID; an internal tuple's block is its child and its offset 0xFFFF. A page
 deleted by 13+ (F_DELETED) holds GISTDeletedPageContents (its deleteXid) where items would be.
@@ -17,7 +17,6 @@ from pgpage.decode.pagebase import PageContext, line_pointers
 
 OPAQUE = LAYOUTS["gist_page::gist_page_opaque_data"]
 FLAG_WORDS = {bit: name.lower().removeprefix("f_") for bit, name in ENUMS["gist_page::gist_flags"].items()}
-QUOTED_KEYS_SINCE = 15      # gist_page_items builds its text as record_out does (quotes, "dead" column)
 
 # gtsvector (tsgistidx.c): int32 flag, then CRCs (ARRKEY) or a signature (SIGNKEY, none when ALLISTRUE)
 ARRKEY, SIGNKEY, ALLISTRUE = 0x01, 0x02, 0x04
@@ -56,7 +55,7 @@ def gtsvector_text(payload: bytes) -> tuple[str, str | None]:
 
 
 def _quoted(value: str) -> str:
-    """record_out's quoting, which gist_page_items applies to each value from 15 on."""
+    """record_out's quoting, which gist_page_items applies to each value."""
     if value and not any(c in '"\\(),' or c.isspace() for c in value):
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '""') + '"'
@@ -76,9 +75,8 @@ def item_keys(tup: bytes, columns, major: int | None, leaf: bool, nkeyatts: int 
         else:
             text, _ = value_text(a, major)
         values.append("null" if text is None else text)
-    quote = major is None or major >= QUOTED_KEYS_SINCE
     names = ", ".join(c.name for c in cols)
-    out["keys"] = f"({names})=({', '.join(_quoted(v) if quote else v for v in values)})"
+    out["keys"] = f"({names})=({', '.join(_quoted(v) for v in values)})"
     if any(signatures):
         out["signatures"] = signatures
     return out
