@@ -16,8 +16,10 @@ import numpy as np
 
 from pgpage.decode import gin, gist, spgist
 from pgpage.decode.ksy.constants import (F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
-                                         LP_DEAD, LP_NORMAL, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS)
+                                         LP_DEAD, LP_NORMAL, SIZEOF_ItemIdData, SPGIST_LEAF, SPGIST_META,
+                                         SPGIST_NULLS)
 from pgpage.decode.vector import decode_headers, decode_line_pointers
+from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
 
 SPECIAL_SIZE = {"gin": gin.OPAQUE["size"], "gist": gist.OPAQUE["size"], "spgist": spgist.OPAQUE["size"]}
 _FLAGS_AT = {"gin": gin.OPAQUE["fields"]["flags"][0], "gist": gist.OPAQUE["fields"]["flags"][0],
@@ -34,8 +36,8 @@ class AmStats:
     """Counters common to the three: pages by kind, items by line pointer state, free space."""
     am = ""
 
-    def __init__(self, block_size: int):
-        self.block_size = block_size
+    def __init__(self, block_size: int, major: int | None = None):
+        self.block_size, self.major = block_size, major
         self.pages: Counter = Counter()
         self.items: Counter = Counter()
         self.free_space = 0
@@ -80,8 +82,8 @@ class AmStats:
 class GinStats(AmStats):
     am = "gin"
 
-    def __init__(self, block_size: int):
-        super().__init__(block_size)
+    def __init__(self, block_size: int, major: int | None = None):
+        super().__init__(block_size, major)
         self.meta: dict | None = None
 
     def _pages(self, chunk, first, own, flags, headers, lps) -> None:
@@ -124,9 +126,48 @@ def _data_leaf_tid_count(page: np.ndarray) -> int:
 
 
 class GistStats(AmStats):
+    """Also pgstattuple's figures: pgstat_gist_page counts the leaf pages after the root (block 0), every line
+    pointer of them (LP_DEAD as dead, any other as a tuple, lp_len its length) and their free space
+    (PageGetFreeSpace, from 18 PageGetExactFreeSpace)."""
     am = "gist"
+    COUNTERS = ("tuple_count", "tuple_len", "dead_tuple_count", "dead_tuple_len", "free_space")
+
+    def __init__(self, block_size: int, major: int | None = None):
+        super().__init__(block_size, major)
+        self.pgstattuple = dict.fromkeys(self.COUNTERS, 0)
+
+    def _pgstattuple(self, first: int, leaf: np.ndarray, headers, lps) -> None:
+        leaf = leaf & (first + np.arange(len(leaf)) > 0)
+        room = headers.upper.astype(np.int64) - headers.lower.astype(np.int64)
+        st = self.pgstattuple
+        if self.major is None or self.major >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE:   # PageGetExactFreeSpace
+            free = np.maximum(room, 0)
+        else:                                                                       # PageGetFreeSpace
+            free = np.where(room >= SIZEOF_ItemIdData, room - SIZEOF_ItemIdData, 0)
+        st["free_space"] += int(free[leaf].sum())
+        sel = leaf[lps.page]
+        dead = sel & (lps.flags == LP_DEAD)
+        live = sel & ~dead
+        st["tuple_count"] += int(live.sum())
+        st["tuple_len"] += int(lps.len[live].astype(np.int64).sum())
+        st["dead_tuple_count"] += int(dead.sum())
+        st["dead_tuple_len"] += int(lps.len[dead].astype(np.int64).sum())
+
+    def report(self) -> dict:
+        out = super().report()
+        st = dict(self.pgstattuple)
+        table_len = self.nblocks * self.block_size
+        st = {"table_len": table_len, **st}
+        for name, part in (("tuple_percent", "tuple_len"), ("dead_tuple_percent", "dead_tuple_len"),
+                           ("free_percent", "free_space")):
+            st[name] = float(f"{100.0 * st[part] / table_len:.2f}") if table_len else None   # "%.2f"
+        out["pgstattuple"] = {k: st[k] for k in ("table_len", "tuple_count", "tuple_len", "tuple_percent",
+                                                 "dead_tuple_count", "dead_tuple_len", "dead_tuple_percent",
+                                                 "free_space", "free_percent")}
+        return out
 
     def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        self._pgstattuple(first, own & (flags & F_LEAF != 0), headers, lps)
         deleted = own & (flags & F_DELETED != 0)
         leaf = own & ~deleted & (flags & F_LEAF != 0)
         internal = own & ~deleted & ~leaf

@@ -51,7 +51,7 @@ class AmIndexPass:
 
     def document(self, jobs: int = 1, show_map: bool = False, on_chunk=None) -> dict:
         t, relfork = self.t, self.t.fork
-        stats = STATS[self.am](relfork.block_size)
+        stats = STATS[self.am](relfork.block_size, t.context.major)
         for first, chunk in relfork.iter_chunks():
             stats.add_chunk(first, chunk)
             if on_chunk:
