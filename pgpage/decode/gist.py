@@ -14,6 +14,7 @@ from pgpage.decode.ksy.constants import F_DELETED, F_LEAF, LP_DEAD, SizeOfPageHe
 from pgpage.decode.ksy.layouts import ENUMS, LAYOUTS
 from pgpage.decode.ksy.type_oids import GTSVECTOROID
 from pgpage.decode.pagebase import PageContext, line_pointers
+from pgpage.decode.versions import GIST_DELETED_PAGE_CONTENTS_SINCE
 
 OPAQUE = LAYOUTS["gist_page::gist_page_opaque_data"]
 FLAG_WORDS = {bit: name.lower().removeprefix("f_") for bit, name in ENUMS["gist_page::gist_flags"].items()}
@@ -111,9 +112,12 @@ def decode_gist_page(parsed_page, raw: bytes, ctx: PageContext, page: dict, find
         "lsn": page["page_header"]["lsn"], "nsn": format_lsn(o["nsn"]), "rightlink": o["rightlink"],
         "flags": flag_words(o["flags"]), "flag_bits": o["flags"]}
     if o["flags"] & F_DELETED:
-        d = LAYOUTS["gist_page::gist_deleted_page_contents"]
-        xid = int.from_bytes(raw[SizeOfPageHeaderData:SizeOfPageHeaderData + d["size"]], "little")
-        page["delete_xid"] = f"{xid >> 32}:{xid & 0xFFFFFFFF}" if xid >> 32 else str(xid)
+        if ctx.major is not None and ctx.major < GIST_DELETED_PAGE_CONTENTS_SINCE:
+            page["delete_xid"] = str(page["page_header"]["prune_xid"])
+        else:
+            d = LAYOUTS["gist_page::gist_deleted_page_contents"]
+            xid = int.from_bytes(raw[SizeOfPageHeaderData:SizeOfPageHeaderData + d["size"]], "little")
+            page["delete_xid"] = f"{xid >> 32}:{xid & 0xFFFFFFFF}" if xid >> 32 else str(xid)
         page["gist_page_items"] = []
         return
     page["gist_page_items"] = page_items(raw, parsed_page, ctx.index_columns, ctx.major, bool(o["flags"] & F_LEAF),

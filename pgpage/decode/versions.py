@@ -162,6 +162,9 @@ PGSTAT_FILE_FORMAT_ID = {10: 0x01A5BC9D, 11: 0x01A5BC9D, 12: 0x01A5BC9D, 13: 0x0
 PGSTAT_SHARED_MEMORY_SINCE = 15
 
 PGSTATTUPLE_EXACT_FREE_SPACE_SINCE = 18
+GIST_DELETED_PAGE_CONTENTS_SINCE = 13
+"""A deleted GiST page keeps the full xid of its deletion in GISTDeletedPageContents (gist.h) from 13 on; before,
+the 32-bit xid in pd_prune_xid (GistPageGetDeleteXid)."""
 """pgstattuple's free_space sums PageGetHeapFreeSpace() per page before 18 (pd_upper - pd_lower minus
 one line pointer, and 0 on a page already holding MaxHeapTuplesPerPage line pointers with none
 unused) and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on (``contrib/pgstattuple``)."""
