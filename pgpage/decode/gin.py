@@ -275,6 +275,13 @@ def key_datum(tup: bytes, columns, end: int) -> tuple[int, int, bytes | None] | 
     return attnum, GIN_CAT_NORM_KEY, bytes(tup[off:off + size])
 
 
+def plain_payload(datum: bytes) -> bytes | None:
+    """The payload of a varlena datum stored inline and uncompressed (a 1-byte or 4-byte header), else None."""
+    if datum[0] & 1:
+        return datum[1:] if datum[0] != 1 else None       # 0x01: an external TOAST pointer
+    return datum[4:] if not datum[0] & 3 else None        # 0b10: compressed
+
+
 def entry_tuple(raw, lp: dict, leaf: bool, columns, major: int | None) -> dict:
     """One entry tree tuple: its key, and a downlink (internal), a posting tree root, or its posting list."""
     off, length = lp["lp_off"], lp["lp_len"]

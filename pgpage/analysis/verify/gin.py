@@ -25,6 +25,7 @@ from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode import gin
 from pgpage.decode.indextuple import read_tid, t_info, tuple_size
+from pgpage.decode.ksy.type_oids import BYTEAOID, TEXTOID, VARCHAROID
 from pgpage.decode.ksy.constants import (GIN_CURRENT_VERSION, GIN_ITUP_COMPRESSED, GIN_META, GIN_TREE_POSTING,
                                          LP_NORMAL, SIZEOF_ItemIdData, SIZEOF_PostingItem,
                                          SizeOfPageHeaderData)
@@ -39,6 +40,7 @@ KINDS = ("other", "new", "meta", "deleted", "list", "data_internal", "data_leaf"
          "entry_internal", "entry_leaf")
 KIND = {k: i for i, k in enumerate(KINDS)}
 CATEGORY = {name: code for code, name in gin.CATEGORY_NAMES.items()}
+BYTE_ORDERED = {TEXTOID, VARCHAROID, BYTEAOID}   # order.TYPES compares their payloads' bytes
 
 
 def max_offset_number(block_size: int) -> int:
@@ -81,6 +83,8 @@ class GinVerifier:
         self.columns = list(columns or [])
         self.order_reason = order_reason if self.columns else (order_reason or "index columns unknown")
         self.keyfns = [ORDERED_TYPES[c.typid][1] if c.typid in ORDERED_TYPES else None for c in self.columns]
+        # keys whose order is their payload's bytes: an uncompressed one is compared without varlena_payload
+        self.plain = [c.typid in BYTE_ORDERED for c in self.columns]
         if self.order_reason is None and not all(self.keyfns):
             self.order_reason = "key type not ordered offline"
         self.kind = np.zeros(nblocks, dtype=np.uint8)
@@ -161,6 +165,10 @@ class GinVerifier:
         attnum, category, raw = got
         if raw is None or self.order_reason is not None:
             return EntryKey(attnum, category)
+        if self.plain[attnum - 1]:
+            payload = gin.plain_payload(raw)
+            if payload is not None:
+                return EntryKey(attnum, category, payload)
         try:
             return EntryKey(attnum, category, self.keyfns[attnum - 1](raw))
         except Uncomparable:
