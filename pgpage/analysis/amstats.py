@@ -100,7 +100,8 @@ class GinStats(AmStats):
         tuples = own & np.isin(kinds, ("entry_leaf", "entry_internal", "list"))
         self._line_pointer_states(tuples, lps)
         leaf_entry = own & (kinds == "entry_leaf")
-        sel = leaf_entry[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 8)
+        sel = leaf_entry[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 8) & \
+            (lps.off.astype(np.int64) + 8 <= chunk.shape[1])
         if sel.any():  # each entry's t_tid.ip_posid: its TID count, or GIN_TREE_POSTING
             at = lps.off[sel].astype(np.int64) + 4
             pages = lps.page[sel]
