@@ -159,7 +159,9 @@ class GinVerifier:
 
     def _entry_key(self, tup: bytes, end: int) -> EntryKey | None:
         """The tuple's attnum, category and (when the order is computable) key's sort value; None unreadable."""
-        got = gin.key_datum(tup, self.columns, end) if self.columns else None
+        if not self.columns:            # no catalog: nothing to read the key with, nor to order it by
+            return EntryKey(0, 0)
+        got = gin.key_datum(tup, self.columns, end)
         if got is None:
             return None
         attnum, category, raw = got
