@@ -218,3 +218,36 @@ def test_a_file_alone_is_read_without_the_catalog(tmp_path, name):
         assert doc["pgstatginindex"] == oracle(15, name)["pgstatginindex"]
     code, out = cli("page", copy, "--block", 1, "--json")
     assert code == 0 and json.loads(out)["pages"][0]["findings"] == []
+
+
+@pytest.mark.parametrize("major,name", CASES, ids=case_id)
+def test_index_figures_agree_with_the_page_decoder(major, name):
+    """`index` counts with numpy over chunks of pages; its counts equal those of `page`'s decoder, page by page."""
+    from pgpage.analysis.amstats import STATS
+    t, _ = target(major, name)
+    stats = STATS[oracle(major, name)["amname"]](t.fork.block_size, major)
+    for first, chunk in t.fork.iter_chunks():
+        stats.add_chunk(first, chunk)
+    items = stats.report()["items"]
+    want: dict = {}
+    for _, got in decoded(major, name):
+        if "gin_page_opaque_info" in got:
+            for it in got.get("gin_entry_items", []):
+                if "downlink" in it:
+                    continue
+                want["entries"] = want.get("entries", 0) + 1
+                want["posting_trees"] = want.get("posting_trees", 0) + ("posting_tree_root" in it)
+                want["entry_tids"] = want.get("entry_tids", 0) + it.get("nposting", 0)
+            want["posting_tree_tids"] = want.get("posting_tree_tids", 0) + sum(
+                len(s["tids"]) for s in got.get("gin_leafpage_items", []))
+            want["pending_list_tuples"] = want.get("pending_list_tuples", 0) + len(got.get("gin_pending_items", []))
+        elif "gist_page_items" in got:
+            leaf = "leaf" in got["gist_page_opaque_info"]["flags"]
+            key = "leaf_tuples" if leaf else "downlinks"
+            want[key] = want.get(key, 0) + sum(not it["dead"] for it in got["gist_page_items"])
+        else:
+            for it in got.get("spgist_inner_tuples", []) + got.get("spgist_leaf_tuples", []):
+                key = it["tupstate"] if it["tupstate"] != "live" else \
+                    "live_leaf" if "heap_ptr" in it else "live_inner"
+                want[key] = want.get(key, 0) + 1
+    assert {k: items.get(k, 0) for k in want} == want
