@@ -7,10 +7,11 @@ from pgpage.cli.common import emit, exit_status
 
 def index_command(*, target: str, db: str | None = None, rel: str | None = None, json_out: bool = False,
                   show_map: bool = False, block: int | None = None, jobs: int = 1) -> int:
+    from pgpage.passes.amindex import am_index_pass
     from pgpage.passes.index import IndexPass
     from pgpage.render.progress import progress
 
-    index = IndexPass(target, db, rel, block)
+    index = am_index_pass(target, db, rel, block) or IndexPass(target, db, rel, block)
     with progress("index", index.blocks) as advance:
         doc = index.document(jobs, show_map, on_chunk=advance)
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from pgpage.analysis.verify.btree import CHUNK_BYTES as BTREE_CHUNK_BYTES
 from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, KeySpec, shape_from_index_row
+from pgpage.analysis.verify.hash import HashVerifier
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
@@ -45,6 +46,10 @@ from pgpage.storage.target import find_data_directory, relation_of_file, resolve
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
 
+
+# access methods whose structure verify checks beyond the page rules: verifier(ctx, nblocks) with feed(chunk,
+# first) and finish(), each returning findings
+AM_VERIFIERS = {"hash": HashVerifier}
 
 def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1,
          heapallindexed: bool = False):
@@ -485,6 +490,8 @@ class Verification:
             yield from self._heap(s, fork, dataclasses.replace(ctx, expected_special=8), with_vm=False)
         elif name == "main" and s.am == "btree":
             yield from self._btree(s, fork, ctx)
+        elif name == "main" and s.am in AM_VERIFIERS and s.main_whole:
+            yield from self._other_am(s, fork, ctx)
         else:
             for first, chunk in fork.iter_chunks():
                 yield from verify_generic_chunk(chunk, first, ctx, s.am)
@@ -580,6 +587,15 @@ class Verification:
                 flags = chunk[:, 10].astype(np.int64) | (chunk[:, 11].astype(np.int64) << 8)
                 pd_without_vm += list(first + np.flatnonzero(((flags & 0x4) != 0) & chunk.any(axis=1))[:1])
             self._count(chunk)
+
+    def _other_am(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        """Page rules chunk by chunk, then the access method's own structure (``AM_VERIFIERS``)."""
+        v = AM_VERIFIERS[s.am](ctx, fork.end_block)
+        for first, chunk in fork.iter_chunks():
+            yield from verify_generic_chunk(chunk, first, ctx, s.am)
+            yield from v.feed(chunk, first)
+            self._count(chunk)
+        yield from v.finish()
 
     def _btree(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
         if not s.main_whole:   # one segment of several: page rules only, no tree to walk
