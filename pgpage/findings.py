@@ -56,6 +56,10 @@ class PgpageError(Exception):
 # A test reads the package's sources and fails when a code written there is missing here. Codes made from a
 # variable part (a type name, a direction) are ``fnmatch`` patterns in CODE_PATTERNS.
 CODES = frozenset({
+    "brin.item.bad_offset", "brin.item.orphan", "brin.item.too_short", "brin.item.undecodable",
+    "brin.items.not_decoded", "brin.meta.bad_magic", "brin.meta.bad_revmap", "brin.meta.bad_version",
+    "brin.meta.missing", "brin.page.bad_special_size", "brin.revmap.bad_pointer", "brin.revmap.duplicate",
+    "brin.revmap.not_revmap", "brin.revmap.wrong_range",
     "btree.downlink.duplicate", "btree.downlink.level_mismatch", "btree.downlink.missing",
     "btree.downlink.not_live", "btree.downlink.order", "btree.downlink.out_of_range", "btree.heap.bad_page",
     "btree.heap.no_table", "btree.heap.table_missing", "btree.heap.table_unreadable",

@@ -110,4 +110,37 @@ class HashIndexPass(AmIndexPass):
         return doc
 
 
-AM_PASSES = {"hash": HashIndexPass}
+class BrinIndexPass(AmIndexPass):
+    def document(self, jobs: int = 1, show_map: bool = False, on_chunk=None) -> dict:
+        from pgpage.analysis.verify.brin import BrinVerifier
+        relfork = self.t.fork
+        verifier = BrinVerifier(self.context(), relfork.end_block)
+        findings = list(relfork.findings)
+        for first, chunk in relfork.iter_chunks():
+            findings += verifier.feed(chunk, first)
+            if on_chunk is not None:
+                on_chunk(chunk.shape[0])
+        findings += verifier.finish()
+        doc = self.head()
+        s = verifier.summary()
+        m = verifier.meta
+        doc["pages"] = s["pages"]
+        doc["brin_metapage_info"] = None if m is None else {
+            "magic": f"0x{m['brin_magic']:08X}", "version": m["brin_version"], "pagesperrange": m["pages_per_range"],
+            "lastrevmappage": m["last_revmap_page"]}
+        table = self.t.relation.table if self.t.relation is not None else None
+        tfork = table.forks.get("main") if table is not None else None
+        heap_blocks = tfork.end_block if tfork is not None and tfork.exists else None
+        ranges = None
+        if heap_blocks is not None and m and m["pages_per_range"] > 0:
+            ranges = -(-heap_blocks // m["pages_per_range"])
+        doc["revmap"] = {"heap_blocks": heap_blocks, "heap_ranges": ranges,
+                         "summarized_ranges": s["summarized_ranges"],
+                         "unsummarized_ranges": None if ranges is None else max(ranges - s["summarized_ranges"], 0),
+                         "summary_tuples": s["summary_tuples"]}
+        doc["block"] = self.block_doc()
+        doc["findings"] = [f.to_json() for f in findings]
+        return doc
+
+
+AM_PASSES = {"hash": HashIndexPass, "brin": BrinIndexPass}

@@ -27,6 +27,7 @@ import numpy as np
 
 from pgpage.analysis.verify.btree import CHUNK_BYTES as BTREE_CHUNK_BYTES
 from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, KeySpec, shape_from_index_row
+from pgpage.analysis.verify.brin import BrinVerifier
 from pgpage.analysis.verify.hash import HashVerifier
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
@@ -49,7 +50,7 @@ CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts ever
 
 # access methods whose structure verify checks beyond the page rules: verifier(ctx, nblocks) with feed(chunk,
 # first) and finish(), each returning findings
-AM_VERIFIERS = {"hash": HashVerifier}
+AM_VERIFIERS = {"hash": HashVerifier, "brin": BrinVerifier}
 
 def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1,
          heapallindexed: bool = False):

@@ -35,7 +35,7 @@ def render_am_sections(out, page: dict) -> None:
             out.print("    " + "   ".join(cells[i:i + PER_LINE]))
     revmap = page.get("brin_revmap_data")
     if revmap is not None:
-        used = [(i, tid) for i, tid in enumerate(revmap) if tid != "(0,0)"]
+        used = [(i, e["pages"]) for i, e in enumerate(revmap) if e["pages"] != "(0,0)"]
         out.print(Text(f"  brin_revmap_data ({len(used)} of {len(revmap)} entries point at a summary)", "bold"))
         for i, tid in used:
             out.print(f"    {i:>5} {tid}")

@@ -156,3 +156,75 @@ def test_verify_finds_a_zeroed_metapage(tmp_path):
     dest = damaged_copy(tmp_path, major, name, lambda p: p.__setitem__(slice(0, BLCKSZ), bytes(BLCKSZ)))
     code, records = verify_records(dest, name)
     assert code == 1 and ("hash.meta.missing", 0, None) in codes_at(records)
+
+
+# --------------------------------------------------------------------------- BRIN
+@pytest.mark.parametrize("major,name", index_cases("brin"), ids=case_id)
+def test_index_of_brin_gives_pages_and_revmap_coverage(major, name):
+    doc = index_doc(major, name)
+    want = oracle(major, name)
+    assert doc["am"] == "brin" and doc["findings"] == []
+    pages = want["pages"]
+    assert doc["brin_metapage_info"] == pages[0]["brin_metapage_info"]
+    types = [p["brin_page_type"] for p in pages]
+    assert {k: doc["pages"][k] for k in ("meta", "revmap", "regular")} == {t: types.count(t) for t in
+                                                                         ("meta", "revmap", "regular")}
+    summarized = sum(e["pages"] != "(0,0)" for p in pages for e in p["brin_revmap_data"] or [])
+    tuples = {(r["itemoffset"], r["blknum"]) for p in pages for r in p["brin_page_items"] or []}
+    r = doc["revmap"]
+    assert r["summarized_ranges"] == summarized == r["summary_tuples"] == len(tuples)
+    assert r["heap_ranges"] == -(-r["heap_blocks"] // pages[0]["brin_metapage_info"]["pagesperrange"])
+    assert r["unsummarized_ranges"] == r["heap_ranges"] - summarized > 0   # the rows added after CREATE INDEX
+
+
+@pytest.mark.parametrize("major,name", [(14, "brin_multi"), (18, "brin_bloom"), (10, "brin_inclusion")],
+                         ids=case_id)
+def test_page_of_a_brin_regular_page_gives_brin_page_items(major, name):
+    want = next(p for p in oracle(major, name)["pages"] if p["brin_page_type"] == "regular")
+    r = cli("page", data_dir(major), "--rel", name, "--block", want["blkno"], "--json")
+    assert r.exit_code == 0
+    page = json.loads(r.stdout)["pages"][0]
+    assert page["brin_page_items"] == want["brin_page_items"]
+    text = cli("page", data_dir(major), "--rel", name, "--block", want["blkno"]).stdout
+    assert "brin_page_items" in text and want["brin_page_items"][0]["value"][:20] in text
+
+
+def test_page_of_a_brin_page_without_opclasses_says_why():
+    r = cli("page", main_data_dir(18), "--rel", "idx_brin", "--block", 2, "--json")
+    page = json.loads(r.stdout)["pages"][0]
+    assert "brin_page_items" not in page
+    assert [f["code"] for f in page["findings"]] == ["brin.items.not_decoded"]
+
+
+def brin_regular(major: int, name: str) -> dict:
+    return next(p for p in oracle(major, name)["pages"] if p["brin_page_type"] == "regular")
+
+
+def test_verify_finds_a_revmap_entry_pointing_nowhere(tmp_path):
+    major, name = 16, "brin_minmax"
+    revmap = next(p for p in oracle(major, name)["pages"] if p["brin_page_type"] == "revmap")["blkno"]
+    dest = damaged_copy(tmp_path, major, name, lambda p: put(p, revmap, 24 + 6 * 1 + 4, 40, 2))  # entry 1's offset
+    code, records = verify_records(dest, name)
+    got = codes_at(records)
+    assert code == 1 and ("brin.revmap.bad_pointer", revmap, 2) in got
+    assert ("brin.item.orphan", brin_regular(major, name)["blkno"], 2) in got
+
+
+def test_verify_finds_a_summary_of_the_wrong_range(tmp_path):
+    major, name = 13, "brin_inclusion"
+    page = brin_regular(major, name)
+    blk = page["blkno"]
+
+    def change(p):
+        lp3 = u(p, blk, 24 + 4 * 2)
+        put(p, blk, lp3 & 0x7FFF, 1000)               # item 3's bt_blkno
+    dest = damaged_copy(tmp_path, major, name, change)
+    code, records = verify_records(dest, name)
+    assert code == 1 and ("brin.revmap.wrong_range", blk, 3) in codes_at(records)
+
+
+def test_verify_finds_a_zeroed_brin_metapage(tmp_path):
+    major, name = 12, "brin_minmax"
+    dest = damaged_copy(tmp_path, major, name, lambda p: p.__setitem__(slice(0, BLCKSZ), bytes(BLCKSZ)))
+    code, records = verify_records(dest, name)
+    assert code == 1 and ("brin.meta.missing", 0, None) in codes_at(records)
