@@ -98,7 +98,7 @@ CODES = frozenset({
     "hash.bitmap.not_set", "hash.bitmap.set_for_free", "hash.bitmap.unreadable", "hash.bucket.bad_page",
     "hash.bucket.missing", "hash.chain.bad_link", "hash.chain.cycle", "hash.chain.out_of_range",
     "hash.item.bad_length", "hash.item.order", "hash.item.wrong_bucket", "hash.meta.bad_magic",
-    "hash.meta.bad_version", "hash.meta.missing", "hash.overflow.orphan", "hash.page.bad_special_size",
+    "hash.meta.bad_maxbucket", "hash.meta.bad_version", "hash.meta.missing", "hash.overflow.orphan", "hash.page.bad_special_size",
     "hash.page.not_hash",
     "heap.ctid.block_beyond_end", "heap.ctid.invalid", "heap.ctid.offset_out_of_range", "heap.deform.bad_attlen",
     "heap.deform.bad_missingval", "heap.deform.bad_t_hoff", "heap.deform.bitmap_short", "heap.deform.datum_overrun",

@@ -81,7 +81,13 @@ class HashVerifier:
                                    f" {HASH_VERSION}", 0, expected=HASH_VERSION, actual=m["version"]))
         reached = np.zeros(n, dtype=bool)
         needs_cleanup: set[int] = set()
-        for b in range(m["maxbucket"] + 1):
+        buckets = m["maxbucket"] + 1
+        if buckets + 2 > n:   # each bucket has its page, besides the metapage and a bitmap page
+            out.append(ctx.finding("hash.meta.bad_maxbucket", f"hashm_maxbucket {m['maxbucket']} needs more pages"
+                                   f" than the file's {n}: only the buckets that fit are walked", 0,
+                                   actual=m["maxbucket"]))
+            buckets = max(n - 2, 0)
+        for b in range(buckets):
             blk = bucket_to_blkno(m, b)
             if blk >= n:
                 out.append(ctx.finding("hash.bucket.missing", f"bucket {b}'s primary page, block {blk}, is past the"
