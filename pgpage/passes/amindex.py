@@ -7,11 +7,12 @@ findings ``verify`` gives for it; one page a person asks for decoded as ``pgpage
 """
 from __future__ import annotations
 
-from pgpage.decode.ksy.constants import BRIN_META_MAGIC, HASH_MAGIC, HASHO_PAGE_ID
+from pgpage.decode.ksy.constants import BRIN_META_MAGIC, HASH_MAGIC, HASHO_PAGE_ID, SizeOfPageHeaderData
+from pgpage.decode.pagebase import maxalign
 from pgpage.findings import ExitCode, PgpageError
 from pgpage.storage.target import resolve
 
-HASH_META_MAGIC_AT = 24   # PageGetContents: both metapages start right after the page header
+META_MAGIC_AT = maxalign(SizeOfPageHeaderData)   # PageGetContents: both metapages' magic comes first
 
 
 def am_of_file(relfork) -> str | None:
@@ -19,7 +20,7 @@ def am_of_file(relfork) -> str | None:
     if relfork.first_block != 0 or relfork.nblocks == 0:
         return None
     raw = relfork.read_block(0)
-    magic = int.from_bytes(raw[HASH_META_MAGIC_AT:HASH_META_MAGIC_AT + 4], "little")
+    magic = int.from_bytes(raw[META_MAGIC_AT:META_MAGIC_AT + 4], "little")
     if magic == HASH_MAGIC and int.from_bytes(raw[-2:], "little") == HASHO_PAGE_ID:
         return "hash"
     if magic == BRIN_META_MAGIC:

@@ -17,15 +17,17 @@ import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.decode.ksy.constants import (BRIN_CURRENT_VERSION, BRIN_META_MAGIC, BRIN_PAGETYPE_META,
-                                         BRIN_PAGETYPE_REGULAR, BRIN_PAGETYPE_REVMAP, LP_NORMAL)
+                                         BRIN_PAGETYPE_REGULAR, BRIN_PAGETYPE_REVMAP, LP_NORMAL, SIZEOF_BrinTuple,
+                                         SizeOfPageHeaderData)
+from pgpage.decode.pagebase import maxalign
 from pgpage.decode.ksy.layouts import LAYOUTS
-from pgpage.decode.vector import _column, decode_headers, decode_line_pointers
+from pgpage.decode.vector import _column, decode_headers, decode_line_pointers, u4_at
 from pgpage.findings import WARNING, Finding
 
 META = "brin_page::brin_meta_page_data"
 SPECIAL = "brin_page::brin_special_space"
 SPECIAL_SIZE = LAYOUTS[SPECIAL]["size"]
-CONTENTS = 24                # PageGetContents: MAXALIGN(SizeOfPageHeaderData)
+CONTENTS = maxalign(SizeOfPageHeaderData)     # PageGetContents
 TID = LAYOUTS["pg_page::item_pointer"]["size"]
 
 
@@ -65,12 +67,9 @@ class BrinVerifier:
         regular = ok & (ptype == BRIN_PAGETYPE_REGULAR)
         if regular.any():
             lps = decode_line_pointers(chunk, h)
-            keep = regular[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 5) & (lps.off + 4 <= bs)
+            keep = regular[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= SIZEOF_BrinTuple) & (lps.off + SIZEOF_BrinTuple <= bs)
             page, lp, off = lps.page[keep], lps.lp[keep], lps.off[keep]
-            flat = chunk.reshape(-1)
-            at = page * bs + off
-            bt_blkno = (flat[at[:, None] + np.arange(4)].astype(np.int64) << np.array([0, 8, 16, 24])).sum(axis=1) \
-                if len(at) else np.zeros(0, dtype=np.int64)
+            bt_blkno = u4_at(chunk.reshape(-1), page * bs + off)   # BrinTuple.bt_blkno, the tuple's first field
             self.tuples.append(np.stack([blocks[page], lp, bt_blkno], axis=1))
         return []
 
