@@ -20,7 +20,7 @@ from pgpage.decode.ksy.constants import (HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE, 
 from pgpage.decode.ksy.hash_page import HashPage
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.pagebase import format_tid
-from pgpage.decode.vector import _column, decode_headers, decode_line_pointers
+from pgpage.decode.vector import _column, decode_headers, decode_line_pointers, u4_at
 from pgpage.decode.flags import LP_DEAD
 
 PAGE_TYPE_NAMES = {LH_META_PAGE: "metapage", LH_OVERFLOW_PAGE: "overflow", LH_BUCKET_PAGE: "bucket",
@@ -236,11 +236,7 @@ def decode_hash_chunk(chunk: np.ndarray, first_blkno: int) -> HashChunk:
     live = np.bincount(page[~dead_item], minlength=n)
     ok = (length >= TUPLE_SIZE) & (off >= SizeOfPageHeaderData) & (off + TUPLE_SIZE <= base)
     at = np.where(ok, off + HASH_KEY_OFFSET, 0)
-    flat = chunk.reshape(-1)
-    start = page * bs + at
-    key = flat[start[:, None] + np.arange(4)].astype(np.int64) << np.array([0, 8, 16, 24]) if len(start) else \
-        np.zeros((0, 4), dtype=np.int64)
-    hashkey = key.sum(axis=1) if len(start) else np.zeros(0, dtype=np.int64)
+    hashkey = u4_at(chunk.reshape(-1), page * bs + at)
     exact = np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)
     return HashChunk(first_blkno, h.is_new, special_ok, page_type, flag, col("hasho_prevblkno"),
                      col("hasho_nextblkno"), col("hasho_bucket"), live, dead, exact, page, lp, ok, hashkey)

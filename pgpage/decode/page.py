@@ -127,6 +127,9 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
         elif kind == "hash":
             from pgpage.decode.hash import decode_hash_page
             decode_hash_page(parsed, raw, ctx, page, find)
+        elif kind.startswith("brin"):
+            from pgpage.decode.brin import decode_brin_page
+            decode_brin_page(parsed, raw, kind, ctx, page, find)
         else:
             from pgpage.decode.otheram import decode_other_am_page
             decode_other_am_page(parsed, raw, kind, page, find)

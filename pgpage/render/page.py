@@ -92,6 +92,8 @@ def render_page(out, page: dict) -> None:
         _vm(out, page["vm"])
     if "fsm" in page:
         _fsm(out, page["fsm"])
+    from pgpage.render.ampage import render_am_sections   # hash and BRIN pages' pageinspect sections
+    render_am_sections(out, page)
     if "special" in page:
         out.print("  " + "  ".join(f"{k} {v}" for k, v in page["special"].items()))
         if "meta" in page:

@@ -12,7 +12,7 @@ from pgpage.analysis.amstats import STATS
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.decode.page import decode_page
 from pgpage.decode.pagebase import PageContext
-from pgpage.passes.verify import AM_VERIFIERS
+from pgpage.passes.verify import KEYED_AM_VERIFIERS
 from test_verify_gin_gist_spgist import columns, pages
 
 CASES = [(m, n) for am in ("gin", "gist", "spgist") for m, n in index_cases(am) if m == 15]
@@ -43,6 +43,6 @@ def test_damaged_indexes_give_findings_not_exceptions(major, name):
         stats = STATS[am](image.shape[1], major)
         stats.add_chunk(0, image)
         stats.report()
-        v = AM_VERIFIERS[am]()(VerifyContext(relation=name, major=major, checksums=False), image.shape[0], cols, None)
+        v = KEYED_AM_VERIFIERS[am]()(VerifyContext(relation=name, major=major, checksums=False), image.shape[0], cols, None)
         v.feed(image, 0)
         v.finish()

@@ -12,7 +12,7 @@ import pytest
 from indexes_oracle import catalog, data_dir, index_path
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.decode.indextuple import index_columns
-from pgpage.passes.verify import AM_VERIFIERS
+from pgpage.passes.verify import KEYED_AM_VERIFIERS
 from pgpage.storage.target import resolve
 
 BS = 8192
@@ -31,7 +31,7 @@ def pages(major: int, name: str) -> np.ndarray:
 
 def verify(major: int, name: str, image: np.ndarray) -> list[tuple]:
     am, cols = columns(major, name)
-    v = AM_VERIFIERS[am]()(VerifyContext(relation=name, major=major, checksums=False), image.shape[0], cols, None)
+    v = KEYED_AM_VERIFIERS[am]()(VerifyContext(relation=name, major=major, checksums=False), image.shape[0], cols, None)
     return [(f.code, f.block, f.item) for f in v.feed(image, 0) + v.finish()]
 
 

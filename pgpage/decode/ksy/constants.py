@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
-#  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
+#  formats/brin_page.ksy (sha256 d06e541d0e64aa71a3ba5375e34133d3d655e9c37b95c27e1f95cf7a9f341828)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
 #  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
@@ -28,6 +28,12 @@ see formats/generate.py (``build_constants``) for how a constant is named."""
 BRIN_PAGETYPE_META = 0xf091
 BRIN_PAGETYPE_REVMAP = 0xf092
 BRIN_PAGETYPE_REGULAR = 0xf093
+
+# formats/brin_page.ksy: brin_page::brin_tuple_info
+BRIN_OFFSET_MASK = 31
+BRIN_EMPTY_RANGE_MASK = 32
+BRIN_PLACEHOLDER_MASK = 64
+BRIN_NULLS_MASK = 128
 
 # formats/brin_page.ksy: brin_page::brin_flags
 BRIN_EVACUATE_PAGE = 1
@@ -318,6 +324,9 @@ XLHP_HAS_DEAD_ITEMS = 64  # dead offsets follow
 XLHP_HAS_NOW_UNUSED_ITEMS = 128  # now unused offsets follow
 
 # formats/brin_page.ksy: sizes in bytes
+SIZEOF_BrinTuple = 5  # brin_page::brin_tuple
+SIZEOF_SerializedRanges = 16  # brin_page::serialized_ranges
+SIZEOF_BloomFilter = 12  # brin_page::bloom_filter
 SIZEOF_BrinSpecialSpace = 8  # brin_page::brin_special_space
 SIZEOF_BrinMetaPageData = 16  # brin_page::brin_meta_page_data
 

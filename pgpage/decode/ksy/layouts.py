@@ -1,6 +1,6 @@
 # GENERATED FILE - DO NOT EDIT.
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
-#  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
+#  formats/brin_page.ksy (sha256 d06e541d0e64aa71a3ba5375e34133d3d655e9c37b95c27e1f95cf7a9f341828)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
 #  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
@@ -51,6 +51,32 @@ type's own C name). ``VALID[type][field]`` is the magic value a ``valid:`` deman
 """
 
 LAYOUTS = {
+    'brin_page::brin_tuple': {
+        'size': 5,
+        'fields': {
+            'bt_blkno': (0, 'u4'),
+            'bt_info': (4, 'u1'),
+        },
+    },
+    'brin_page::serialized_ranges': {
+        'size': 16,
+        'fields': {
+            'typid': (0, 'u4'),
+            'nranges': (4, 's4'),
+            'nvalues': (8, 's4'),
+            'maxvalues': (12, 's4'),
+        },
+    },
+    'brin_page::bloom_filter': {
+        'size': 12,
+        'fields': {
+            'flags': (0, 'u2'),
+            'nhashes': (2, 'u1'),
+            'padding': (3, ('bytes', 1)),
+            'nbits': (4, 'u4'),
+            'nbits_set': (8, 'u4'),
+        },
+    },
     'brin_page::brin_special_space': {
         'size': 8,
         'fields': {
@@ -1215,6 +1241,12 @@ ENUMS = {
         0xf092: 'BRIN_PAGETYPE_REVMAP',
         0xf093: 'BRIN_PAGETYPE_REGULAR',
     },
+    'brin_page::brin_tuple_info': {
+        31: 'BRIN_OFFSET_MASK',
+        32: 'BRIN_EMPTY_RANGE_MASK',
+        64: 'BRIN_PLACEHOLDER_MASK',
+        128: 'BRIN_NULLS_MASK',
+    },
     'brin_page::brin_flags': {
         1: 'BRIN_EVACUATE_PAGE',
     },
@@ -1513,6 +1545,18 @@ ENUMS = {
 }
 
 ORIG_IDS = {
+    'brin_page': {
+        'rm_tids': 'RevmapContents.rm_tids',
+    },
+    'brin_page::brin_tuple': {
+        '': 'BrinTuple',
+    },
+    'brin_page::serialized_ranges': {
+        '': 'SerializedRanges',
+    },
+    'brin_page::bloom_filter': {
+        '': 'BloomFilter',
+    },
     'brin_page::brin_special_space': {
         'vector0': 'vector[0]',
         'vector1': 'vector[1]',
@@ -1937,6 +1981,9 @@ VALID = {
 
 TYPE_SOURCES = {
     'brin_page': 'formats/brin_page.ksy',
+    'brin_page::brin_tuple': 'formats/brin_page.ksy',
+    'brin_page::serialized_ranges': 'formats/brin_page.ksy',
+    'brin_page::bloom_filter': 'formats/brin_page.ksy',
     'brin_page::brin_special_space': 'formats/brin_page.ksy',
     'brin_page::brin_meta_page_data': 'formats/brin_page.ksy',
     'fsm_page': 'formats/fsm_page.ksy',
