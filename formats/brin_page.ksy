@@ -30,7 +30,85 @@ instances:
     pos: 24
     type: brin_meta_page_data
     doc: BrinMetaPageData of block 0 (fails validation of brin_magic on any other page).
+  rm_tids:
+    pos: 24
+    type: pg_page::item_pointer
+    repeat: expr
+    repeat-expr: '(_io.size - 24 - 8) / 6'
+    -orig-id: RevmapContents.rm_tids
+    doc: |
+      A revmap page's contents (at PageGetContents): REVMAP_PAGE_MAXITEMS item pointers, entry i naming the
+      regular page and item of the summary of the i-th range this page covers ((0,0): none).
+      REVMAP_PAGE_MAXITEMS = (BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BrinSpecialSpace)))
+      / sizeof(ItemPointerData).
 types:
+  brin_tuple:
+    -orig-id: BrinTuple
+    doc: |
+      The header of a BRIN summary tuple on a regular page (brin_tuple.h), 5 bytes: the range's first heap
+      block and bt_info. With BRIN_NULLS_MASK a null bitmap follows at SizeOfBrinTuple: 2 bits per index
+      column, first the "all nulls" bits of every column, then the "has nulls" bits (a set bit means
+      null, the reverse of a heap tuple's). The stored values start at bt_info & BRIN_OFFSET_MASK.
+    seq:
+      - id: bt_blkno
+        type: u4
+        doc: heap block number that the tuple is for
+      - id: bt_info
+        type: u1
+        doc: data offset (& BRIN_OFFSET_MASK) and flag bits, see enum brin_tuple_info
+    instances:
+      data_offset:
+        value: bt_info & 0x1F
+        doc: BrinTupleDataOffset (bt_info & BRIN_OFFSET_MASK)
+      has_nulls:
+        value: (bt_info & 0x80) != 0
+        doc: BrinTupleHasNulls (BRIN_NULLS_MASK)
+      is_placeholder:
+        value: (bt_info & 0x40) != 0
+        doc: BrinTupleIsPlaceholder (BRIN_PLACEHOLDER_MASK)
+      is_empty_range:
+        value: (bt_info & 0x20) != 0
+        doc: BrinTupleIsEmptyRange (BRIN_EMPTY_RANGE_MASK, 16+; unused bit before)
+  serialized_ranges:
+    -orig-id: SerializedRanges
+    doc: |
+      A minmax-multi summary (brin_minmax_multi.c), the payload of a varlena of type
+      pg_brin_minmax_multi_summary (its header removed): 2 * nranges + nvalues values of type typid
+      follow, packed without alignment (fixed-width: typlen bytes; varlena: their own length).
+    seq:
+      - id: typid
+        type: u4
+        doc: type of values stored in the data array
+      - id: nranges
+        type: s4
+        doc: number of ranges in the array (stored)
+      - id: nvalues
+        type: s4
+        doc: number of values in the data array (all)
+      - id: maxvalues
+        type: s4
+        doc: maximum number of values (reloption)
+  bloom_filter:
+    -orig-id: BloomFilter
+    doc: |
+      A bloom summary (brin_bloom.c), the payload of a varlena of type pg_brin_bloom_summary (its header
+      removed): the filter's bitmap of nbits bits follows.
+    seq:
+      - id: flags
+        type: u2
+        doc: space for various flags (unused for now)
+      - id: nhashes
+        type: u1
+        doc: number of hash functions
+      - id: padding
+        size: 1
+        doc: alignment of nbits
+      - id: nbits
+        type: u4
+        doc: number of bits in the bitmap (size)
+      - id: nbits_set
+        type: u4
+        doc: number of bits set to 1
   brin_special_space:
     -orig-id: BrinSpecialSpace
     doc: uint16 vector[MAXALIGN(1) / sizeof(uint16)], 8 bytes.
@@ -82,6 +160,19 @@ enums:
     0xf093:
       id: brin_pagetype_regular
       -orig-id: BRIN_PAGETYPE_REGULAR
+  brin_tuple_info:
+    0x1f:
+      id: brin_offset_mask
+      -orig-id: BRIN_OFFSET_MASK
+    0x20:
+      id: brin_empty_range_mask
+      -orig-id: BRIN_EMPTY_RANGE_MASK
+    0x40:
+      id: brin_placeholder_mask
+      -orig-id: BRIN_PLACEHOLDER_MASK
+    0x80:
+      id: brin_nulls_mask
+      -orig-id: BRIN_NULLS_MASK
   brin_flags:
     0x0001:
       id: brin_evacuate_page

@@ -14,10 +14,24 @@ doc: |
   u16 is not an SP-GiST/BRIN id and has only GIN flag bits (< 0x100). Block 0 is the
   metapage (GIN_META) with GinMetaPageData at PageGetContents.
 
-  Parse with `GinPage.from_bytes(page)`. Posting tree and entry tree item layouts are not
-  described here.
+  Parse with `GinPage.from_bytes(page)`. The items by kind of page (flags):
+
+  * GIN_META: GinMetaPageData at PageGetContents (24).
+  * entry tree (no GIN_DATA): IndexTuples behind line pointers. A leaf tuple's t_tid says where
+    its posting list is (GinGetPostingOffset: block number & ~GIN_ITUP_COMPRESSED, from the tuple's
+    start) and how many TIDs it holds (GinGetNPosting: ip_posid), or, with ip_posid =
+    GIN_TREE_POSTING, the root block of a posting tree; an internal tuple's t_tid block is its
+    downlink. Keys: [int2 attnum if the index has several columns,] the key datum, and a
+    GinNullCategory byte when the key is NULL (INDEX_NULL_MASK).
+  * posting tree (GIN_DATA): the page's right bound (ItemPointerData, MAXALIGNed to 8) at 24, then
+    on an internal page `maxoff` gin_posting_items, on a leaf page compressed gin_posting_lists up
+    to pd_lower (GIN_COMPRESSED, 9.4+) or `maxoff` ItemPointerData (pre-9.4 format).
+  * pending list (GIN_LIST): IndexTuples whose t_tid is the heap TID, keys as on entry pages.
+
+  Posting list contents are varbyte-encoded deltas (ginpostinglist.c): decoded in Python.
 doc-ref:
   - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/access/ginblock.h
+  - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/backend/access/gin/ginpostinglist.c
 seq:
   - id: page
     type: pg_page
@@ -93,7 +107,79 @@ types:
       - id: tail_padding
         size: 4
         doc: padding to sizeof(GinMetaPageData) (not a PostgreSQL field)
+  gin_posting_item:
+    -orig-id: PostingItem
+    doc: Downlink of an internal posting tree page, 10 bytes (2-byte aligned).
+    seq:
+      - id: child_blkno_hi
+        -orig-id: child_blkno.bi_hi
+        type: u2
+      - id: child_blkno_lo
+        -orig-id: child_blkno.bi_lo
+        type: u2
+      - id: key
+        type: pg_page::item_pointer
+        doc: greatest TID of the child's subtree; (0,0) on the rightmost item of a level
+    instances:
+      child_blkno:
+        value: (child_blkno_hi << 16) | child_blkno_lo
+  gin_posting_list_header:
+    -orig-id: GinPostingList
+    doc: |
+      The fixed head of a compressed posting list segment (offsetof(GinPostingList, bytes)); nbytes
+      varbyte-encoded deltas follow, and the next segment starts SHORTALIGN(nbytes) after them.
+    seq:
+      - id: first
+        type: pg_page::item_pointer
+        doc: first item in this posting list (unpacked)
+      - id: nbytes
+        type: u2
+        doc: number of bytes that follow
+  gin_posting_list:
+    doc: One compressed posting list segment with its encoded bytes.
+    seq:
+      - id: header
+        type: gin_posting_list_header
+      - id: bytes
+        size: header.nbytes
+        doc: varbyte encoded items
 enums:
+  gin_null_category:
+    0:
+      id: gin_cat_norm_key
+      -orig-id: GIN_CAT_NORM_KEY
+      doc: normal, non-null key value
+    1:
+      id: gin_cat_null_key
+      -orig-id: GIN_CAT_NULL_KEY
+      doc: null key value
+    2:
+      id: gin_cat_empty_item
+      -orig-id: GIN_CAT_EMPTY_ITEM
+      doc: placeholder for zero-key item
+    3:
+      id: gin_cat_null_item
+      -orig-id: GIN_CAT_NULL_ITEM
+      doc: placeholder for null item
+  gin_tuple_constants:
+    0xffff:
+      id: gin_tree_posting
+      -orig-id: GIN_TREE_POSTING
+      doc: ip_posid of an entry tuple whose t_tid block is a posting tree's root
+    0x80000000:
+      id: gin_itup_compressed
+      -orig-id: GIN_ITUP_COMPRESSED
+      doc: set in the posting offset of a tuple whose posting list is compressed (9.4+)
+  gin_posting_list_constants:
+    11:
+      id: max_heap_tuples_per_page_bits
+      -orig-id: MaxHeapTuplesPerPageBits
+      doc: low bits of a varbyte-encoded item pointer that hold its offset number
+  gin_version:
+    2:
+      id: gin_current_version
+      -orig-id: GIN_CURRENT_VERSION
+      doc: indexes initialized in 9.4 or later; 1 may hold uncompressed posting lists
   gin_flags:
     0x0001:
       id: gin_data

@@ -32,7 +32,33 @@ instances:
     pos: 24
     type: hash_meta_page_data
     doc: HashMetaPageData of block 0 (fails validation of hashm_magic on any other page).
+  bitmap_words:
+    pos: 24
+    type: u4
+    repeat: expr
+    repeat-expr: '(_io.size - 24 - 16) / 4'
+    doc: |
+      A bitmap page's contents (HashPageGetBitmap, at PageGetContents): bit N of the page is set when
+      overflow page N (of the bits this page covers) is in use. Only the first hashm_bmsize bytes are
+      the bitmap; the count here is clamped by the page size.
 types:
+  hash_index_tuple:
+    doc: |
+      One hash index tuple: the 8-byte IndexTupleData, then the 32-bit hash code of the key (the only
+      column a hash index stores, at MAXALIGN(sizeof(IndexTupleData)) = 8; hash index tuples have no
+      nulls), read by _hash_get_indextuple_hashkey.
+    seq:
+      - id: t_tid
+        type: pg_page::item_pointer
+        doc: the heap TID
+      - id: t_info
+        type: u2
+        doc: size (& INDEX_SIZE_MASK) and flag bits
+      - id: hash_key
+        -orig-id: hashkey
+        type: u4
+        doc: the hash code (uint32) of the indexed value
+
   hash_page_opaque_data:
     -orig-id: HashPageOpaqueData
     doc: Special space of every hash index page, 16 bytes.
@@ -150,6 +176,14 @@ enums:
       -orig-id: LH_PAGE_TYPE
       doc: mask of the page type bits (OVERFLOW | BUCKET | BITMAP | META)
   hash_constants:
+    2:
+      id: hash_splitpoint_phase_bits
+      -orig-id: HASH_SPLITPOINT_PHASE_BITS
+      doc: a splitpoint group past the first ones is allocated in 2^2 phases
+    10:
+      id: hash_splitpoint_groups_with_one_phase
+      -orig-id: HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE
+      doc: the first 10 splitpoint groups are allocated in one phase each
     0xff80:
       id: hasho_page_id
       -orig-id: HASHO_PAGE_ID

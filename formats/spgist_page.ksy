@@ -5,6 +5,7 @@ meta:
   license: PostgreSQL
   ks-version: '0.11'
   endian: le
+  bit-endian: le
   imports:
     - pg_page
 doc: |
@@ -12,7 +13,13 @@ doc: |
   SpGistPageOpaqueData in the special space ending in spgist_page_id = SPGIST_PAGE_ID
   (0xFF82). Block 0 is the metapage (SPGIST_META) with SpGistMetaPageData at PageGetContents.
 
-  Parse with `SpgistPage.from_bytes(page)`.
+  Parse with `SpgistPage.from_bytes(page)`. Inner pages hold spgist_inner_tuples (a prefix, then
+  nNodes node tuples: IndexTupleData whose t_tid is the child's (block, offset) and whose data is the
+  node's label), leaf pages (SPGIST_LEAF) spgist_leaf_tuples (the heap TID and the leaf value);
+  either may hold spgist_dead_tuples (REDIRECT, DEAD, PLACEHOLDER). Every tuple starts with its
+  tupstate in the low 2 bits. A prefix or label of a pass-by-value type is stored as a Datum (8
+  bytes), others as their bytes, MAXALIGNed (SpGistGetInnerTypeSize). Which types an opclass uses
+  for prefixes and labels is its config function's choice, not in the catalog.
 doc-ref:
   - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/access/spgist_private.h
 seq:
@@ -73,7 +80,92 @@ types:
         -orig-id: freeSpace
         type: s4
         doc: page's free space (could be obsolete!)
+  spgist_inner_tuple:
+    -orig-id: SpGistInnerTupleData
+    doc: Header of an inner tuple (4 bytes; the prefix starts at SGITHDRSZ = MAXALIGN of it, 8).
+    seq:
+      - id: tupstate
+        type: b2
+        enum: spgist_tuple_state
+        doc: LIVE/REDIRECT/DEAD/PLACEHOLDER
+      - id: all_the_same
+        -orig-id: allTheSame
+        type: b1
+        doc: all nodes in tuple are equivalent
+      - id: n_nodes
+        -orig-id: nNodes
+        type: b13
+        doc: number of nodes within inner tuple
+      - id: prefix_size
+        -orig-id: prefixSize
+        type: b16
+        doc: size of prefix, or 0 if none (MAXALIGNed)
+  spgist_leaf_tuple:
+    -orig-id: SpGistLeafTupleData
+    doc: |
+      Header of a leaf tuple (12 bytes; the value starts at SGLTHDRSZ = 16). t_info is nextOffset
+      (OffsetNumber) before 14; from 14 its low 14 bits are, and 0x8000 says a nulls bitmap
+      follows the header.
+    seq:
+      - id: tupstate
+        type: b2
+        enum: spgist_tuple_state
+      - id: size
+        type: b30
+        doc: large enough for any palloc'able value
+      - id: t_info
+        type: u2
+        doc: nextOffset, which links to the next tuple in chain, plus two flag bits (14+)
+      - id: heap_ptr
+        -orig-id: heapPtr
+        type: pg_page::item_pointer
+        doc: TID of represented heap tuple
+  spgist_dead_tuple:
+    -orig-id: SpGistDeadTupleData
+    doc: A REDIRECT, DEAD or PLACEHOLDER tuple (16 bytes).
+    seq:
+      - id: tupstate
+        type: b2
+        enum: spgist_tuple_state
+      - id: size
+        type: b30
+      - id: next_offset
+        -orig-id: nextOffset
+        type: u2
+        doc: not used in dead tuples
+      - id: pointer
+        type: pg_page::item_pointer
+        doc: redirection inside index
+      - id: xid
+        type: u4
+        doc: ID of xact that inserted this tuple
 enums:
+  spgist_tuple_state:
+    0:
+      id: spgist_live
+      -orig-id: SPGIST_LIVE
+      doc: normal live tuple (either inner or leaf)
+    1:
+      id: spgist_redirect
+      -orig-id: SPGIST_REDIRECT
+      doc: temporary redirection placeholder
+    2:
+      id: spgist_dead
+      -orig-id: SPGIST_DEAD
+      doc: dead, cannot be removed because of links
+    3:
+      id: spgist_placeholder
+      -orig-id: SPGIST_PLACEHOLDER
+      doc: placeholder, used to preserve offsets
+  spgist_leaf_t_info:
+    0x3fff:
+      id: sglt_nextoffset_mask
+      -orig-id: SGLT_NEXTOFFSET_MASK
+      doc: SGLT_GET_NEXTOFFSET's mask (14+; the whole t_info before)
+    0x8000:
+      id: sglt_hasnullmask
+      -orig-id: SGLT_HASNULLMASK
+      doc: SGLT_GET_HASNULLMASK's bit (14+)
   spgist_flags:
     0x0001:
       id: spgist_meta

@@ -40,6 +40,12 @@ PD_FLAG_NAMES = ENUMS["pg_page::pd_flags"]
 AM_SPECIAL_SIZE = {am: maxalign(size) for am, size in (
     ("btree", SIZEOF_BTPageOpaqueData), ("hash", SIZEOF_HashPageOpaqueData), ("gist", SIZEOF_GISTPageOpaqueData),
     ("gin", SIZEOF_GinPageOpaqueData), ("spgist", SIZEOF_SpGistPageOpaqueData), ("brin", SIZEOF_BrinSpecialSpace))}
+# the decoders of the access methods' own items, beside the special space otheram shows (imported when used)
+INDEX_AM_DECODERS = {
+    "gin": lambda: __import__("pgpage.decode.gin", fromlist=["_"]).decode_gin_page,
+    "gist": lambda: __import__("pgpage.decode.gist", fromlist=["_"]).decode_gist_page,
+    "spgist": lambda: __import__("pgpage.decode.spgist", fromlist=["_"]).decode_spgist_page,
+}
 AM_NAMES = {"btree": "B-tree", "hash": "hash", "gist": "GiST", "gin": "GIN", "spgist": "SP-GiST", "brin": "BRIN"}
 
 
@@ -122,9 +128,17 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
         elif kind == "fsm":
             from pgpage.decode.vmfsm import decode_fsm_page
             decode_fsm_page(raw, page)
+        elif kind == "hash":
+            from pgpage.decode.hash import decode_hash_page
+            decode_hash_page(parsed, raw, ctx, page, find)
+        elif kind.startswith("brin"):
+            from pgpage.decode.brin import decode_brin_page
+            decode_brin_page(parsed, raw, kind, ctx, page, find)
         else:
             from pgpage.decode.otheram import decode_other_am_page
             decode_other_am_page(parsed, raw, kind, page, find)
+            if kind in INDEX_AM_DECODERS:
+                INDEX_AM_DECODERS[kind]()(parsed, raw, ctx, page, find)
     except (KaitaiStructError, EOFError, ValueError) as e:  # a structure the parser could not finish
         find("page.undecodable", f"{kind} page could not be decoded: {e}")
     return page

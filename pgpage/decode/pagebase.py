@@ -42,7 +42,9 @@ class PageContext:
     ``am`` is the relation's access method when a catalog said so ("heap", "btree", ...);
     without it the page type is recognised from the page itself. ``major`` is the server
     major when known (names and a few layouts differ). ``checksums`` is True/False when
-    pg_control says whether data checksums are on, None when unknown.
+    pg_control says whether data checksums are on, None when unknown. ``index_columns``: an index's
+    columns (``deform.Attribute``s of its pg_attribute rows) when the catalog gives them, so that GIN, GiST
+    and SP-GiST keys are shown as values.
     """
 
     fork: str = "main"
@@ -51,6 +53,7 @@ class PageContext:
     checksums: bool | None = None
     relation: str | None = None
     block_size: int = 8192
+    index_columns: tuple = ()
 
 
 def line_pointers(parsed: PgPage) -> list[dict]:

@@ -144,6 +144,13 @@ def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointer
     return LinePointers(page, idx + 1, *line_pointer_fields(words[mask].astype(np.int64)))
 
 
+def u4_at(flat: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The little-endian uint32 starting at each offset ``at`` of the byte array ``flat`` (int64 values)."""
+    if not len(at):
+        return np.zeros(0, dtype=np.int64)
+    return (flat[at[:, None] + np.arange(4)].astype(np.int64) << np.array([0, 8, 16, 24])).sum(axis=1)
+
+
 def run_positions(counts: np.ndarray) -> np.ndarray:
     """0, 1, .., counts[i] - 1 for each i, one run after the other (the position of each element of
     ``np.repeat(x, counts)`` within its run)."""

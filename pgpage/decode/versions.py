@@ -162,6 +162,9 @@ PGSTAT_FILE_FORMAT_ID = {10: 0x01A5BC9D, 11: 0x01A5BC9D, 12: 0x01A5BC9D, 13: 0x0
 PGSTAT_SHARED_MEMORY_SINCE = 15
 
 PGSTATTUPLE_EXACT_FREE_SPACE_SINCE = 18
+GIST_DELETED_PAGE_CONTENTS_SINCE = 13
+"""A deleted GiST page keeps the full xid of its deletion in GISTDeletedPageContents (gist.h) from 13 on; before,
+the 32-bit xid in pd_prune_xid (GistPageGetDeleteXid)."""
 """pgstattuple's free_space sums PageGetHeapFreeSpace() per page before 18 (pd_upper - pd_lower minus
 one line pointer, and 0 on a page already holding MaxHeapTuplesPerPage line pointers with none
 unused) and PageGetExactFreeSpace() (pd_upper - pd_lower) from 18 on (``contrib/pgstattuple``)."""
@@ -172,6 +175,10 @@ SUMMARIZING_HOT_SINCE = 16
 column blocks HOT (``INDEX_ATTR_BITMAP_ALL``), BRIN's included (``src/backend/access/heap/heapam.c``)."""
 SUMMARIZING_AMS = frozenset({"brin"})
 """The in-core access methods whose ``amsummarizing`` is true (``brinhandler``; the others' is false)."""
+
+BRIN_EMPTY_RANGE_SINCE = 16
+"""BRIN summaries of empty ranges (BRIN_EMPTY_RANGE_MASK in bt_info) and pageinspect's brin_page_items column
+``empty`` exist from 16."""
 
 PGSTATINDEX_EXACT_FREE_SPACE_SINCE = 18
 """pgstatindex's avg_leaf_density sums PageGetFreeSpace() of the leaf pages (pd_upper - pd_lower minus one
@@ -212,6 +219,7 @@ CATALOG_OIDS: dict[str, int] = {
     "pg_statistic": 2619,
     "pg_enum": 3501,
     "pg_range": 3541,
+    "pg_opclass": 2616,
     "pg_collation": 3456,
 }
 
@@ -251,7 +259,7 @@ def catalog_has_oid_system_column(catalog: str, major: int) -> bool:
 
 _WITH_OIDS_BEFORE_12 = frozenset({
     "pg_class", "pg_type", "pg_database", "pg_namespace", "pg_am", "pg_tablespace", "pg_proc",
-    "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum", "pg_collation",
+    "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum", "pg_collation", "pg_opclass",
 })
 
 
@@ -503,6 +511,18 @@ _PG_COLLATION = [
     _c("collversion", _TEXT),
 ]
 
+_PG_OPCLASS = [
+    _c("oid", _OID, since=12),
+    _c("opcmethod", _OID),
+    _c("opcname", _NAME),
+    _c("opcnamespace", _OID),
+    _c("opcowner", _OID),
+    _c("opcfamily", _OID),
+    _c("opcintype", _OID),
+    _c("opcdefault", _BOOL),
+    _c("opckeytype", _OID),
+]
+
 _PG_RANGE = [
     _c("rngtypid", _OID),
     _c("rngsubtype", _OID),
@@ -524,6 +544,7 @@ _CATALOG_HISTORY: dict[str, list[tuple]] = {
     "pg_tablespace": _PG_TABLESPACE,
     "pg_enum": _PG_ENUM,
     "pg_range": _PG_RANGE,
+    "pg_opclass": _PG_OPCLASS,
     "pg_collation": _PG_COLLATION,
 }
 

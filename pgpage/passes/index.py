@@ -27,6 +27,14 @@ from pgpage.storage.target import resolve
 ROOT_ITEMS_SHOWN = 24  # separator keys of the root page shown in the report
 
 
+def open_index_pass(target: str, db: str | None, rel: str | None, block: int | None = None):
+    """The pass of TARGET's index: ``IndexPass`` for a B-tree, ``passes.index_am``'s for GIN, GiST, SP-GiST."""
+    from pgpage.passes.index_am import AmIndexPass, index_am_of
+    t = resolve(target, db, rel, "main", what="index")
+    am = index_am_of(t) if t.fork is not None and t.fork.fork == "main" else None
+    return AmIndexPass(t, am, block) if am is not None else IndexPass(target, db, rel, block)
+
+
 class IndexPass:
     """`pgpage index` on one B-tree: its file, or an index of a data directory named with --db/--rel (then
     its catalog entry, its columns, and its table, whose pages its heap TIDs are checked against).

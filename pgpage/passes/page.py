@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from pgpage.decode.page import counts_as_page, decode_page, raw_header_is_plausible
-from pgpage.findings import ERROR, ExitCode, Finding, PgpageError
+from pgpage.findings import ERROR, INFO, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
 from pgpage.storage.target import resolve
 
@@ -23,6 +23,10 @@ class PageRun:
                  blocks: str | None = None, all_blocks: bool = False, hex_dump: bool = False,
                  item: int | None = None, wal: str | None = None, lsn: str | None = None):
         t = resolve(target, db, rel, fork)
+        if t.relation is not None and t.context.am in ("gin", "gist", "spgist"):  # their keys, shown as values
+            from dataclasses import replace
+            from pgpage.decode.indextuple import index_columns
+            t.context = replace(t.context, index_columns=index_columns(t.relation, t.database))
         relfork = self.relfork = t.fork
         self.t, self.hex_dump, self.item = t, hex_dump, item
         self.dumper = None  # the compiled dumper, once records() runs
@@ -108,6 +112,10 @@ class PageRun:
 
     def _decoded(self, blkno: int, raw: bytes) -> dict:
         page = decode_page(raw, blkno, self.t.context)
+        if page["page_type"] == "hash" or (self.t.context.am == "hash" and page["page_type"] == "new"):
+            self._hash_bitmap_info(page)
+        elif page["page_type"] == "brin_regular" and "items" in page:
+            self._brin_page_items(page, raw)
         out = {k: v for k, v in page.items() if k != "raw_header"}
         out["findings"] = [f.to_json() for f in page["findings"]]
         if any(f.severity == ERROR for f in page["findings"]):
@@ -116,6 +124,39 @@ class PageRun:
             from pgpage.decode.hexmap import hex_records
             out["hex"] = hex_records(raw, page, self.item)
         return out
+
+    def _hash_bitmap_info(self, page: dict) -> None:
+        """hash_bitmap_info of a hash index's block: its bit in the bitmap pages the metapage names."""
+        from pgpage.decode.hash import HashBitmap, add_bitmap_info
+        if self.wal_image is None and self.relfork.first_block == 0:
+            self.__dict__.setdefault("hash_bitmap", HashBitmap(self.relfork.read_block))
+            add_bitmap_info(page, self.hash_bitmap)
+
+    def _brin_page_items(self, page: dict, raw: bytes) -> None:
+        """brin_page_items of a regular page: what each column stores comes from the catalogs (pg_attribute,
+        pg_index.indclass, pg_opclass); without them the summaries are not decoded, and a note says why."""
+        from pgpage.decode.brin import brin_columns, brin_page_items
+        from pgpage.decode.values import ValueFormatter
+        t = self.t
+        if "brin_columns" not in self.__dict__:
+            cols = None
+            if t.relation is not None and t.database is not None and t.relation.index_row:
+                db = t.database
+                cols = brin_columns(db.attributes(t.relation.oid), t.relation.index_row.get("indclass") or [],
+                                    db.opclasses)
+                self.brin_formatter = ValueFormatter(db.types, t.context.major)
+            self.brin_columns = cols if cols and all(c.stored for c in cols) else None
+        if self.brin_columns is None:
+            page["findings"].append(Finding("brin.items.not_decoded", "the summaries need the index's columns and"
+                                            " operator classes (pg_attribute, pg_index, pg_opclass)", INFO,
+                                            relation=t.context.relation, fork="main", block=page["blkno"]))
+            return
+
+        def find(code, message, **kw):
+            page["findings"].append(Finding(code, message, relation=t.context.relation, fork="main",
+                                            block=page["blkno"], **kw))
+        page["brin_page_items"] = brin_page_items(raw, page["items"], self.brin_columns, t.context.major,
+                                                  self.brin_formatter, find)
 
     def records(self, text_words: list[str] | None = None) -> Iterator[bytes | dict]:
         """The pages in order, each as its dict (as ``pages()`` gives it) or as ready output (bytes: JSON lines,

@@ -27,6 +27,8 @@ import numpy as np
 
 from pgpage.analysis.verify.btree import CHUNK_BYTES as BTREE_CHUNK_BYTES
 from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, KeySpec, shape_from_index_row
+from pgpage.analysis.verify.brin import BrinVerifier
+from pgpage.analysis.verify.hash import HashVerifier
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
@@ -48,6 +50,10 @@ from pgpage.storage.target import Target, resolve
 CLEAN_STATES = ("DB_SHUTDOWNED", "DB_SHUTDOWNED_IN_RECOVERY")
 CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts every verify reports
 
+
+# access methods whose structure verify checks beyond the page rules: verifier(ctx, nblocks) with feed(chunk,
+# first) and finish(), each returning findings
+AM_VERIFIERS = {"hash": HashVerifier, "brin": BrinVerifier}
 
 def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1,
          heapallindexed: bool = False):
@@ -470,6 +476,10 @@ class Verification:
             yield from self._heap(s, fork, dataclasses.replace(ctx, expected_special=8), with_vm=False)
         elif name == "main" and s.am == "btree":
             yield from self._btree(s, fork, ctx)
+        elif name == "main" and s.am in AM_VERIFIERS and s.main_whole:
+            yield from self._other_am(s, fork, ctx)
+        elif name == "main" and s.am in KEYED_AM_VERIFIERS and s.main_whole:
+            yield from self._index_am(s, fork, ctx)
         else:
             for first, chunk in fork.iter_chunks():
                 yield from verify_generic_chunk(chunk, first, ctx, s.am)
@@ -566,6 +576,15 @@ class Verification:
                 pd_without_vm += list(first + np.flatnonzero(((flags & 0x4) != 0) & chunk.any(axis=1))[:1])
             self._count(chunk)
 
+    def _other_am(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        """Page rules chunk by chunk, then the access method's own structure (``AM_VERIFIERS``)."""
+        v = AM_VERIFIERS[s.am](ctx, fork.end_block)
+        for first, chunk in fork.iter_chunks():
+            yield from verify_generic_chunk(chunk, first, ctx, s.am)
+            yield from v.feed(chunk, first)
+            self._count(chunk)
+        yield from v.finish()
+
     def _btree(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
         if not s.main_whole:   # one segment of several: page rules only, no tree to walk
             for first, chunk in fork.iter_chunks():
@@ -584,6 +603,28 @@ class Verification:
         yield from v.finish(fork.iter_chunks, fork.block_reader())
         if self.heapallindexed and s.index is not None and unreadable is None:
             yield from heapallindexed(self.cluster, s.index, s.label, clean=ctx.consistent)
+
+
+    def _index_am(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
+        """A GIN, GiST or SP-GiST index: its verifier fed chunk by chunk, then its rules across pages."""
+        from pgpage.decode.indextuple import index_columns
+        columns, reason = (), "index columns unknown"
+        if s.index is not None:
+            columns = index_columns(s.index, s.index.database)
+            reason = s.keys().reason if s.keys is not None else reason
+        v = KEYED_AM_VERIFIERS[s.am]()(ctx, fork.end_block, columns, reason)
+        for first, chunk in fork.iter_chunks():
+            yield from v.feed(chunk, first)
+            self._count(chunk)
+        yield from v.finish()
+
+
+# the verifiers of the index access methods whose rules read keys with the index's columns (imported when used)
+KEYED_AM_VERIFIERS = {
+    "gin": lambda: __import__("pgpage.analysis.verify.gin", fromlist=["_"]).GinVerifier,
+    "gist": lambda: __import__("pgpage.analysis.verify.gist", fromlist=["_"]).GistVerifier,
+    "spgist": lambda: __import__("pgpage.analysis.verify.spgist", fromlist=["_"]).SpgistVerifier,
+}
 
 
 def table_file_findings(index, label: str | None) -> tuple[Finding | None, Finding | None]:

@@ -33,6 +33,10 @@ def _plural(n: int, word: str) -> str:
 
 def render_index(doc: dict) -> None:
     out = console()
+    if doc.get("am") is not None:   # another access method: render/amindex.py
+        from pgpage.render.amindex import render_am_index
+        render_am_index(out, doc)
+        return
     _head(out, doc)
     _pgstatindex(out, doc)
     _dedup(out, doc)

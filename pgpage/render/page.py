@@ -114,10 +114,14 @@ def render_page(out, page: dict) -> None:
         _vm(out, page["vm"])
     if "fsm" in page:
         _fsm(out, page["fsm"])
+    from pgpage.render.ampage import render_am_sections   # hash and BRIN pages' pageinspect sections
+    render_am_sections(out, page)
     if "special" in page:
         out.print("  " + "  ".join(f"{k} {v}" for k, v in page["special"].items()))
         if "meta" in page:
             out.print("  meta: " + "  ".join(f"{k} {v}" for k, v in page["meta"].items()))
+        from pgpage.render.index_pages import render_index_page
+        render_index_page(out, page)
         _line_pointers(out, page["items"])
 
 

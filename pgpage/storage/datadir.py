@@ -49,12 +49,13 @@ CATALOG_COLUMNS = {
     "pg_enum": {"oid", "enumtypid", "enumsortorder", "enumlabel"},
     "pg_range": {"rngtypid", "rngsubtype", "rngmultitypid"},
     "pg_collation": {"oid", "collname", "collprovider", "collcollate", "colllocale"},
+    "pg_opclass": {"oid", "opcname", "opcintype", "opckeytype"},
 }
 RAW_COLUMNS = {"attmissingval",  # kept as the stored datum: the deformer takes the value out with the column's type
                "enumlabel"}      # ... a label is text in the database's encoding (Database.types reads it)
 CATALOG_OIDS = {"pg_database": 1262, "pg_tablespace": 1213, "pg_class": 1259, "pg_namespace": 2615,
                 "pg_am": 2601, "pg_index": 2610, "pg_attribute": 1249, "pg_type": 1247, "pg_enum": 3501,
-                "pg_range": 3541, "pg_collation": 3456}
+                "pg_range": 3541, "pg_collation": 3456, "pg_opclass": 2616}
 RELKIND_NAMES = {"r": "table", "i": "index", "S": "sequence", "t": "toast table", "v": "view",
                  "m": "materialized view", "c": "composite type", "f": "foreign table",
                  "p": "partitioned table", "I": "partitioned index"}
@@ -456,6 +457,14 @@ class Database:
         (then the oid names a collation: what went wrong reading it is not this database's finding)."""
         class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
         rows = self._catalog("pg_collation", class_rows, findings=[])
+        return {r["oid"]: r for r in rows if isinstance(r.get("oid"), int)}
+
+    @cached_property
+    def opclasses(self) -> dict[int, dict]:
+        """pg_opclass's rows by oid (name, input and key type): which BRIN summary an index column keeps. Empty
+        when the catalog cannot be read (then the columns' summaries are not decoded; said where asked)."""
+        class_rows = {r["oid"]: r for r in self.catalog_rows["pg_class"]}
+        rows = self._catalog("pg_opclass", class_rows, findings=[])
         return {r["oid"]: r for r in rows if isinstance(r.get("oid"), int)}
 
     def catalog_state(self) -> tuple:

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/gin_page.ksy (sha256 879084ce492384c27e47549f85ffea4e72df3c738bf671af1ef4af56c7d2fe68)
+# Source: formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -21,11 +21,28 @@ class GinPage(KaitaiStruct):
     u16 is not an SP-GiST/BRIN id and has only GIN flag bits (< 0x100). Block 0 is the
     metapage (GIN_META) with GinMetaPageData at PageGetContents.
     
-    Parse with `GinPage.from_bytes(page)`. Posting tree and entry tree item layouts are not
-    described here.
+    Parse with `GinPage.from_bytes(page)`. The items by kind of page (flags):
+    
+    * GIN_META: GinMetaPageData at PageGetContents (24).
+    * entry tree (no GIN_DATA): IndexTuples behind line pointers. A leaf tuple's t_tid says where
+      its posting list is (GinGetPostingOffset: block number & ~GIN_ITUP_COMPRESSED, from the tuple's
+      start) and how many TIDs it holds (GinGetNPosting: ip_posid), or, with ip_posid =
+      GIN_TREE_POSTING, the root block of a posting tree; an internal tuple's t_tid block is its
+      downlink. Keys: [int2 attnum if the index has several columns,] the key datum, and a
+      GinNullCategory byte when the key is NULL (INDEX_NULL_MASK).
+    * posting tree (GIN_DATA): the page's right bound (ItemPointerData, MAXALIGNed to 8) at 24, then
+      on an internal page `maxoff` gin_posting_items, on a leaf page compressed gin_posting_lists up
+      to pd_lower (GIN_COMPRESSED, 9.4+) or `maxoff` ItemPointerData (pre-9.4 format).
+    * pending list (GIN_LIST): IndexTuples whose t_tid is the heap TID, keys as on entry pages.
+    
+    Posting list contents are varbyte-encoded deltas (ginpostinglist.c): decoded in Python.
     
     .. seealso::
        Source - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/access/ginblock.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/backend/access/gin/ginpostinglist.c
     """
 
     class GinFlags(IntEnum):
@@ -37,6 +54,22 @@ class GinPage(KaitaiStruct):
         gin_list_fullrow = 32
         gin_incomplete_split = 64
         gin_compressed = 128
+
+    class GinNullCategory(IntEnum):
+        gin_cat_norm_key = 0
+        gin_cat_null_key = 1
+        gin_cat_empty_item = 2
+        gin_cat_null_item = 3
+
+    class GinPostingListConstants(IntEnum):
+        max_heap_tuples_per_page_bits = 11
+
+    class GinTupleConstants(IntEnum):
+        gin_tree_posting = 65535
+        gin_itup_compressed = 2147483648
+
+    class GinVersion(IntEnum):
+        gin_current_version = 2
     def __init__(self, _io, _parent=None, _root=None):
         super(GinPage, self).__init__(_io)
         self._parent = _parent
@@ -104,6 +137,71 @@ class GinPage(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
+
+
+    class GinPostingItem(KaitaiStruct):
+        """Downlink of an internal posting tree page, 10 bytes (2-byte aligned)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(GinPage.GinPostingItem, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.child_blkno_hi = self._io.read_u2le()
+            self.child_blkno_lo = self._io.read_u2le()
+            self.key = pg_page.PgPage.ItemPointer(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.key._fetch_instances()
+
+        @property
+        def child_blkno(self):
+            if hasattr(self, '_m_child_blkno'):
+                return self._m_child_blkno
+
+            self._m_child_blkno = self.child_blkno_hi << 16 | self.child_blkno_lo
+            return getattr(self, '_m_child_blkno', None)
+
+
+    class GinPostingList(KaitaiStruct):
+        """One compressed posting list segment with its encoded bytes."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(GinPage.GinPostingList, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.header = GinPage.GinPostingListHeader(self._io, self, self._root)
+            self.bytes = self._io.read_bytes(self.header.nbytes)
+
+
+        def _fetch_instances(self):
+            pass
+            self.header._fetch_instances()
+
+
+    class GinPostingListHeader(KaitaiStruct):
+        """The fixed head of a compressed posting list segment (offsetof(GinPostingList, bytes)); nbytes
+        varbyte-encoded deltas follow, and the next segment starts SHORTALIGN(nbytes) after them.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(GinPage.GinPostingListHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.first = pg_page.PgPage.ItemPointer(self._io)
+            self.nbytes = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+            self.first._fetch_instances()
 
 
     @property

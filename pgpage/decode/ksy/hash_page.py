@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
+# Source: formats/hash_page.ksy (sha256 3c0ade264f1083ea3be95eaf73fc514468829f6b6a0b5103770a9847f4a81255)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -29,7 +29,9 @@ class HashPage(KaitaiStruct):
     """
 
     class HashConstants(IntEnum):
+        hash_splitpoint_phase_bits = 2
         hash_version = 4
+        hash_splitpoint_groups_with_one_phase = 10
         hasho_page_id = 65408
         hash_magic = 105121344
 
@@ -59,6 +61,13 @@ class HashPage(KaitaiStruct):
     def _fetch_instances(self):
         pass
         self.page._fetch_instances()
+        _ = self.bitmap_words
+        if hasattr(self, '_m_bitmap_words'):
+            pass
+            for i in range(len(self._m_bitmap_words)):
+                pass
+
+
         _ = self.meta
         if hasattr(self, '_m_meta'):
             pass
@@ -68,6 +77,28 @@ class HashPage(KaitaiStruct):
         if hasattr(self, '_m_opaque'):
             pass
             self._m_opaque._fetch_instances()
+
+
+    class HashIndexTuple(KaitaiStruct):
+        """One hash index tuple: the 8-byte IndexTupleData, then the 32-bit hash code of the key (the only
+        column a hash index stores, at MAXALIGN(sizeof(IndexTupleData)) = 8; hash index tuples have no
+        nulls), read by _hash_get_indextuple_hashkey.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(HashPage.HashIndexTuple, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.t_tid = pg_page.PgPage.ItemPointer(self._io)
+            self.t_info = self._io.read_u2le()
+            self.hash_key = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+            self.t_tid._fetch_instances()
 
 
     class HashMetaPageData(KaitaiStruct):
@@ -143,6 +174,24 @@ class HashPage(KaitaiStruct):
             self._m_page_type = self.hasho_flag & 15
             return getattr(self, '_m_page_type', None)
 
+
+    @property
+    def bitmap_words(self):
+        """A bitmap page's contents (HashPageGetBitmap, at PageGetContents): bit N of the page is set when
+        overflow page N (of the bits this page covers) is in use. Only the first hashm_bmsize bytes are
+        the bitmap; the count here is clamped by the page size.
+        """
+        if hasattr(self, '_m_bitmap_words'):
+            return self._m_bitmap_words
+
+        _pos = self._io.pos()
+        self._io.seek(24)
+        self._m_bitmap_words = []
+        for i in range(((self._io.size() - 24) - 16) // 4):
+            self._m_bitmap_words.append(self._io.read_u4le())
+
+        self._io.seek(_pos)
+        return getattr(self, '_m_bitmap_words', None)
 
     @property
     def meta(self):

@@ -1,10 +1,10 @@
 # GENERATED FILE - DO NOT EDIT.
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
-#  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
+#  formats/brin_page.ksy (sha256 d06e541d0e64aa71a3ba5375e34133d3d655e9c37b95c27e1f95cf7a9f341828)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
-#  formats/gin_page.ksy (sha256 879084ce492384c27e47549f85ffea4e72df3c738bf671af1ef4af56c7d2fe68)
+#  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
-#  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
+#  formats/hash_page.ksy (sha256 3c0ade264f1083ea3be95eaf73fc514468829f6b6a0b5103770a9847f4a81255)
 #  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
 #  formats/nbtree.ksy (sha256 a14c81411d593ec0124b60ee6f67a5003b11ace4914c2e9fafd9fa9da068397b)
 #  formats/pg_control.ksy (sha256 dfc2b7f8dc0d45df3ff96a0704d3dbe631261deacba64afeff41a74b4d348501)
@@ -16,7 +16,7 @@
 #  formats/pgstat_shmem.ksy (sha256 6710e8709e6947e4339e696d46a93040a2bdcd879207656a9ada90afadf1af66)
 #  formats/pgstat_tab_entry.ksy (sha256 154e0d1f20e7323116c50f1c7de46d9e8ad576b18fc9b4551b6824c194e1b09f)
 #  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
-#  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
+#  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
 #  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
@@ -51,6 +51,32 @@ type's own C name). ``VALID[type][field]`` is the magic value a ``valid:`` deman
 """
 
 LAYOUTS = {
+    'brin_page::brin_tuple': {
+        'size': 5,
+        'fields': {
+            'bt_blkno': (0, 'u4'),
+            'bt_info': (4, 'u1'),
+        },
+    },
+    'brin_page::serialized_ranges': {
+        'size': 16,
+        'fields': {
+            'typid': (0, 'u4'),
+            'nranges': (4, 's4'),
+            'nvalues': (8, 's4'),
+            'maxvalues': (12, 's4'),
+        },
+    },
+    'brin_page::bloom_filter': {
+        'size': 12,
+        'fields': {
+            'flags': (0, 'u2'),
+            'nhashes': (2, 'u1'),
+            'padding': (3, ('bytes', 1)),
+            'nbits': (4, 'u4'),
+            'nbits_set': (8, 'u4'),
+        },
+    },
     'brin_page::brin_special_space': {
         'size': 8,
         'fields': {
@@ -111,6 +137,27 @@ LAYOUTS = {
             'tail_padding': (52, ('bytes', 4)),
         },
     },
+    'gin_page::gin_posting_item': {
+        'size': 10,
+        'fields': {
+            'child_blkno_hi': (0, 'u2'),
+            'child_blkno_lo': (2, 'u2'),
+            'key': (4, ('struct', 'pg_page::item_pointer')),
+            'key.bi_hi': (4, 'u2'),
+            'key.bi_lo': (6, 'u2'),
+            'key.ip_posid': (8, 'u2'),
+        },
+    },
+    'gin_page::gin_posting_list_header': {
+        'size': 8,
+        'fields': {
+            'first': (0, ('struct', 'pg_page::item_pointer')),
+            'first.bi_hi': (0, 'u2'),
+            'first.bi_lo': (2, 'u2'),
+            'first.ip_posid': (4, 'u2'),
+            'nbytes': (6, 'u2'),
+        },
+    },
     'gist_page::gist_page_opaque_data': {
         'size': 16,
         'fields': {
@@ -126,6 +173,17 @@ LAYOUTS = {
         'size': 8,
         'fields': {
             'delete_xid': (0, 'u8'),
+        },
+    },
+    'hash_page::hash_index_tuple': {
+        'size': 12,
+        'fields': {
+            't_tid': (0, ('struct', 'pg_page::item_pointer')),
+            't_tid.bi_hi': (0, 'u2'),
+            't_tid.bi_lo': (2, 'u2'),
+            't_tid.ip_posid': (4, 'u2'),
+            't_info': (6, 'u2'),
+            'hash_key': (8, 'u4'),
         },
     },
     'hash_page::hash_page_opaque_data': {
@@ -780,6 +838,40 @@ LAYOUTS = {
             'free_space': (4, 's4'),
         },
     },
+    'spgist_page::spgist_inner_tuple': {
+        'size': 4,
+        'fields': {
+            'tupstate': (0, ('bits', 0, 2)),
+            'all_the_same': (0, ('bits', 2, 1)),
+            'n_nodes': (0, ('bits', 3, 13)),
+            'prefix_size': (0, ('bits', 16, 16)),
+        },
+    },
+    'spgist_page::spgist_leaf_tuple': {
+        'size': 12,
+        'fields': {
+            'tupstate': (0, ('bits', 0, 2)),
+            'size': (0, ('bits', 2, 30)),
+            't_info': (4, 'u2'),
+            'heap_ptr': (6, ('struct', 'pg_page::item_pointer')),
+            'heap_ptr.bi_hi': (6, 'u2'),
+            'heap_ptr.bi_lo': (8, 'u2'),
+            'heap_ptr.ip_posid': (10, 'u2'),
+        },
+    },
+    'spgist_page::spgist_dead_tuple': {
+        'size': 16,
+        'fields': {
+            'tupstate': (0, ('bits', 0, 2)),
+            'size': (0, ('bits', 2, 30)),
+            'next_offset': (4, 'u2'),
+            'pointer': (6, ('struct', 'pg_page::item_pointer')),
+            'pointer.bi_hi': (6, 'u2'),
+            'pointer.bi_lo': (8, 'u2'),
+            'pointer.ip_posid': (10, 'u2'),
+            'xid': (12, 'u4'),
+        },
+    },
     'vm_page': {
         'size': 24,
         'fields': {
@@ -1149,6 +1241,12 @@ ENUMS = {
         0xf092: 'BRIN_PAGETYPE_REVMAP',
         0xf093: 'BRIN_PAGETYPE_REGULAR',
     },
+    'brin_page::brin_tuple_info': {
+        31: 'BRIN_OFFSET_MASK',
+        32: 'BRIN_EMPTY_RANGE_MASK',
+        64: 'BRIN_PLACEHOLDER_MASK',
+        128: 'BRIN_NULLS_MASK',
+    },
     'brin_page::brin_flags': {
         1: 'BRIN_EVACUATE_PAGE',
     },
@@ -1160,6 +1258,22 @@ ENUMS = {
         32: 'FSM_CAT_STEP',
         255: 'FSM_CATEGORIES - 1',
         3: 'FSM_TREE_DEPTH',
+    },
+    'gin_page::gin_null_category': {
+        0: 'GIN_CAT_NORM_KEY',
+        1: 'GIN_CAT_NULL_KEY',
+        2: 'GIN_CAT_EMPTY_ITEM',
+        3: 'GIN_CAT_NULL_ITEM',
+    },
+    'gin_page::gin_tuple_constants': {
+        0xffff: 'GIN_TREE_POSTING',
+        0x80000000: 'GIN_ITUP_COMPRESSED',
+    },
+    'gin_page::gin_posting_list_constants': {
+        11: 'MaxHeapTuplesPerPageBits',
+    },
+    'gin_page::gin_version': {
+        2: 'GIN_CURRENT_VERSION',
     },
     'gin_page::gin_flags': {
         1: 'GIN_DATA',
@@ -1196,6 +1310,8 @@ ENUMS = {
         15: 'LH_PAGE_TYPE',
     },
     'hash_page::hash_constants': {
+        2: 'HASH_SPLITPOINT_PHASE_BITS',
+        10: 'HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE',
         0xff80: 'HASHO_PAGE_ID',
         0x6440640: 'HASH_MAGIC',
         4: 'HASH_VERSION',
@@ -1332,6 +1448,16 @@ ENUMS = {
     'seq_page::seq_constants': {
         0x1717: 'SEQ_MAGIC',
     },
+    'spgist_page::spgist_tuple_state': {
+        0: 'SPGIST_LIVE',
+        1: 'SPGIST_REDIRECT',
+        2: 'SPGIST_DEAD',
+        3: 'SPGIST_PLACEHOLDER',
+    },
+    'spgist_page::spgist_leaf_t_info': {
+        0x3fff: 'SGLT_NEXTOFFSET_MASK',
+        0x8000: 'SGLT_HASNULLMASK',
+    },
     'spgist_page::spgist_flags': {
         1: 'SPGIST_META',
         2: 'SPGIST_DELETED',
@@ -1419,6 +1545,18 @@ ENUMS = {
 }
 
 ORIG_IDS = {
+    'brin_page': {
+        'rm_tids': 'RevmapContents.rm_tids',
+    },
+    'brin_page::brin_tuple': {
+        '': 'BrinTuple',
+    },
+    'brin_page::serialized_ranges': {
+        '': 'SerializedRanges',
+    },
+    'brin_page::bloom_filter': {
+        '': 'BloomFilter',
+    },
     'brin_page::brin_special_space': {
         'vector0': 'vector[0]',
         'vector1': 'vector[1]',
@@ -1447,12 +1585,23 @@ ORIG_IDS = {
         'gin_version': 'ginVersion',
         '': 'GinMetaPageData',
     },
+    'gin_page::gin_posting_item': {
+        'child_blkno_hi': 'child_blkno.bi_hi',
+        'child_blkno_lo': 'child_blkno.bi_lo',
+        '': 'PostingItem',
+    },
+    'gin_page::gin_posting_list_header': {
+        '': 'GinPostingList',
+    },
     'gist_page::gist_page_opaque_data': {
         '': 'GISTPageOpaqueData',
     },
     'gist_page::gist_deleted_page_contents': {
         'delete_xid': 'deleteXid',
         '': 'GISTDeletedPageContents',
+    },
+    'hash_page::hash_index_tuple': {
+        'hash_key': 'hashkey',
     },
     'hash_page::hash_page_opaque_data': {
         '': 'HashPageOpaqueData',
@@ -1707,6 +1856,20 @@ ORIG_IDS = {
         'free_space': 'freeSpace',
         '': 'SpGistLastUsedPage',
     },
+    'spgist_page::spgist_inner_tuple': {
+        'all_the_same': 'allTheSame',
+        'n_nodes': 'nNodes',
+        'prefix_size': 'prefixSize',
+        '': 'SpGistInnerTupleData',
+    },
+    'spgist_page::spgist_leaf_tuple': {
+        'heap_ptr': 'heapPtr',
+        '': 'SpGistLeafTupleData',
+    },
+    'spgist_page::spgist_dead_tuple': {
+        'next_offset': 'nextOffset',
+        '': 'SpGistDeadTupleData',
+    },
     'xlog::page_header': {
         '': 'XLogPageHeaderData',
     },
@@ -1818,16 +1981,23 @@ VALID = {
 
 TYPE_SOURCES = {
     'brin_page': 'formats/brin_page.ksy',
+    'brin_page::brin_tuple': 'formats/brin_page.ksy',
+    'brin_page::serialized_ranges': 'formats/brin_page.ksy',
+    'brin_page::bloom_filter': 'formats/brin_page.ksy',
     'brin_page::brin_special_space': 'formats/brin_page.ksy',
     'brin_page::brin_meta_page_data': 'formats/brin_page.ksy',
     'fsm_page': 'formats/fsm_page.ksy',
     'gin_page': 'formats/gin_page.ksy',
     'gin_page::gin_page_opaque_data': 'formats/gin_page.ksy',
     'gin_page::gin_meta_page_data': 'formats/gin_page.ksy',
+    'gin_page::gin_posting_item': 'formats/gin_page.ksy',
+    'gin_page::gin_posting_list_header': 'formats/gin_page.ksy',
+    'gin_page::gin_posting_list': 'formats/gin_page.ksy',
     'gist_page': 'formats/gist_page.ksy',
     'gist_page::gist_page_opaque_data': 'formats/gist_page.ksy',
     'gist_page::gist_deleted_page_contents': 'formats/gist_page.ksy',
     'hash_page': 'formats/hash_page.ksy',
+    'hash_page::hash_index_tuple': 'formats/hash_page.ksy',
     'hash_page::hash_page_opaque_data': 'formats/hash_page.ksy',
     'hash_page::hash_meta_page_data': 'formats/hash_page.ksy',
     'heap_tuple': 'formats/heap_tuple.ksy',
@@ -1873,6 +2043,9 @@ TYPE_SOURCES = {
     'spgist_page::spgist_page_opaque_data': 'formats/spgist_page.ksy',
     'spgist_page::spgist_meta_page_data': 'formats/spgist_page.ksy',
     'spgist_page::spgist_last_used_page': 'formats/spgist_page.ksy',
+    'spgist_page::spgist_inner_tuple': 'formats/spgist_page.ksy',
+    'spgist_page::spgist_leaf_tuple': 'formats/spgist_page.ksy',
+    'spgist_page::spgist_dead_tuple': 'formats/spgist_page.ksy',
     'vm_page': 'formats/vm_page.ksy',
     'vm_page::vm_byte': 'formats/vm_page.ksy',
     'xlog': 'formats/xlog.ksy',

@@ -1,10 +1,10 @@
 /* GENERATED FILE - DO NOT EDIT.
  * Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
- *  formats/brin_page.ksy (sha256 14363bc9e823f9b53af83473dc21545cd064738c5014bad4b888a8a794c9ec71)
+ *  formats/brin_page.ksy (sha256 d06e541d0e64aa71a3ba5375e34133d3d655e9c37b95c27e1f95cf7a9f341828)
  *  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
- *  formats/gin_page.ksy (sha256 879084ce492384c27e47549f85ffea4e72df3c738bf671af1ef4af56c7d2fe68)
+ *  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
  *  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
- *  formats/hash_page.ksy (sha256 500dcb6ae6030c44b607cf03d8292a75afb4c96ce7ce9a733fba9612ed76d736)
+ *  formats/hash_page.ksy (sha256 3c0ade264f1083ea3be95eaf73fc514468829f6b6a0b5103770a9847f4a81255)
  *  formats/heap_tuple.ksy (sha256 f1f86cc2699c447947c68badd54505dbe5daad68f93b49793bb001cdd33daaf2)
  *  formats/nbtree.ksy (sha256 a14c81411d593ec0124b60ee6f67a5003b11ace4914c2e9fafd9fa9da068397b)
  *  formats/pg_control.ksy (sha256 dfc2b7f8dc0d45df3ff96a0704d3dbe631261deacba64afeff41a74b4d348501)
@@ -16,7 +16,7 @@
  *  formats/pgstat_shmem.ksy (sha256 6710e8709e6947e4339e696d46a93040a2bdcd879207656a9ada90afadf1af66)
  *  formats/pgstat_tab_entry.ksy (sha256 154e0d1f20e7323116c50f1c7de46d9e8ad576b18fc9b4551b6824c194e1b09f)
  *  formats/seq_page.ksy (sha256 b5095b1495f3153a4e1ae61894121a7254d883f23d394a718bc64414ff316b84)
- *  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
+ *  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
  *  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
  *  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
  *  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
@@ -34,6 +34,12 @@
 #define BRIN_PAGETYPE_REVMAP 0xf092
 #define BRIN_PAGETYPE_REGULAR 0xf093
 
+/* formats/brin_page.ksy: brin_page::brin_tuple_info */
+#define BRIN_OFFSET_MASK 31
+#define BRIN_EMPTY_RANGE_MASK 32
+#define BRIN_PLACEHOLDER_MASK 64
+#define BRIN_NULLS_MASK 128
+
 /* formats/brin_page.ksy: brin_page::brin_flags */
 #define BRIN_EVACUATE_PAGE 1
 
@@ -44,6 +50,22 @@
 /* formats/fsm_page.ksy: fsm_page::fsm_constants */
 #define FSM_CAT_STEP 32  /* bytes of free space per category step at 8 KiB (BLCKSZ / FSM_CATEGORIES) */
 #define FSM_TREE_DEPTH 3  /* levels of FSM pages at 8 KiB (SlotsPerFSMPage >= 1626) */
+
+/* formats/gin_page.ksy: gin_page::gin_null_category */
+#define GIN_CAT_NORM_KEY 0  /* normal, non-null key value */
+#define GIN_CAT_NULL_KEY 1  /* null key value */
+#define GIN_CAT_EMPTY_ITEM 2  /* placeholder for zero-key item */
+#define GIN_CAT_NULL_ITEM 3  /* placeholder for null item */
+
+/* formats/gin_page.ksy: gin_page::gin_tuple_constants */
+#define GIN_TREE_POSTING 0xffff  /* ip_posid of an entry tuple whose t_tid block is a posting tree's root */
+#define GIN_ITUP_COMPRESSED 0x80000000u  /* set in the posting offset of a tuple whose posting list is compressed (9.4+) */
+
+/* formats/gin_page.ksy: gin_page::gin_posting_list_constants */
+#define MaxHeapTuplesPerPageBits 11  /* low bits of a varbyte-encoded item pointer that hold its offset number */
+
+/* formats/gin_page.ksy: gin_page::gin_version */
+#define GIN_CURRENT_VERSION 2  /* indexes initialized in 9.4 or later; 1 may hold uncompressed posting lists */
 
 /* formats/gin_page.ksy: gin_page::gin_flags */
 #define GIN_DATA 1
@@ -80,6 +102,8 @@
 #define LH_PAGE_TYPE 15  /* mask of the page type bits (OVERFLOW | BUCKET | BITMAP | META) */
 
 /* formats/hash_page.ksy: hash_page::hash_constants */
+#define HASH_SPLITPOINT_PHASE_BITS 2  /* a splitpoint group past the first ones is allocated in 2^2 phases */
+#define HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE 10  /* the first 10 splitpoint groups are allocated in one phase each */
 #define HASHO_PAGE_ID 0xff80
 #define HASH_MAGIC 0x6440640
 #define HASH_VERSION 4
@@ -211,6 +235,16 @@
 /* formats/seq_page.ksy: seq_page::seq_constants */
 #define SEQ_MAGIC 0x1717
 
+/* formats/spgist_page.ksy: spgist_page::spgist_tuple_state */
+#define SPGIST_LIVE 0  /* normal live tuple (either inner or leaf) */
+#define SPGIST_REDIRECT 1  /* temporary redirection placeholder */
+#define SPGIST_DEAD 2  /* dead, cannot be removed because of links */
+#define SPGIST_PLACEHOLDER 3  /* placeholder, used to preserve offsets */
+
+/* formats/spgist_page.ksy: spgist_page::spgist_leaf_t_info */
+#define SGLT_NEXTOFFSET_MASK 0x3fff  /* SGLT_GET_NEXTOFFSET's mask (14+; the whole t_info before) */
+#define SGLT_HASNULLMASK 0x8000  /* SGLT_GET_HASNULLMASK's bit (14+) */
+
 /* formats/spgist_page.ksy: spgist_page::spgist_flags */
 #define SPGIST_META 1
 #define SPGIST_DELETED 2  /* never set, but keep for backwards compatibility */
@@ -295,12 +329,17 @@
 #define XLHP_HAS_NOW_UNUSED_ITEMS 128  /* now unused offsets follow */
 
 /* formats/brin_page.ksy: sizes in bytes */
+#define SIZEOF_BrinTuple 5  /* brin_page::brin_tuple */
+#define SIZEOF_SerializedRanges 16  /* brin_page::serialized_ranges */
+#define SIZEOF_BloomFilter 12  /* brin_page::bloom_filter */
 #define SIZEOF_BrinSpecialSpace 8  /* brin_page::brin_special_space */
 #define SIZEOF_BrinMetaPageData 16  /* brin_page::brin_meta_page_data */
 
 /* formats/gin_page.ksy: sizes in bytes */
 #define SIZEOF_GinPageOpaqueData 8  /* gin_page::gin_page_opaque_data */
 #define SIZEOF_GinMetaPageData 56  /* gin_page::gin_meta_page_data */
+#define SIZEOF_PostingItem 10  /* gin_page::gin_posting_item */
+#define SIZEOF_GinPostingList 8  /* gin_page::gin_posting_list_header */
 
 /* formats/gist_page.ksy: sizes in bytes */
 #define SIZEOF_GISTPageOpaqueData 16  /* gist_page::gist_page_opaque_data */
@@ -339,6 +378,9 @@
 #define SIZEOF_SpGistPageOpaqueData 8  /* spgist_page::spgist_page_opaque_data */
 #define SIZEOF_SpGistMetaPageData 68  /* spgist_page::spgist_meta_page_data */
 #define SIZEOF_SpGistLastUsedPage 8  /* spgist_page::spgist_last_used_page */
+#define SIZEOF_SpGistInnerTupleData 4  /* spgist_page::spgist_inner_tuple */
+#define SIZEOF_SpGistLeafTupleData 12  /* spgist_page::spgist_leaf_tuple */
+#define SIZEOF_SpGistDeadTupleData 16  /* spgist_page::spgist_dead_tuple */
 
 /* formats/xlog.ksy: sizes in bytes */
 #define SIZEOF_XLogPageHeaderData 24  /* xlog::page_header */

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
+# Source: formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -19,7 +19,13 @@ class SpgistPage(KaitaiStruct):
     SpGistPageOpaqueData in the special space ending in spgist_page_id = SPGIST_PAGE_ID
     (0xFF82). Block 0 is the metapage (SPGIST_META) with SpGistMetaPageData at PageGetContents.
     
-    Parse with `SpgistPage.from_bytes(page)`.
+    Parse with `SpgistPage.from_bytes(page)`. Inner pages hold spgist_inner_tuples (a prefix, then
+    nNodes node tuples: IndexTupleData whose t_tid is the child's (block, offset) and whose data is the
+    node's label), leaf pages (SPGIST_LEAF) spgist_leaf_tuples (the heap TID and the leaf value);
+    either may hold spgist_dead_tuples (REDIRECT, DEAD, PLACEHOLDER). Every tuple starts with its
+    tupstate in the low 2 bits. A prefix or label of a pass-by-value type is stored as a Datum (8
+    bytes), others as their bytes, MAXALIGNed (SpGistGetInnerTypeSize). Which types an opclass uses
+    for prefixes and labels is its config function's choice, not in the catalog.
     
     .. seealso::
        Source - https://github.com/postgres/postgres/blob/REL_15_STABLE/src/include/access/spgist_private.h
@@ -34,6 +40,16 @@ class SpgistPage(KaitaiStruct):
         spgist_deleted = 2
         spgist_leaf = 4
         spgist_nulls = 8
+
+    class SpgistLeafTInfo(IntEnum):
+        sglt_nextoffset_mask = 16383
+        sglt_hasnullmask = 32768
+
+    class SpgistTupleState(IntEnum):
+        spgist_live = 0
+        spgist_redirect = 1
+        spgist_dead = 2
+        spgist_placeholder = 3
     def __init__(self, _io, _parent=None, _root=None):
         super(SpgistPage, self).__init__(_io)
         self._parent = _parent
@@ -58,6 +74,46 @@ class SpgistPage(KaitaiStruct):
             self._m_opaque._fetch_instances()
 
 
+    class SpgistDeadTuple(KaitaiStruct):
+        """A REDIRECT, DEAD or PLACEHOLDER tuple (16 bytes)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(SpgistPage.SpgistDeadTuple, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.tupstate = KaitaiStream.resolve_enum(SpgistPage.SpgistTupleState, self._io.read_bits_int_le(2))
+            self.size = self._io.read_bits_int_le(30)
+            self.next_offset = self._io.read_u2le()
+            self.pointer = pg_page.PgPage.ItemPointer(self._io)
+            self.xid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+            self.pointer._fetch_instances()
+
+
+    class SpgistInnerTuple(KaitaiStruct):
+        """Header of an inner tuple (4 bytes; the prefix starts at SGITHDRSZ = MAXALIGN of it, 8)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(SpgistPage.SpgistInnerTuple, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.tupstate = KaitaiStream.resolve_enum(SpgistPage.SpgistTupleState, self._io.read_bits_int_le(2))
+            self.all_the_same = self._io.read_bits_int_le(1) != 0
+            self.n_nodes = self._io.read_bits_int_le(13)
+            self.prefix_size = self._io.read_bits_int_le(16)
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class SpgistLastUsedPage(KaitaiStruct):
         def __init__(self, _io, _parent=None, _root=None):
             super(SpgistPage.SpgistLastUsedPage, self).__init__(_io)
@@ -72,6 +128,29 @@ class SpgistPage(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
+
+
+    class SpgistLeafTuple(KaitaiStruct):
+        """Header of a leaf tuple (12 bytes; the value starts at SGLTHDRSZ = 16). t_info is nextOffset
+        (OffsetNumber) before 14; from 14 its low 14 bits are, and 0x8000 says a nulls bitmap
+        follows the header.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(SpgistPage.SpgistLeafTuple, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.tupstate = KaitaiStream.resolve_enum(SpgistPage.SpgistTupleState, self._io.read_bits_int_le(2))
+            self.size = self._io.read_bits_int_le(30)
+            self.t_info = self._io.read_u2le()
+            self.heap_ptr = pg_page.PgPage.ItemPointer(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.heap_ptr._fetch_instances()
 
 
     class SpgistMetaPageData(KaitaiStruct):

@@ -1,0 +1,218 @@
+"""Whole-index figures of GIN, GiST and SP-GiST indexes, fed chunk by chunk (pure: no I/O).
+
+Pages are classified and counted from numpy columns of a chunk (page headers, the special space's flags), items
+from its line pointer arrays (``decode.vector``); only GIN posting tree leaves are walked a page at a time, their
+segments counted by ``decode.gin``'s segment reader (the varbyte bytes themselves with numpy). No Kaitai parser
+runs per page. Memory is a few counters whatever the index's size.
+
+Names follow pgstatginindex (version, pending_pages, pending_tuples: the metapage's, exactly) and pgstattuple
+(free_space as the sum of pd_upper - pd_lower, as PageGetExactFreeSpace counts it).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from pgpage.decode import gin, gist, spgist
+from pgpage.decode.ksy.constants import (F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
+                                         LP_DEAD, LP_NORMAL, SIZEOF_ItemIdData, SPGIST_LEAF, SPGIST_META,
+                                         SPGIST_NULLS)
+from pgpage.decode.vector import decode_headers, decode_line_pointers
+from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
+
+SPECIAL_SIZE = {"gin": gin.OPAQUE["size"], "gist": gist.OPAQUE["size"], "spgist": spgist.OPAQUE["size"]}
+_FLAGS_AT = {"gin": gin.OPAQUE["fields"]["flags"][0], "gist": gist.OPAQUE["fields"]["flags"][0],
+             "spgist": spgist.OPAQUE["fields"]["flags"][0]}
+
+
+def special_flags(chunk: np.ndarray, am: str) -> np.ndarray:
+    """The flags word of every page's special space (its last SPECIAL_SIZE bytes)."""
+    at = chunk.shape[1] - SPECIAL_SIZE[am] + _FLAGS_AT[am]
+    return chunk[:, at].astype(np.int64) | chunk[:, at + 1].astype(np.int64) << 8
+
+
+class AmStats:
+    """Counters common to the three: pages by kind, items by line pointer state, free space."""
+    am = ""
+
+    def __init__(self, block_size: int, major: int | None = None):
+        self.block_size, self.major = block_size, major
+        self.pages: Counter = Counter()
+        self.items: Counter = Counter()
+        self.free_space = 0
+        self.nblocks = 0
+
+    def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        h = decode_headers(chunk)
+        n, size = chunk.shape
+        self.nblocks += n
+        zero = h.upper == 0
+        own = ~zero & (h.special.astype(np.int64) == size - SPECIAL_SIZE[self.am])
+        self.pages["new"] += int(zero.sum())
+        self.pages["other"] += int((~zero & ~own).sum())   # not this AM's special space: verify names them
+        flags = special_flags(chunk, self.am)
+        free = np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)
+        self.free_space += int(free[own].sum())
+        lps = decode_line_pointers(chunk, h)
+        self._pages(chunk, first, own, flags, h, lps)
+
+    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        raise NotImplementedError
+
+    def _line_pointer_states(self, mask: np.ndarray, lps) -> None:
+        """Items of the pages in ``mask`` by line pointer state: live (LP_NORMAL), dead (LP_DEAD)."""
+        sel = mask[lps.page]
+        self.items["live_items"] += int((sel & (lps.flags == LP_NORMAL)).sum())
+        self.items["dead_items"] += int((sel & (lps.flags == LP_DEAD)).sum())
+
+    def report(self) -> dict:
+        total = self.nblocks * self.block_size
+        reclaimable = self.reclaimable_pages()
+        return {"pages": dict(sorted((k, v) for k, v in self.pages.items() if v)), "nblocks": self.nblocks,
+                "items": dict(self.items), "free_space": self.free_space,
+                "free_percent": round(100.0 * self.free_space / total, 2) if total else 0.0,
+                "reclaimable": {"pages": reclaimable, "bytes": reclaimable * self.block_size}}
+
+    def reclaimable_pages(self) -> int:
+        """Pages a VACUUM would hand to the free space map (new pages, pages deleted from the tree)."""
+        return self.pages["new"] + self.pages["deleted"]
+
+
+class GinStats(AmStats):
+    am = "gin"
+
+    def __init__(self, block_size: int, major: int | None = None):
+        super().__init__(block_size, major)
+        self.meta: dict | None = None
+
+    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        kinds = np.array([gin.page_kind(int(f)) for f in flags], dtype=object)
+        for i in np.flatnonzero(own):
+            kind = kinds[i]
+            self.pages[kind] += 1
+            if kind == "meta" and self.meta is None:
+                self.meta = gin.metapage_info(chunk[i])
+            elif kind == "data_leaf":
+                self.items["posting_tree_tids"] += _data_leaf_tid_count(chunk[i])
+            elif kind == "data_internal":
+                self.items["posting_items"] += int(gin.opaque_of(chunk[i])[1])
+        tuples = own & np.isin(kinds, ("entry_leaf", "entry_internal", "list"))
+        self._line_pointer_states(tuples, lps)
+        leaf_entry = own & (kinds == "entry_leaf")
+        sel = leaf_entry[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 8) & \
+            (lps.off.astype(np.int64) + 8 <= chunk.shape[1])
+        if sel.any():  # each entry's t_tid.ip_posid: its TID count, or GIN_TREE_POSTING
+            at = lps.off[sel].astype(np.int64) + 4
+            pages = lps.page[sel]
+            posid = chunk[pages, at].astype(np.int64) | chunk[pages, at + 1].astype(np.int64) << 8
+            tree = posid == GIN_TREE_POSTING
+            self.items["entries"] += int(sel.sum())
+            self.items["posting_trees"] += int(tree.sum())
+            self.items["entry_tids"] += int(posid[~tree].sum())
+        self.items["pending_list_tuples"] += int((own & (kinds == "list"))[lps.page].sum())
+
+    def report(self) -> dict:
+        out = super().report()
+        m = self.meta
+        out["pgstatginindex"] = None if m is None else {"version": m["version"], "pending_pages": m["n_pending_pages"],
+                                                         "pending_tuples": m["n_pending_tuples"]}
+        out["gin_metapage_info"] = m
+        return out
+
+
+def _data_leaf_tid_count(page: np.ndarray) -> int:
+    """TIDs in a compressed posting tree leaf (its segments that decode)."""
+    return sum(len(values) for values, _ in gin.iter_segments(page.tobytes())[0])
+
+
+class GistStats(AmStats):
+    """Also pgstattuple's figures: pgstat_gist_page counts the leaf pages after the root (block 0), every line
+    pointer of them (LP_DEAD as dead, any other as a tuple, lp_len its length) and their free space
+    (PageGetFreeSpace, from 18 PageGetExactFreeSpace)."""
+    am = "gist"
+    COUNTERS = ("tuple_count", "tuple_len", "dead_tuple_count", "dead_tuple_len", "free_space")
+
+    def __init__(self, block_size: int, major: int | None = None):
+        super().__init__(block_size, major)
+        self.pgstattuple = dict.fromkeys(self.COUNTERS, 0)
+
+    def _pgstattuple(self, first: int, leaf: np.ndarray, headers, lps) -> None:
+        leaf = leaf & (first + np.arange(len(leaf)) > 0)
+        room = headers.upper.astype(np.int64) - headers.lower.astype(np.int64)
+        st = self.pgstattuple
+        if self.major is None or self.major >= PGSTATTUPLE_EXACT_FREE_SPACE_SINCE:   # PageGetExactFreeSpace
+            free = np.maximum(room, 0)
+        else:                                                                       # PageGetFreeSpace
+            free = np.where(room >= SIZEOF_ItemIdData, room - SIZEOF_ItemIdData, 0)
+        st["free_space"] += int(free[leaf].sum())
+        sel = leaf[lps.page]
+        dead = sel & (lps.flags == LP_DEAD)
+        live = sel & ~dead
+        st["tuple_count"] += int(live.sum())
+        st["tuple_len"] += int(lps.len[live].astype(np.int64).sum())
+        st["dead_tuple_count"] += int(dead.sum())
+        st["dead_tuple_len"] += int(lps.len[dead].astype(np.int64).sum())
+
+    def report(self) -> dict:
+        out = super().report()
+        st = dict(self.pgstattuple)
+        table_len = self.nblocks * self.block_size
+        st = {"table_len": table_len, **st}
+        for name, part in (("tuple_percent", "tuple_len"), ("dead_tuple_percent", "dead_tuple_len"),
+                           ("free_percent", "free_space")):
+            st[name] = float(f"{100.0 * st[part] / table_len:.2f}") if table_len else None   # "%.2f"
+        out["pgstattuple"] = {k: st[k] for k in ("table_len", "tuple_count", "tuple_len", "tuple_percent",
+                                                 "dead_tuple_count", "dead_tuple_len", "dead_tuple_percent",
+                                                 "free_space", "free_percent")}
+        return out
+
+    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        self._pgstattuple(first, own & (flags & F_LEAF != 0), headers, lps)
+        deleted = own & (flags & F_DELETED != 0)
+        leaf = own & ~deleted & (flags & F_LEAF != 0)
+        internal = own & ~deleted & ~leaf
+        self.pages["deleted"] += int(deleted.sum())
+        self.pages["leaf"] += int(leaf.sum())
+        self.pages["internal"] += int(internal.sum())
+        self.pages["has_garbage"] += int((own & (flags & F_HAS_GARBAGE != 0)).sum())
+        self._line_pointer_states(leaf | internal, lps)
+        self.items["leaf_tuples"] += int((leaf[lps.page] & (lps.flags == LP_NORMAL)).sum())
+        self.items["downlinks"] += int((internal[lps.page] & (lps.flags == LP_NORMAL)).sum())
+
+    def reclaimable_pages(self) -> int:
+        return self.pages["new"] + self.pages["deleted"]
+
+
+class SpgistStats(AmStats):
+    am = "spgist"
+
+    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        meta = own & (flags & SPGIST_META != 0)
+        leaf = own & ~meta & (flags & SPGIST_LEAF != 0)
+        inner = own & ~meta & ~leaf
+        nulls = flags & SPGIST_NULLS != 0
+        self.pages["meta"] += int(meta.sum())
+        self.pages["leaf"] += int((leaf & ~nulls).sum())
+        self.pages["inner"] += int((inner & ~nulls).sum())
+        self.pages["nulls_leaf"] += int((leaf & nulls).sum())
+        self.pages["nulls_inner"] += int((inner & nulls).sum())
+        self._line_pointer_states(leaf | inner, lps)
+        sel = (leaf | inner)[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 4) & \
+            (lps.off.astype(np.int64) + 4 <= chunk.shape[1])
+        if sel.any():     # each tuple's tupstate: the low 2 bits of its first byte
+            state = chunk[lps.page[sel], lps.off[sel].astype(np.int64)] & 3
+            is_leaf = leaf[lps.page[sel]]
+            for value, name in spgist.STATES.items():
+                hit = state == value
+                if name == "live":
+                    self.items["live_leaf"] += int((hit & is_leaf).sum())
+                    self.items["live_inner"] += int((hit & ~is_leaf).sum())
+                else:
+                    self.items[name] += int(hit.sum())
+
+    def reclaimable_pages(self) -> int:
+        return self.pages["new"]
+
+
+STATS = {"gin": GinStats, "gist": GistStats, "spgist": SpgistStats}
