@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+#  formats/xlog_records.ksy (sha256 7cbbccb68c705ce4b4832228b4befef9e187cab51d59bd233181fc56bd38b7a0)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1141,6 +1141,231 @@ LAYOUTS = {
             'pad': (2, ('bytes', 2)),
         },
     },
+    'xlog_records::xl_btree_split': {
+        'size': 10,
+        'fields': {
+            'level': (0, 'u4'),
+            'firstrightoff': (4, 'u2'),
+            'newitemoff': (6, 'u2'),
+            'postingoff': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_dedup': {
+        'size': 2,
+        'fields': {
+            'nintervals': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_delete_14': {
+        'size': 8,
+        'fields': {
+            'latest_removed_xid': (0, 'u4'),
+            'ndeleted': (4, 'u2'),
+            'nupdated': (6, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_delete_16': {
+        'size': 9,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'ndeleted': (4, 'u2'),
+            'nupdated': (6, 'u2'),
+            'is_catalog_rel': (8, 'u1'),
+        },
+    },
+    'xlog_records::xl_btree_update': {
+        'size': 2,
+        'fields': {
+            'ndeletedtids': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_mark_page_halfdead': {
+        'size': 20,
+        'fields': {
+            'poffset': (0, 'u2'),
+            'pad': (2, ('bytes', 2)),
+            'leafblk': (4, 'u4'),
+            'leftblk': (8, 'u4'),
+            'rightblk': (12, 'u4'),
+            'topparent': (16, 'u4'),
+        },
+    },
+    'xlog_records::xl_btree_unlink_page_14': {
+        'size': 36,
+        'fields': {
+            'leftsib': (0, 'u4'),
+            'rightsib': (4, 'u4'),
+            'level': (8, 'u4'),
+            'pad': (12, ('bytes', 4)),
+            'safexid': (16, 'u8'),
+            'leafleftsib': (24, 'u4'),
+            'leafrightsib': (28, 'u4'),
+            'leaftopparent': (32, 'u4'),
+        },
+    },
+    'xlog_records::xl_btree_reuse_page_14': {
+        'size': 24,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+            'block': (12, 'u4'),
+            'latest_removed_full_xid': (16, 'u8'),
+        },
+    },
+    'xlog_records::xl_btree_reuse_page_16': {
+        'size': 25,
+        'fields': {
+            'spc_oid': (0, 'u4'),
+            'db_oid': (4, 'u4'),
+            'rel_number': (8, 'u4'),
+            'block': (12, 'u4'),
+            'snapshot_conflict_horizon': (16, 'u8'),
+            'is_catalog_rel': (24, 'u1'),
+        },
+    },
+    'xlog_records::xl_btree_metadata_14': {
+        'size': 25,
+        'fields': {
+            'version': (0, 'u4'),
+            'root': (4, 'u4'),
+            'level': (8, 'u4'),
+            'fastroot': (12, 'u4'),
+            'fastlevel': (16, 'u4'),
+            'last_cleanup_num_delpages': (20, 'u4'),
+            'allequalimage': (24, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_freeze_page_10': {
+        'size': 6,
+        'fields': {
+            'cutoff_xid': (0, 'u4'),
+            'ntuples': (4, 'u2'),
+        },
+    },
+    'xlog_records::xl_hash_insert': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_hash_delete': {
+        'size': 2,
+        'fields': {
+            'clear_dead_marking': (0, 'u1'),
+            'is_primary_bucket_page': (1, 'u1'),
+        },
+    },
+    'xlog_records::xl_hash_update_meta_page': {
+        'size': 8,
+        'fields': {
+            'ntuples': (0, 'f8'),
+        },
+    },
+    'xlog_records::xl_gin_insert': {
+        'size': 2,
+        'fields': {
+            'flags': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_gin_insert_entry': {
+        'size': 3,
+        'fields': {
+            'offset': (0, 'u2'),
+            'is_delete': (2, 'u1'),
+        },
+    },
+    'xlog_records::xl_gin_delete_list_pages': {
+        'size': 60,
+        'fields': {
+            'metadata': (0, ('bytes', 56)),
+            'ndeleted': (56, 's4'),
+        },
+    },
+    'xlog_records::xl_spgist_add_leaf': {
+        'size': 10,
+        'fields': {
+            'new_page': (0, 'u1'),
+            'stores_nulls': (1, 'u1'),
+            'offnum_leaf': (2, 'u2'),
+            'offnum_head_leaf': (4, 'u2'),
+            'offnum_parent': (6, 'u2'),
+            'node_i': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_vacuum_root': {
+        'size': 2,
+        'fields': {
+            'n_delete': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_brin_samepage_update': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_seq_rec': {
+        'size': 12,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+        },
+    },
+    'xlog_records::xl_multixact_create': {
+        'size': 12,
+        'fields': {
+            'mid': (0, 'u4'),
+            'moff': (4, 'u4'),
+            'nmembers': (8, 's4'),
+        },
+    },
+    'xlog_records::xl_multixact_member': {
+        'size': 8,
+        'fields': {
+            'xid': (0, 'u4'),
+            'status': (4, 's4'),
+        },
+    },
+    'xlog_records::xl_relmap_update': {
+        'size': 12,
+        'fields': {
+            'dbid': (0, 'u4'),
+            'tsid': (4, 'u4'),
+            'nbytes': (8, 's4'),
+        },
+    },
+    'xlog_records::xl_tblspc_rec': {
+        'size': 4,
+        'fields': {
+            'ts_id': (0, 'u4'),
+        },
+    },
+    'xlog_records::xl_replorigin_set': {
+        'size': 11,
+        'fields': {
+            'remote_lsn': (0, 'u8'),
+            'node_id': (8, 'u2'),
+            'force': (10, 'u1'),
+        },
+    },
+    'xlog_records::xl_replorigin_drop': {
+        'size': 2,
+        'fields': {
+            'node_id': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_logical_message': {
+        'size': 24,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'transactional': (4, 'u1'),
+            'pad': (5, ('bytes', 3)),
+            'prefix_size': (8, 'u8'),
+            'message_size': (16, 'u8'),
+        },
+    },
 }
 
 ENUMS = {
@@ -1415,6 +1640,14 @@ ENUMS = {
         32: 'XLHP_HAS_REDIRECTIONS',
         64: 'XLHP_HAS_DEAD_ITEMS',
         128: 'XLHP_HAS_NOW_UNUSED_ITEMS',
+    },
+    'xlog_records::multixact_status': {
+        0: 'MultiXactStatusForKeyShare',
+        1: 'MultiXactStatusForShare',
+        2: 'MultiXactStatusForNoKeyUpdate',
+        3: 'MultiXactStatusForUpdate',
+        4: 'MultiXactStatusNoKeyUpdate',
+        5: 'MultiXactStatusUpdate',
     },
 }
 
@@ -1796,6 +2029,52 @@ ORIG_IDS = {
     'xlog_records::xlhp_freeze_plan': {
         '': 'xl_heap_freeze_plan',
     },
+    'xlog_records::xl_btree_delete_14': {
+        'latest_removed_xid': 'latestRemovedXid',
+    },
+    'xlog_records::xl_btree_delete_16': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+        'is_catalog_rel': 'isCatalogRel',
+    },
+    'xlog_records::xl_btree_reuse_page_14': {
+        'latest_removed_full_xid': 'latestRemovedFullXid',
+    },
+    'xlog_records::xl_btree_reuse_page_16': {
+        'spc_oid': 'spcOid',
+        'db_oid': 'dbOid',
+        'rel_number': 'relNumber',
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+        'is_catalog_rel': 'isCatalogRel',
+    },
+    'xlog_records::xl_gin_insert': {
+        '': 'ginxlogInsert',
+    },
+    'xlog_records::xl_gin_insert_entry': {
+        'is_delete': 'isDelete',
+        '': 'ginxlogInsertEntry',
+    },
+    'xlog_records::xl_gin_delete_list_pages': {
+        '': 'ginxlogDeleteListPages',
+    },
+    'xlog_records::xl_spgist_add_leaf': {
+        'new_page': 'newPage',
+        'stores_nulls': 'storesNulls',
+        'offnum_leaf': 'offnumLeaf',
+        'offnum_head_leaf': 'offnumHeadLeaf',
+        'offnum_parent': 'offnumParent',
+        'node_i': 'nodeI',
+        '': 'spgxlogAddLeaf',
+    },
+    'xlog_records::xl_spgist_vacuum_root': {
+        'n_delete': 'nDelete',
+        '': 'spgxlogVacuumRoot',
+    },
+    'xlog_records::xl_multixact_member': {
+        '': 'MultiXactMember',
+    },
+    'xlog_records::xl_logical_message': {
+        'db_id': 'dbId',
+    },
 }
 
 VALID = {
@@ -1913,4 +2192,32 @@ TYPE_SOURCES = {
     'xlog_records::xl_heap_freeze_page_16': 'formats/xlog_records.ksy',
     'xlog_records::xlhp_freeze_plan': 'formats/xlog_records.ksy',
     'xlog_records::xlhp_freeze_plans': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_split': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_dedup': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_delete_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_delete_16': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_mark_page_halfdead': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_unlink_page_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_reuse_page_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_reuse_page_16': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_metadata_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_freeze_page_10': 'formats/xlog_records.ksy',
+    'xlog_records::xl_hash_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_hash_delete': 'formats/xlog_records.ksy',
+    'xlog_records::xl_hash_update_meta_page': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gin_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gin_insert_entry': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gin_delete_list_pages': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_add_leaf': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_vacuum_root': 'formats/xlog_records.ksy',
+    'xlog_records::xl_brin_samepage_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_seq_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_multixact_create': 'formats/xlog_records.ksy',
+    'xlog_records::xl_multixact_member': 'formats/xlog_records.ksy',
+    'xlog_records::xl_relmap_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_tblspc_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_replorigin_set': 'formats/xlog_records.ksy',
+    'xlog_records::xl_replorigin_drop': 'formats/xlog_records.ksy',
+    'xlog_records::xl_logical_message': 'formats/xlog_records.ksy',
 }

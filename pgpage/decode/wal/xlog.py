@@ -1,6 +1,6 @@
 """XLOG records: checkpoints (their CheckPoint: pg_control.ksy's layout up to 16, xlog_records.ksy's from 17),
-CHECKPOINT_REDO and NEXTOID described as pg_waldump 16+ words them; FPI, FPI_FOR_HINT and SWITCH have no
-description (as in pg_waldump)."""
+CHECKPOINT_REDO and NEXTOID described as pg_waldump 16+ words them; FPI, FPI_FOR_HINT and SWITCH are described
+with nothing (xlogdesc.c has nothing to add for them)."""
 from __future__ import annotations
 
 import struct
@@ -50,6 +50,8 @@ def describe(rec: Record, major: int) -> str | None:
     if name == "CHECKPOINT_REDO":
         level = struct.unpack_from("<i", rec.main_data)[0]
         return f"wal_level {WAL_LEVELS.get(level, level)}"
+    if name in ("FPI", "FPI_FOR_HINT", "SWITCH"):
+        return ""
     if name == "NEXTOID":
         return str(struct.unpack_from("<I", rec.main_data)[0])
     return None
