@@ -832,6 +832,20 @@ types:
       - id: message_size
         type: u8
         doc: size of the message
+  xl_end_of_recovery:
+    doc: XLOG END_OF_RECOVERY (17 adds an int wal_level after these)
+    seq:
+      - id: end_time
+        type: s8
+        doc: TimestampTz of the end of recovery
+      - id: this_time_line_id
+        -orig-id: ThisTimeLineID
+        type: u4
+        doc: new TLI
+      - id: prev_time_line_id
+        -orig-id: PrevTimeLineID
+        type: u4
+        doc: previous TLI we forked off from
 enums:
   infobits:
     0x01:

@@ -310,3 +310,75 @@ def test_zstd_image_without_the_package(monkeypatch):
     rec, ref = next((r, b) for r in walk(15)[1] for b in r.blocks if b.compression == "zstd")
     with pytest.raises(RecordError, match="zstandard package is not installed"):
         page_image(rec, ref)
+
+
+TIMELINE = WAL / "timeline"
+
+
+def _timeline_copy(tmp_path, drop=(), rename=None):
+    """The promotion fixture's archive copied to ``tmp_path`` (files in ``drop`` left out, ``rename`` old: new)."""
+    import shutil
+    for p in (TIMELINE / "archive").iterdir():
+        if p.name not in drop:
+            shutil.copy(p, tmp_path / (rename or {}).get(p.name, p.name))
+    return tmp_path
+
+
+def test_records_followed_across_a_promotion():
+    """A standby promoted to timeline 2: the records of timeline 1's segment, then timeline 2's copy of the switch
+    segment (timeline 1's WAL up to the switch point, END_OF_RECOVERY, the new WAL), each as pg_walinspect read them
+    on the promoted server, following 00000002.history."""
+    from pgpage.decode.wal.describe import describe
+    with gzip.open(TIMELINE / "oracle.json.gz") as f:
+        want = json.load(f)
+    facts = want["facts"]
+    reader = WalReader(WalDirectory(TIMELINE / "archive"))
+    recs = list(reader.records(parse_lsn(facts["start_lsn"]), parse_lsn(facts["end_lsn"])))
+    assert (reader.timeline, facts["timeline"]) == (2, 2)
+    assert [e.tli for e in reader.history] == [1, 2] and reader.findings == []
+    assert reader.stop.code == "wal.end"
+    assert len(recs) == len(want["records"])
+    for rec, w in zip(recs, want["records"]):
+        got = {"start_lsn": format_lsn(rec.lsn), "end_lsn": format_lsn(rec.end_lsn), "prev_lsn": format_lsn(rec.prev_lsn),
+               "xid": rec.xid, "resource_manager": versions.rmgr_name(rec.rmid),
+               "record_type": versions.wal_record_type(16, rec.rmid, rec.info), "record_length": rec.length,
+               "description": describe(rec, 16)}
+        assert got == {**{k: w[k] for k in got}, "description": w["description"] or ""}, w
+    switch = next(r for r in recs if versions.wal_record_type(16, r.rmid, r.info) == "END_OF_RECOVERY")
+    assert switch.lsn == reader.history[0].end == reader.history[1].begin     # where the history says 2 begins
+
+
+def test_timeline_asked_for_reads_only_its_history(tmp_path):
+    """Asked for timeline 1, the reader reads timeline 1's segment and says why timeline 2's is not read, instead of
+    mixing it in; its WAL ends where timeline 1's segments end."""
+    reader = WalReader(WalDirectory(_timeline_copy(tmp_path)), timeline=1)
+    recs = list(reader.records())
+    assert [f.code for f in reader.findings] == ["wal.segment.other_timeline"]
+    assert "00000002000000000000000E" in reader.findings[0].message
+    assert recs and reader.stop.code == "wal.end" and "00000001000000000000000E" in reader.stop.message
+    assert all(r.lsn < reader.directory.history(2)[0].end for r in recs)
+
+
+def test_segment_of_a_timeline_outside_the_history(tmp_path):
+    """A segment of timeline 3 (a real segment under another name) beside timeline 2's: a finding, not read."""
+    _timeline_copy(tmp_path, rename={"00000001000000000000000D.gz": "00000003000000000000000D.gz"})
+    import shutil
+    shutil.copy(TIMELINE / "archive" / "00000001000000000000000D.gz", tmp_path)
+    reader = WalReader(WalDirectory(tmp_path), timeline=2)
+    assert [(f.code, f.message.split(" ")[0]) for f in reader.findings] == [
+        ("wal.segment.other_timeline", "00000003000000000000000D.gz")]
+    assert len(list(reader.records())) == len(list(WalReader(WalDirectory(TIMELINE / "archive")).records()))
+
+
+def test_switch_segment_of_the_new_timeline_missing(tmp_path):
+    """Without timeline 2's copy of the switch segment the WAL ends at timeline 1's last segment; without the history
+    file the switch point is unknown: a warning, each segment from the newest timeline that has it."""
+    (tmp_path / "a").mkdir()
+    reader = WalReader(WalDirectory(_timeline_copy(tmp_path / "a", drop=("00000002000000000000000E.gz",))), timeline=2)
+    list(reader.records())
+    assert reader.stop.code == "wal.end" and "00000002000000000000000E" in reader.stop.message
+    (tmp_path / "b").mkdir()
+    reader = WalReader(WalDirectory(_timeline_copy(tmp_path / "b", drop=("00000002.history",))))
+    recs = list(reader.records())
+    assert [f.code for f in reader.findings] == ["wal.timeline.history_missing"]
+    assert len(recs) == len(list(WalReader(WalDirectory(TIMELINE / "archive")).records()))

@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 7cbbccb68c705ce4b4832228b4befef9e187cab51d59bd233181fc56bd38b7a0)
+#  formats/xlog_records.ksy (sha256 df293afadc6c55d9e90b0004bea93c8ad220359d0c0beebc72016feb3c091195)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1366,6 +1366,14 @@ LAYOUTS = {
             'message_size': (16, 'u8'),
         },
     },
+    'xlog_records::xl_end_of_recovery': {
+        'size': 16,
+        'fields': {
+            'end_time': (0, 's8'),
+            'this_time_line_id': (8, 'u4'),
+            'prev_time_line_id': (12, 'u4'),
+        },
+    },
 }
 
 ENUMS = {
@@ -2075,6 +2083,10 @@ ORIG_IDS = {
     'xlog_records::xl_logical_message': {
         'db_id': 'dbId',
     },
+    'xlog_records::xl_end_of_recovery': {
+        'this_time_line_id': 'ThisTimeLineID',
+        'prev_time_line_id': 'PrevTimeLineID',
+    },
 }
 
 VALID = {
@@ -2220,4 +2232,5 @@ TYPE_SOURCES = {
     'xlog_records::xl_replorigin_set': 'formats/xlog_records.ksy',
     'xlog_records::xl_replorigin_drop': 'formats/xlog_records.ksy',
     'xlog_records::xl_logical_message': 'formats/xlog_records.ksy',
+    'xlog_records::xl_end_of_recovery': 'formats/xlog_records.ksy',
 }

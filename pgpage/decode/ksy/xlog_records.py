@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 7cbbccb68c705ce4b4832228b4befef9e187cab51d59bd233181fc56bd38b7a0)
+# Source: formats/xlog_records.ksy (sha256 df293afadc6c55d9e90b0004bea93c8ad220359d0c0beebc72016feb3c091195)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -499,6 +499,24 @@ class XlogRecords(KaitaiStruct):
         def _read(self):
             self.db_id = self._io.read_u4le()
             self.ntablespaces = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlEndOfRecovery(KaitaiStruct):
+        """XLOG END_OF_RECOVERY (17 adds an int wal_level after these)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlEndOfRecovery, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.end_time = self._io.read_s8le()
+            self.this_time_line_id = self._io.read_u4le()
+            self.prev_time_line_id = self._io.read_u4le()
 
 
         def _fetch_instances(self):
