@@ -270,6 +270,7 @@ class WalReader:
 
     def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None"):
         self.stop = None
+        self._tli = 0                 # (each walk checks the pages' timelines afresh)
         startseg = self.first_segno if start is None else start // self.segment_size
         if start is not None and startseg not in self.segments:
             self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)

@@ -346,6 +346,13 @@ def test_records_followed_across_a_promotion():
         assert got == {**{k: w[k] for k in got}, "description": w["description"] or ""}, w
     switch = next(r for r in recs if versions.wal_record_type(16, r.rmid, r.info) == "END_OF_RECOVERY")
     assert switch.lsn == reader.history[0].end == reader.history[1].begin     # where the history says 2 begins
+    from pgpage.passes.wal import RecordCounts, wal_stats
+    counts = RecordCounts()
+    for rec in reader.records():
+        counts.add(rec)
+    compiled = reader.record_counts()              # the compiled scan across the switch, after a first walk
+    assert wal_stats(compiled, 16) == wal_stats(counts, 16) and reader.stop.code == "wal.end"
+    assert [int(x) for c in reader.record_arrays() for x in c["lsn"]] == [r.lsn for r in reader.records()]
 
 
 def test_timeline_asked_for_reads_only_its_history(tmp_path):
