@@ -846,6 +846,174 @@ types:
         -orig-id: PrevTimeLineID
         type: u4
         doc: previous TLI we forked off from
+  xl_gist_page_split:
+    -orig-id: gistxlogPageSplit
+    doc: GiST PAGE_SPLIT, its fixed part
+    seq:
+      - id: origrlink
+        type: u4
+        doc: rightlink of the page before split
+      - id: pad
+        size: 4
+        doc: alignment
+      - id: orignsn
+        type: u8
+        doc: NSN of the page before split
+      - id: origleaf
+        type: u1
+        doc: was the split page a leaf page?
+      - id: pad2
+        size: 1
+        doc: alignment
+      - id: npage
+        type: u2
+        doc: number of pages in the split
+      - id: markfollowright
+        type: u1
+        doc: set F_FOLLOW_RIGHT flags
+  xl_gist_page_delete:
+    -orig-id: gistxlogPageDelete
+    doc: GiST PAGE_DELETE from 13
+    seq:
+      - id: delete_xid
+        -orig-id: deleteXid
+        type: u8
+        doc: last Xid which could see page in scan (FullTransactionId)
+      - id: downlink_offset
+        -orig-id: downlinkOffset
+        type: u2
+        doc: offset of downlink referencing this page
+  xl_spgist_move_leafs:
+    -orig-id: spgxlogMoveLeafs
+    doc: SPGist MOVE_LEAFS, its fixed part
+    seq:
+      - id: n_moves
+        -orig-id: nMoves
+        type: u2
+        doc: number of tuples moved from source page
+      - id: new_page
+        -orig-id: newPage
+        type: u1
+        doc: init dest page
+      - id: replace_dead
+        -orig-id: replaceDead
+        type: u1
+        doc: are we replacing a DEAD source tuple?
+      - id: stores_nulls
+        -orig-id: storesNulls
+        type: u1
+        doc: pages are in the nulls tree
+      - id: pad
+        size: 1
+        doc: alignment
+      - id: offnum_parent
+        -orig-id: offnumParent
+        type: u2
+        doc: where the parent downlink is
+      - id: node_i
+        -orig-id: nodeI
+        type: u2
+        doc: which node of the parent
+  xl_spgist_pick_split:
+    -orig-id: spgxlogPickSplit
+    doc: SPGist PICKSPLIT, its fixed part
+    seq:
+      - id: is_root_split
+        -orig-id: isRootSplit
+        type: u1
+        doc: the root page was split
+      - id: pad
+        size: 1
+        doc: alignment
+      - id: n_delete
+        -orig-id: nDelete
+        type: u2
+        doc: tuples removed from the source page
+      - id: n_insert
+        -orig-id: nInsert
+        type: u2
+        doc: new tuples
+      - id: init_src
+        -orig-id: initSrc
+        type: u1
+        doc: re-init source page
+      - id: init_dest
+        -orig-id: initDest
+        type: u1
+        doc: re-init dest page
+      - id: offnum_inner
+        -orig-id: offnumInner
+        type: u2
+        doc: where the new inner tuple goes
+      - id: init_inner
+        -orig-id: initInner
+        type: u1
+        doc: re-init inner page
+      - id: stores_nulls
+        -orig-id: storesNulls
+        type: u1
+        doc: pages are in the nulls tree
+      - id: inner_is_parent
+        -orig-id: innerIsParent
+        type: u1
+        doc: the inner tuple's page is the parent page
+      - id: pad2
+        size: 1
+        doc: alignment
+      - id: offnum_parent
+        -orig-id: offnumParent
+        type: u2
+        doc: where the parent downlink is
+      - id: node_i
+        -orig-id: nodeI
+        type: u2
+        doc: which node of the parent
+  xl_spgist_vacuum_leaf:
+    -orig-id: spgxlogVacuumLeaf
+    doc: SPGist VACUUM_LEAF, its fixed part
+    seq:
+      - id: n_dead
+        -orig-id: nDead
+        type: u2
+        doc: tuples made DEAD
+      - id: n_placeholder
+        -orig-id: nPlaceholder
+        type: u2
+        doc: tuples made PLACEHOLDER
+      - id: n_move
+        -orig-id: nMove
+        type: u2
+        doc: tuples moved
+      - id: n_chain
+        -orig-id: nChain
+        type: u2
+        doc: tuples whose chain link changes
+  xl_spgist_vacuum_redirect:
+    -orig-id: spgxlogVacuumRedirect
+    doc: SPGist VACUUM_REDIRECT (newestRedirectXid before 16, snapshotConflictHorizon from 16, isCatalogRel 16+)
+    seq:
+      - id: n_to_placeholder
+        -orig-id: nToPlaceholder
+        type: u2
+        doc: redirects to make placeholders
+      - id: first_placeholder
+        -orig-id: firstPlaceholder
+        type: u2
+        doc: first placeholder tuple to remove
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u4
+        doc: newest XID of removed redirects
+      - id: is_catalog_rel
+        -orig-id: isCatalogRel
+        type: u1
+        doc: the index is of a catalog (16+)
+  xl_restore_point:
+    doc: XLOG RESTORE_POINT, its fixed part (char rp_name[MAXFNAMELEN] follows)
+    seq:
+      - id: rp_time
+        type: s8
+        doc: TimestampTz of the restore point
 enums:
   infobits:
     0x01:

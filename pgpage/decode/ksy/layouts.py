@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 df293afadc6c55d9e90b0004bea93c8ad220359d0c0beebc72016feb3c091195)
+#  formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1374,6 +1374,79 @@ LAYOUTS = {
             'prev_time_line_id': (12, 'u4'),
         },
     },
+    'xlog_records::xl_gist_page_split': {
+        'size': 21,
+        'fields': {
+            'origrlink': (0, 'u4'),
+            'pad': (4, ('bytes', 4)),
+            'orignsn': (8, 'u8'),
+            'origleaf': (16, 'u1'),
+            'pad2': (17, ('bytes', 1)),
+            'npage': (18, 'u2'),
+            'markfollowright': (20, 'u1'),
+        },
+    },
+    'xlog_records::xl_gist_page_delete': {
+        'size': 10,
+        'fields': {
+            'delete_xid': (0, 'u8'),
+            'downlink_offset': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_move_leafs': {
+        'size': 10,
+        'fields': {
+            'n_moves': (0, 'u2'),
+            'new_page': (2, 'u1'),
+            'replace_dead': (3, 'u1'),
+            'stores_nulls': (4, 'u1'),
+            'pad': (5, ('bytes', 1)),
+            'offnum_parent': (6, 'u2'),
+            'node_i': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_pick_split': {
+        'size': 18,
+        'fields': {
+            'is_root_split': (0, 'u1'),
+            'pad': (1, ('bytes', 1)),
+            'n_delete': (2, 'u2'),
+            'n_insert': (4, 'u2'),
+            'init_src': (6, 'u1'),
+            'init_dest': (7, 'u1'),
+            'offnum_inner': (8, 'u2'),
+            'init_inner': (10, 'u1'),
+            'stores_nulls': (11, 'u1'),
+            'inner_is_parent': (12, 'u1'),
+            'pad2': (13, ('bytes', 1)),
+            'offnum_parent': (14, 'u2'),
+            'node_i': (16, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_vacuum_leaf': {
+        'size': 8,
+        'fields': {
+            'n_dead': (0, 'u2'),
+            'n_placeholder': (2, 'u2'),
+            'n_move': (4, 'u2'),
+            'n_chain': (6, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_vacuum_redirect': {
+        'size': 9,
+        'fields': {
+            'n_to_placeholder': (0, 'u2'),
+            'first_placeholder': (2, 'u2'),
+            'snapshot_conflict_horizon': (4, 'u4'),
+            'is_catalog_rel': (8, 'u1'),
+        },
+    },
+    'xlog_records::xl_restore_point': {
+        'size': 8,
+        'fields': {
+            'rp_time': (0, 's8'),
+        },
+    },
 }
 
 ENUMS = {
@@ -2087,6 +2160,51 @@ ORIG_IDS = {
         'this_time_line_id': 'ThisTimeLineID',
         'prev_time_line_id': 'PrevTimeLineID',
     },
+    'xlog_records::xl_gist_page_split': {
+        '': 'gistxlogPageSplit',
+    },
+    'xlog_records::xl_gist_page_delete': {
+        'delete_xid': 'deleteXid',
+        'downlink_offset': 'downlinkOffset',
+        '': 'gistxlogPageDelete',
+    },
+    'xlog_records::xl_spgist_move_leafs': {
+        'n_moves': 'nMoves',
+        'new_page': 'newPage',
+        'replace_dead': 'replaceDead',
+        'stores_nulls': 'storesNulls',
+        'offnum_parent': 'offnumParent',
+        'node_i': 'nodeI',
+        '': 'spgxlogMoveLeafs',
+    },
+    'xlog_records::xl_spgist_pick_split': {
+        'is_root_split': 'isRootSplit',
+        'n_delete': 'nDelete',
+        'n_insert': 'nInsert',
+        'init_src': 'initSrc',
+        'init_dest': 'initDest',
+        'offnum_inner': 'offnumInner',
+        'init_inner': 'initInner',
+        'stores_nulls': 'storesNulls',
+        'inner_is_parent': 'innerIsParent',
+        'offnum_parent': 'offnumParent',
+        'node_i': 'nodeI',
+        '': 'spgxlogPickSplit',
+    },
+    'xlog_records::xl_spgist_vacuum_leaf': {
+        'n_dead': 'nDead',
+        'n_placeholder': 'nPlaceholder',
+        'n_move': 'nMove',
+        'n_chain': 'nChain',
+        '': 'spgxlogVacuumLeaf',
+    },
+    'xlog_records::xl_spgist_vacuum_redirect': {
+        'n_to_placeholder': 'nToPlaceholder',
+        'first_placeholder': 'firstPlaceholder',
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+        'is_catalog_rel': 'isCatalogRel',
+        '': 'spgxlogVacuumRedirect',
+    },
 }
 
 VALID = {
@@ -2233,4 +2351,11 @@ TYPE_SOURCES = {
     'xlog_records::xl_replorigin_drop': 'formats/xlog_records.ksy',
     'xlog_records::xl_logical_message': 'formats/xlog_records.ksy',
     'xlog_records::xl_end_of_recovery': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gist_page_split': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gist_page_delete': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_move_leafs': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_pick_split': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_vacuum_leaf': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_vacuum_redirect': 'formats/xlog_records.ksy',
+    'xlog_records::xl_restore_point': 'formats/xlog_records.ksy',
 }

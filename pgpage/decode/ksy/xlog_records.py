@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 df293afadc6c55d9e90b0004bea93c8ad220359d0c0beebc72016feb3c091195)
+# Source: formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -573,6 +573,45 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlGistPageDelete(KaitaiStruct):
+        """GiST PAGE_DELETE from 13."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGistPageDelete, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.delete_xid = self._io.read_u8le()
+            self.downlink_offset = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlGistPageSplit(KaitaiStruct):
+        """GiST PAGE_SPLIT, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGistPageSplit, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.origrlink = self._io.read_u4le()
+            self.pad = self._io.read_bytes(4)
+            self.orignsn = self._io.read_u8le()
+            self.origleaf = self._io.read_u1()
+            self.pad2 = self._io.read_bytes(1)
+            self.npage = self._io.read_u2le()
+            self.markfollowright = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHashDelete(KaitaiStruct):
         """Hash DELETE."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -983,6 +1022,22 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlRestorePoint(KaitaiStruct):
+        """XLOG RESTORE_POINT, its fixed part (char rp_name[MAXFNAMELEN] follows)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlRestorePoint, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.rp_time = self._io.read_s8le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlRunningXacts(KaitaiStruct):
         """Standby RUNNING_XACTS, its fixed part."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -1077,6 +1132,94 @@ class XlogRecords(KaitaiStruct):
             self.offnum_head_leaf = self._io.read_u2le()
             self.offnum_parent = self._io.read_u2le()
             self.node_i = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistMoveLeafs(KaitaiStruct):
+        """SPGist MOVE_LEAFS, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistMoveLeafs, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_moves = self._io.read_u2le()
+            self.new_page = self._io.read_u1()
+            self.replace_dead = self._io.read_u1()
+            self.stores_nulls = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.offnum_parent = self._io.read_u2le()
+            self.node_i = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistPickSplit(KaitaiStruct):
+        """SPGist PICKSPLIT, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistPickSplit, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.is_root_split = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.n_delete = self._io.read_u2le()
+            self.n_insert = self._io.read_u2le()
+            self.init_src = self._io.read_u1()
+            self.init_dest = self._io.read_u1()
+            self.offnum_inner = self._io.read_u2le()
+            self.init_inner = self._io.read_u1()
+            self.stores_nulls = self._io.read_u1()
+            self.inner_is_parent = self._io.read_u1()
+            self.pad2 = self._io.read_bytes(1)
+            self.offnum_parent = self._io.read_u2le()
+            self.node_i = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistVacuumLeaf(KaitaiStruct):
+        """SPGist VACUUM_LEAF, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistVacuumLeaf, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_dead = self._io.read_u2le()
+            self.n_placeholder = self._io.read_u2le()
+            self.n_move = self._io.read_u2le()
+            self.n_chain = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistVacuumRedirect(KaitaiStruct):
+        """SPGist VACUUM_REDIRECT (newestRedirectXid before 16, snapshotConflictHorizon from 16, isCatalogRel 16+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistVacuumRedirect, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_to_placeholder = self._io.read_u2le()
+            self.first_placeholder = self._io.read_u2le()
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.is_catalog_rel = self._io.read_u1()
 
 
         def _fetch_instances(self):

@@ -13,6 +13,7 @@ from pgpage.decode.wal.xact import timestamptz
 
 WAL_LEVEL_IN_CHECKPOINT_SINCE = 17
 END_OF_RECOVERY = unpacker("xlog_records::xl_end_of_recovery")
+RESTORE_POINT = unpacker("xlog_records::xl_restore_point")
 WAL_LEVELS = {k: v.removeprefix("WAL_LEVEL_").lower() for k, v in ENUMS["pg_control::wal_level"].items()}
 
 
@@ -55,6 +56,8 @@ def describe(rec: Record, major: int) -> str | None:
     if name == "END_OF_RECOVERY" and major < WAL_LEVEL_IN_CHECKPOINT_SINCE:     # (17 adds its wal_level)
         end_time, tli, prev = END_OF_RECOVERY.unpack_from(rec.main_data)
         return f"tli {tli}; prev tli {prev}; time {timestamptz(end_time)}"
+    if name == "RESTORE_POINT":
+        return rec.main_data[RESTORE_POINT.size:].split(b"\0", 1)[0].decode("utf-8", "replace")
     if name in ("FPI", "FPI_FOR_HINT", "SWITCH"):
         return ""
     if name == "NEXTOID":
