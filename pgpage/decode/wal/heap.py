@@ -61,7 +61,7 @@ def _describe_15(name: str, data: bytes) -> str | None:
     if name == "LOCK":
         xmax, off, bits, flags = LOCK.unpack_from(data)
         return f"off {off}: xid {xmax}: flags 0x{flags:02X} {out_infobits(bits)}"
-    if name in ("INPLACE", "CONFIRM"):
+    if name == "INPLACE":
         return f"off {INPLACE.unpack_from(data)[0]}"
     return None
 
