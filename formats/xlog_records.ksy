@@ -16,6 +16,16 @@ doc-ref:
   - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/storage/standbydefs.h
   - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/catalog/storage_xlog.h
   - https://github.com/postgres/postgres/blob/REL_10_STABLE/src/include/access/heapam_xlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/hash_xlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/ginxlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/spgxlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/brin_xlog.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/commands/sequence.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/multixact.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/utils/relmapper.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/commands/tablespace.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/replication/origin.h
+  - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/replication/message.h
 types:
   xl_heap_insert:
     doc: Heap INSERT (SizeOfHeapInsert 3)
@@ -459,6 +469,551 @@ types:
       - id: pad
         size: 2
         doc: alignment of plans[] (offsetof(xlhp_freeze_plans, plans) is 4)
+  xl_btree_split:
+    doc: Btree SPLIT_L and SPLIT_R from 13 (SizeOfBtreeSplit 10; before 13 the first three fields, firstright for firstrightoff)
+    seq:
+      - id: level
+        type: u4
+        doc: tree level of page being split
+      - id: firstrightoff
+        type: u2
+        doc: first origpage item on rightpage (firstright before 14)
+      - id: newitemoff
+        type: u2
+        doc: new item's offset
+      - id: postingoff
+        type: u2
+        doc: offset inside orig posting tuple (13+)
+  xl_btree_dedup:
+    doc: Btree DEDUP (13+)
+    seq:
+      - id: nintervals
+        type: u2
+        doc: deduplication intervals in block 0's data
+  xl_btree_delete_14:
+    doc: Btree DELETE, 14 and 15; the deleted and updated offsets are block 0's data
+    seq:
+      - id: latest_removed_xid
+        -orig-id: latestRemovedXid
+        type: u4
+        doc: conflict horizon for hot standby
+      - id: ndeleted
+        type: u2
+        doc: items deleted
+      - id: nupdated
+        type: u2
+        doc: posting list tuples updated
+  xl_btree_delete_16:
+    doc: Btree DELETE from 16 (SizeOfBtreeDelete 9)
+    seq:
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u4
+        doc: conflict horizon for hot standby
+      - id: ndeleted
+        type: u2
+        doc: items deleted
+      - id: nupdated
+        type: u2
+        doc: posting list tuples updated
+      - id: is_catalog_rel
+        -orig-id: isCatalogRel
+        type: u1
+        doc: the index is of a catalog
+  xl_btree_update:
+    doc: one updated posting list tuple of a Btree VACUUM or DELETE (uint16 ptids[ndeletedtids] follow)
+    seq:
+      - id: ndeletedtids
+        type: u2
+        doc: TIDs deleted from the posting list
+  xl_btree_mark_page_halfdead:
+    doc: Btree MARK_PAGE_HALFDEAD
+    seq:
+      - id: poffset
+        type: u2
+        doc: deleted tuple id in parent page
+      - id: pad
+        size: 2
+        doc: alignment
+      - id: leafblk
+        type: u4
+        doc: leaf block ultimately being deleted
+      - id: leftblk
+        type: u4
+        doc: leaf block's left sibling, if any
+      - id: rightblk
+        type: u4
+        doc: leaf block's right sibling
+      - id: topparent
+        type: u4
+        doc: topmost internal page in the subtree
+  xl_btree_unlink_page_14:
+    doc: Btree UNLINK_PAGE and UNLINK_PAGE_META from 14 (SizeOfBtreeUnlinkPage 36)
+    seq:
+      - id: leftsib
+        type: u4
+        doc: target block's left sibling, if any
+      - id: rightsib
+        type: u4
+        doc: target block's right sibling
+      - id: level
+        type: u4
+        doc: target block's level
+      - id: pad
+        size: 4
+        doc: alignment of safexid
+      - id: safexid
+        type: u8
+        doc: target block's BTPageSetDeleted() XID (FullTransactionId)
+      - id: leafleftsib
+        type: u4
+        doc: leaf block's left sibling
+      - id: leafrightsib
+        type: u4
+        doc: leaf block's right sibling
+      - id: leaftopparent
+        type: u4
+        doc: next child down in the subtree
+  xl_btree_reuse_page_14:
+    doc: Btree REUSE_PAGE, 14 and 15
+    seq:
+      - id: spc_node
+        type: u4
+        doc: RelFileNode spcNode
+      - id: db_node
+        type: u4
+        doc: RelFileNode dbNode
+      - id: rel_node
+        type: u4
+        doc: RelFileNode relNode
+      - id: block
+        type: u4
+        doc: the page reused
+      - id: latest_removed_full_xid
+        -orig-id: latestRemovedFullXid
+        type: u8
+        doc: conflict horizon (FullTransactionId)
+  xl_btree_reuse_page_16:
+    doc: Btree REUSE_PAGE from 16 (SizeOfBtreeReusePage 25)
+    seq:
+      - id: spc_oid
+        -orig-id: spcOid
+        type: u4
+        doc: RelFileLocator spcOid
+      - id: db_oid
+        -orig-id: dbOid
+        type: u4
+        doc: RelFileLocator dbOid
+      - id: rel_number
+        -orig-id: relNumber
+        type: u4
+        doc: RelFileLocator relNumber
+      - id: block
+        type: u4
+        doc: the page reused
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u8
+        doc: conflict horizon (FullTransactionId)
+      - id: is_catalog_rel
+        -orig-id: isCatalogRel
+        type: u1
+        doc: the index is of a catalog
+  xl_btree_metadata_14:
+    doc: Btree metapage contents in INSERT_META, NEWROOT, UNLINK_PAGE_META and META_CLEANUP block data, from 14
+    seq:
+      - id: version
+        type: u4
+        doc: BTREE_VERSION
+      - id: root
+        type: u4
+        doc: root block
+      - id: level
+        type: u4
+        doc: root's level
+      - id: fastroot
+        type: u4
+        doc: fast root block
+      - id: fastlevel
+        type: u4
+        doc: fast root's level
+      - id: last_cleanup_num_delpages
+        type: u4
+        doc: pages deleted by the last VACUUM
+      - id: allequalimage
+        type: u1
+        doc: deduplication is safe
+  xl_heap_freeze_page_10:
+    doc: Heap2 FREEZE_PAGE, 10 to 15 (xl_heap_freeze_tuple[ntuples] follow in block 0's data)
+    seq:
+      - id: cutoff_xid
+        type: u4
+        doc: the freeze cutoff
+      - id: ntuples
+        type: u2
+        doc: tuples frozen
+  xl_hash_insert:
+    doc: Hash INSERT
+    seq:
+      - id: offnum
+        type: u2
+        doc: where the tuple goes
+  xl_hash_delete:
+    doc: Hash DELETE
+    seq:
+      - id: clear_dead_marking
+        type: u1
+        doc: clear LH_PAGE_HAS_DEAD_TUPLES
+      - id: is_primary_bucket_page
+        type: u1
+        doc: the page is the bucket's primary page
+  xl_hash_update_meta_page:
+    doc: Hash UPDATE_META_PAGE
+    seq:
+      - id: ntuples
+        type: f8
+        doc: the index's tuple count
+  xl_gin_insert:
+    -orig-id: ginxlogInsert
+    doc: Gin INSERT; two block numbers follow for a non-leaf insert, the payload is block 0's data
+    seq:
+      - id: flags
+        type: u2
+        doc: GIN_INSERT_ISDATA 0x01, GIN_INSERT_ISLEAF 0x02, GIN_INSERT_SPLIT_ROOT 0x04
+  xl_gin_insert_entry:
+    -orig-id: ginxlogInsertEntry
+    doc: the head of a Gin INSERT's block 0 data on an entry page (an IndexTupleData follows)
+    seq:
+      - id: offset
+        type: u2
+        doc: where the entry goes
+      - id: is_delete
+        -orig-id: isDelete
+        type: u1
+        doc: an old entry is replaced
+  xl_gin_delete_list_pages:
+    -orig-id: ginxlogDeleteListPages
+    doc: Gin DELETE_LISTPAGE (the metapage, then the number of pages deleted)
+    seq:
+      - id: metadata
+        size: 56
+        doc: GinMetaPageData (gin_page.ksy gin_meta_page_data)
+      - id: ndeleted
+        type: s4
+        doc: pending-list pages deleted
+  xl_spgist_add_leaf:
+    -orig-id: spgxlogAddLeaf
+    doc: SPGist ADD_LEAF
+    seq:
+      - id: new_page
+        -orig-id: newPage
+        type: u1
+        doc: init dest page
+      - id: stores_nulls
+        -orig-id: storesNulls
+        type: u1
+        doc: page is in the nulls tree
+      - id: offnum_leaf
+        -orig-id: offnumLeaf
+        type: u2
+        doc: offset where leaf tuple gets placed
+      - id: offnum_head_leaf
+        -orig-id: offnumHeadLeaf
+        type: u2
+        doc: offset of head tuple in chain, if any
+      - id: offnum_parent
+        -orig-id: offnumParent
+        type: u2
+        doc: where the parent downlink is, if any
+      - id: node_i
+        -orig-id: nodeI
+        type: u2
+        doc: which node of the parent
+  xl_spgist_vacuum_root:
+    -orig-id: spgxlogVacuumRoot
+    doc: SPGist VACUUM_ROOT, its first field
+    seq:
+      - id: n_delete
+        -orig-id: nDelete
+        type: u2
+        doc: tuples deleted from the root page
+  xl_brin_samepage_update:
+    doc: BRIN SAMEPAGE_UPDATE
+    seq:
+      - id: offnum
+        type: u2
+        doc: the updated range tuple
+  xl_seq_rec:
+    doc: Sequence LOG, its fixed part (the sequence's tuple follows)
+    seq:
+      - id: spc_node
+        type: u4
+        doc: RelFileNode spcNode
+      - id: db_node
+        type: u4
+        doc: RelFileNode dbNode
+      - id: rel_node
+        type: u4
+        doc: RelFileNode relNode
+  xl_multixact_create:
+    doc: MultiXact CREATE_ID, its fixed part (xl_multixact_member[nmembers] follow)
+    seq:
+      - id: mid
+        type: u4
+        doc: new MultiXact's ID
+      - id: moff
+        type: u4
+        doc: its starting offset in members file
+      - id: nmembers
+        type: s4
+        doc: number of member XIDs
+  xl_multixact_member:
+    -orig-id: MultiXactMember
+    doc: one member of a multixact
+    seq:
+      - id: xid
+        type: u4
+        doc: the member transaction
+      - id: status
+        type: s4
+        doc: MultiXactStatus (multixact_status)
+  xl_relmap_update:
+    doc: RelMap UPDATE, its fixed part (the map file's bytes follow)
+    seq:
+      - id: dbid
+        type: u4
+        doc: database ID, or 0 for shared map
+      - id: tsid
+        type: u4
+        doc: database's tablespace, or pg_global
+      - id: nbytes
+        type: s4
+        doc: size of relmap data
+  xl_tblspc_rec:
+    doc: Tablespace CREATE (a NUL-terminated path follows) and DROP
+    seq:
+      - id: ts_id
+        type: u4
+        doc: the tablespace
+  xl_replorigin_set:
+    doc: ReplicationOrigin SET
+    seq:
+      - id: remote_lsn
+        type: u8
+        doc: the origin's progress
+      - id: node_id
+        type: u2
+        doc: RepOriginId
+      - id: force
+        type: u1
+        doc: set even if it goes backwards
+  xl_replorigin_drop:
+    doc: ReplicationOrigin DROP
+    seq:
+      - id: node_id
+        type: u2
+        doc: RepOriginId
+  xl_logical_message:
+    doc: LogicalMessage MESSAGE, its fixed part (the NUL-terminated prefix, then the message, follow)
+    seq:
+      - id: db_id
+        -orig-id: dbId
+        type: u4
+        doc: database Oid emitted from
+      - id: transactional
+        type: u1
+        doc: is message transactional
+      - id: pad
+        size: 3
+        doc: alignment
+      - id: prefix_size
+        type: u8
+        doc: length of prefix, its NUL included
+      - id: message_size
+        type: u8
+        doc: size of the message
+  xl_end_of_recovery:
+    doc: XLOG END_OF_RECOVERY (17 adds an int wal_level after these)
+    seq:
+      - id: end_time
+        type: s8
+        doc: TimestampTz of the end of recovery
+      - id: this_time_line_id
+        -orig-id: ThisTimeLineID
+        type: u4
+        doc: new TLI
+      - id: prev_time_line_id
+        -orig-id: PrevTimeLineID
+        type: u4
+        doc: previous TLI we forked off from
+  xl_gist_page_split:
+    -orig-id: gistxlogPageSplit
+    doc: GiST PAGE_SPLIT, its fixed part
+    seq:
+      - id: origrlink
+        type: u4
+        doc: rightlink of the page before split
+      - id: pad
+        size: 4
+        doc: alignment
+      - id: orignsn
+        type: u8
+        doc: NSN of the page before split
+      - id: origleaf
+        type: u1
+        doc: was the split page a leaf page?
+      - id: pad2
+        size: 1
+        doc: alignment
+      - id: npage
+        type: u2
+        doc: number of pages in the split
+      - id: markfollowright
+        type: u1
+        doc: set F_FOLLOW_RIGHT flags
+  xl_gist_page_delete:
+    -orig-id: gistxlogPageDelete
+    doc: GiST PAGE_DELETE from 13
+    seq:
+      - id: delete_xid
+        -orig-id: deleteXid
+        type: u8
+        doc: last Xid which could see page in scan (FullTransactionId)
+      - id: downlink_offset
+        -orig-id: downlinkOffset
+        type: u2
+        doc: offset of downlink referencing this page
+  xl_spgist_move_leafs:
+    -orig-id: spgxlogMoveLeafs
+    doc: SPGist MOVE_LEAFS, its fixed part
+    seq:
+      - id: n_moves
+        -orig-id: nMoves
+        type: u2
+        doc: number of tuples moved from source page
+      - id: new_page
+        -orig-id: newPage
+        type: u1
+        doc: init dest page
+      - id: replace_dead
+        -orig-id: replaceDead
+        type: u1
+        doc: are we replacing a DEAD source tuple?
+      - id: stores_nulls
+        -orig-id: storesNulls
+        type: u1
+        doc: pages are in the nulls tree
+      - id: pad
+        size: 1
+        doc: alignment
+      - id: offnum_parent
+        -orig-id: offnumParent
+        type: u2
+        doc: where the parent downlink is
+      - id: node_i
+        -orig-id: nodeI
+        type: u2
+        doc: which node of the parent
+  xl_spgist_pick_split:
+    -orig-id: spgxlogPickSplit
+    doc: SPGist PICKSPLIT, its fixed part
+    seq:
+      - id: is_root_split
+        -orig-id: isRootSplit
+        type: u1
+        doc: the root page was split
+      - id: pad
+        size: 1
+        doc: alignment
+      - id: n_delete
+        -orig-id: nDelete
+        type: u2
+        doc: tuples removed from the source page
+      - id: n_insert
+        -orig-id: nInsert
+        type: u2
+        doc: new tuples
+      - id: init_src
+        -orig-id: initSrc
+        type: u1
+        doc: re-init source page
+      - id: init_dest
+        -orig-id: initDest
+        type: u1
+        doc: re-init dest page
+      - id: offnum_inner
+        -orig-id: offnumInner
+        type: u2
+        doc: where the new inner tuple goes
+      - id: init_inner
+        -orig-id: initInner
+        type: u1
+        doc: re-init inner page
+      - id: stores_nulls
+        -orig-id: storesNulls
+        type: u1
+        doc: pages are in the nulls tree
+      - id: inner_is_parent
+        -orig-id: innerIsParent
+        type: u1
+        doc: the inner tuple's page is the parent page
+      - id: pad2
+        size: 1
+        doc: alignment
+      - id: offnum_parent
+        -orig-id: offnumParent
+        type: u2
+        doc: where the parent downlink is
+      - id: node_i
+        -orig-id: nodeI
+        type: u2
+        doc: which node of the parent
+  xl_spgist_vacuum_leaf:
+    -orig-id: spgxlogVacuumLeaf
+    doc: SPGist VACUUM_LEAF, its fixed part
+    seq:
+      - id: n_dead
+        -orig-id: nDead
+        type: u2
+        doc: tuples made DEAD
+      - id: n_placeholder
+        -orig-id: nPlaceholder
+        type: u2
+        doc: tuples made PLACEHOLDER
+      - id: n_move
+        -orig-id: nMove
+        type: u2
+        doc: tuples moved
+      - id: n_chain
+        -orig-id: nChain
+        type: u2
+        doc: tuples whose chain link changes
+  xl_spgist_vacuum_redirect:
+    -orig-id: spgxlogVacuumRedirect
+    doc: SPGist VACUUM_REDIRECT (newestRedirectXid before 16, snapshotConflictHorizon from 16, isCatalogRel 16+)
+    seq:
+      - id: n_to_placeholder
+        -orig-id: nToPlaceholder
+        type: u2
+        doc: redirects to make placeholders
+      - id: first_placeholder
+        -orig-id: firstPlaceholder
+        type: u2
+        doc: first placeholder tuple to remove
+      - id: snapshot_conflict_horizon
+        -orig-id: snapshotConflictHorizon
+        type: u4
+        doc: newest XID of removed redirects
+      - id: is_catalog_rel
+        -orig-id: isCatalogRel
+        type: u1
+        doc: the index is of a catalog (16+)
+  xl_restore_point:
+    doc: XLOG RESTORE_POINT, its fixed part (char rp_name[MAXFNAMELEN] follows)
+    seq:
+      - id: rp_time
+        type: s8
+        doc: TimestampTz of the restore point
 enums:
   infobits:
     0x01:
@@ -559,3 +1114,28 @@ enums:
       id: xlhp_has_now_unused_items
       -orig-id: XLHP_HAS_NOW_UNUSED_ITEMS
       doc: now unused offsets follow
+  multixact_status:
+    0:
+      id: multi_xact_status_for_key_share
+      -orig-id: MultiXactStatusForKeyShare
+      doc: keysh
+    1:
+      id: multi_xact_status_for_share
+      -orig-id: MultiXactStatusForShare
+      doc: sh
+    2:
+      id: multi_xact_status_for_no_key_update
+      -orig-id: MultiXactStatusForNoKeyUpdate
+      doc: fornokeyupd
+    3:
+      id: multi_xact_status_for_update
+      -orig-id: MultiXactStatusForUpdate
+      doc: forupd
+    4:
+      id: multi_xact_status_no_key_update
+      -orig-id: MultiXactStatusNoKeyUpdate
+      doc: nokeyupd
+    5:
+      id: multi_xact_status_update
+      -orig-id: MultiXactStatusUpdate
+      doc: upd

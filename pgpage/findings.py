@@ -152,7 +152,12 @@ CODES = frozenset({
     "toast.chunk_duplicate", "toast.chunk_extra", "toast.chunk_missing", "toast.chunk_size",
     "toast.chunk_unreadable", "toast.decompress", "toast.relation_missing",
     "vm.all_frozen_wrong", "vm.all_visible_new_page", "vm.all_visible_wrong", "vm.bit_without_pd_all_visible",
-    "vm.bits_beyond_heap_end", "vm.frozen_not_visible", "vm.missing_fork", "vm.page_all_visible_not_in_vm"
+    "vm.bits_beyond_heap_end", "vm.frozen_not_visible", "vm.missing_fork", "vm.page_all_visible_not_in_vm",
+    "wal.end", "wal.page.bad_header", "wal.page.bad_info", "wal.page.bad_magic", "wal.page.bad_timeline",
+    "wal.record.bad_blocks", "wal.record.bad_crc", "wal.record.bad_header", "wal.record.bad_length",
+    "wal.record.bad_prev", "wal.record.bad_rmgr", "wal.record.torn", "wal.segment.missing", "wal.segment.other_major",
+    "wal.segment.other_system", "wal.segment.other_timeline", "wal.segment.unreadable", "wal.start.missing",
+    "wal.timeline.history_missing",
 })
 CODE_PATTERNS = (
     "btree.heap.tid_*", "btree.sibling.*_mismatch", "btree.sibling.*_not_live", "btree.sibling.*_out_of_range",

@@ -275,6 +275,8 @@ def wal(
     xid: Optional[int] = typer.Option(None, "--xid", help="Only records of this transaction id."),
     db: Optional[str] = typer.Option(None, "--db", help=DB_HELP),
     rel: Optional[str] = typer.Option(None, "--rel", help="Only records with a block of this relation."),
+    timeline: Optional[int] = typer.Option(None, "--timeline", min=1, help="Follow this timeline's history"
+                                           " (default: the newest timeline of the segments and .history files)."),
     stats: bool = typer.Option(False, "--stats", help="Counts and sizes per resource manager and record type,"
                                " as pg_waldump --stats and pg_get_wal_stats."),
     json_out: bool = typer.Option(False, "--json", help="Newline-delimited JSON records, then a summary."),

@@ -13,12 +13,12 @@ from pgpage.cli.common import exit_status
 
 def wal_command(*, pgdata: str, wal_dir: str | None = None, start: str | None = None, end: str | None = None,
                 rmgr: str | None = None, xid: int | None = None, db: str | None = None, rel: str | None = None,
-                stats: bool = False, json_out: bool = False) -> int:
+                timeline: int | None = None, stats: bool = False, json_out: bool = False) -> int:
     from pgpage.passes.wal import WalWalk
     from pgpage.render import wal as render
 
     walk = WalWalk(pgdata, wal_dir, start, end, [r.strip() for r in rmgr.split(",")] if rmgr else None, xid, db, rel,
-                   names=not stats)    # the statistics name no relation
+                   names=not stats, timeline=timeline)    # the statistics name no relation
     if stats:
         summary = walk.summary(walk.stats())
         if json_out:

@@ -26,8 +26,8 @@ from pgpage.decode.wal.record import (BKPBLOCK_WILL_INIT, CRC_OFFSET, SIZE_OF_LO
                                       SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
                                     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER, Record,
                                     RecordError, decode_record, maxalign, page_header, record_header)
-from pgpage.findings import ERROR, INFO, ExitCode, Finding, PgpageError
-from pgpage.storage.wal import WalDirectory, segment_file_name
+from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
+from pgpage.storage.wal import TimelineEntry, WalDirectory, segment_file_name
 
 MAJOR_OF_MAGIC = {magic: major for major, magic in versions.XLOG_PAGE_MAGIC.items()}
 MAX_BUILTIN_RMID = len(versions.RMGR_NAMES) - 1
@@ -52,7 +52,7 @@ def _error(code: str, message: str) -> _Stop:
 class WalReader:
     """The segments of one directory, checked against the cluster when its pg_control is known."""
 
-    def __init__(self, directory: WalDirectory, control: dict | None = None):
+    def __init__(self, directory: WalDirectory, control: dict | None = None, timeline: int | None = None):
         self.directory = directory
         first = directory.first_file()
         if first is None:
@@ -80,12 +80,43 @@ class WalReader:
                 self.findings.append(Finding(
                     "wal.segment.other_major", f"{first.path.name} was written by PostgreSQL {self.major}, "
                     f"pg_control says {control['major']}", ERROR))
-        self.segments = directory.by_segno(self.segment_size)
+        if timeline is not None and timeline not in {f.tli for f in directory.files} | set(directory.histories):
+            raise PgpageError(f"{directory.directory}: no segment or history file of timeline {timeline}",
+                              ExitCode.USAGE)
+        self.timeline = directory.newest_timeline() if timeline is None else timeline
+        self.history = self._history()
+        self.segments, left = directory.segments(self.segment_size, self.history)
+        for f, why in left:
+            self.findings.append(Finding("wal.segment.other_timeline", f"{f.path.name} is not read: {why}", WARNING))
+        if not self.segments:
+            raise PgpageError(f"{directory.directory}: no WAL segment of timeline {self.timeline} or its history",
+                              ExitCode.UNREADABLE)
         self.first_segno = min(self.segments)
         self.stop: Finding | None = None
         self._segno = None
         self._data = b""
         self._tli = 0
+
+    def _history(self) -> list[TimelineEntry]:
+        """The timeline's history; without its history file, one guessed from the segment files (each timeline
+        begins at its first segment, none is known to end), with a finding: the switch points are unknown."""
+        history = self.directory.history(self.timeline)
+        if history is not None:
+            return history
+        self.findings.append(Finding(
+            "wal.timeline.history_missing", f"no {self.timeline:08X}.history: the switch points between timelines are "
+            "unknown; each segment is read from the newest timeline that has it", WARNING))
+        firsts: dict[int, int] = {}
+        for f in self.directory.files:
+            if f.tli <= self.timeline:
+                firsts[f.tli] = min(firsts.get(f.tli, f.segno(self.segment_size)), f.segno(self.segment_size))
+        tlis = sorted(firsts) or [self.timeline]
+        begins = [None] + [firsts[t] * self.segment_size for t in tlis[1:]]
+        return [TimelineEntry(t, b, None) for t, b in zip(tlis, begins)]
+
+    def _timeline_of(self, lsn: int) -> int:
+        """The timeline of ``self.history`` the WAL at ``lsn`` belongs to."""
+        return next(e.tli for e in reversed(self.history) if e.begin is None or e.begin <= lsn)
 
     # ----------------------------------------------------------------- pages
 
@@ -105,7 +136,8 @@ class WalReader:
         data = self._segment(segno)
         if data is None:
             later = any(n > segno for n in self.segments)
-            name = segment_file_name(self._tli or 1, segno, self.segment_size)
+            name = segment_file_name(self._timeline_of(segno * self.segment_size + self.segment_size - 1), segno,
+                                     self.segment_size)
             if later:
                 raise _error("wal.segment.missing", f"segment {name} is missing (later segments are present): "
                                                     f"the WAL has a gap at {where}")
@@ -141,6 +173,11 @@ class WalReader:
             raise _end(f"end of WAL at {where}: a recycled page (of {format_lsn(hdr.pageaddr)})")
         if hdr.tli < self._tli:
             raise _error("wal.page.bad_timeline", f"page at {where}: timeline {hdr.tli} after {self._tli}")
+        live = [e for e in self.history if e.tli == hdr.tli and (e.begin is None or e.begin < page_lsn + XLOG_BLCKSZ)
+                and (e.end is None or e.end > page_lsn)]
+        if not live:
+            raise _error("wal.page.bad_timeline", f"page at {where}: timeline {hdr.tli}, which timeline "
+                                                  f"{self.timeline}'s history does not have at this LSN")
         self._tli = hdr.tli
         return hdr, page
 
@@ -233,6 +270,7 @@ class WalReader:
 
     def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None"):
         self.stop = None
+        self._tli = 0                 # (each walk checks the pages' timelines afresh)
         startseg = self.first_segno if start is None else start // self.segment_size
         if start is not None and startseg not in self.segments:
             self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
@@ -492,7 +530,7 @@ class WalWalk:
 
     def __init__(self, pgdata: str, wal: str | None = None, start: str | None = None, end: str | None = None,
                  rmgrs: list[str] | None = None, xid: int | None = None, db: str | None = None,
-                 rel: str | None = None, names: bool = True):
+                 rel: str | None = None, names: bool = True, timeline: int | None = None):
         from pathlib import Path
 
         from pgpage.decode.control import parse_lsn
@@ -508,7 +546,7 @@ class WalWalk:
         self.start, self.end = lsn(start), lsn(end)
         self.cluster = DataDirectory(Path(pgdata)) if (Path(pgdata) / "global" / "pg_control").is_file() else None
         control = self.cluster.control if self.cluster else None
-        self.reader = WalReader(WalDirectory(wal_directory(pgdata, wal)), control)
+        self.reader = WalReader(WalDirectory(wal_directory(pgdata, wal)), control, timeline)
         self.names = {}
         if self.cluster is not None and names:
             try:
@@ -606,7 +644,9 @@ class WalWalk:
     def summary(self, stats: dict | None = None) -> dict:
         r = self.reader
         doc = {"type": "summary", "schema": SCHEMA, "directory": str(r.directory.directory), "major": r.major,
-               "system_identifier": str(r.sysid), "wal_segment_size": r.segment_size,
+               "system_identifier": str(r.sysid), "wal_segment_size": r.segment_size, "timeline": r.timeline,
+               "history": [{"timeline": e.tli, "begin": None if e.begin is None else format_lsn(e.begin),
+                            "end": None if e.end is None else format_lsn(e.end)} for e in r.history],
                "segments": len(r.segments), **self.counts,
                "first_lsn": None if self.first_lsn is None else format_lsn(self.first_lsn),
                "end_lsn": None if self.last_end_lsn is None else format_lsn(self.last_end_lsn),

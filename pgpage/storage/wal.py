@@ -6,9 +6,13 @@ split in two at 4 GB: ``segno = X * (0x100000000 / wal_segment_size) + Y``); an 
 ``.gz`` suffix (``archive_command = 'gzip < %p > ...'``) and are then read through gzip. Other files
 (``.history``, ``.backup``, ``archive_status/``, ``.partial``) are not segments.
 
-When a segment number exists on several timelines, the highest timeline's file is read: after a
-promotion the new timeline's copy holds the old timeline's WAL up to the switch point and the new WAL
-after it. Only one segment is in memory at a time (``read``).
+Timelines are followed as recovery follows them (``readTimeLineHistory``, ``XLogFileReadAnyTLI``): the
+``TTTTTTTT.history`` file of the timeline read names its ancestors and the LSN where each branched off; a
+segment is read from the newest timeline of that history that had begun by the segment (after a
+promotion the new timeline's copy holds the old timeline's WAL up to the switch point, then the new WAL).
+Files of timelines outside that history, and older timelines' copies of segments a newer one covers, are
+not read: ``segments`` says so (``wal.segment.other_timeline``) instead of mixing them in. Only one segment
+is in memory at a time (``read``).
 """
 from __future__ import annotations
 
@@ -21,6 +25,36 @@ from pathlib import Path
 from pgpage.findings import ExitCode, PgpageError
 
 SEGMENT_NAME = re.compile(r"^([0-9A-F]{8})([0-9A-F]{8})([0-9A-F]{8})(\.gz)?$")
+HISTORY_NAME = re.compile(r"^([0-9A-F]{8})\.history(\.gz)?$")
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One timeline of a history (TimeLineHistoryEntry): its WAL is [begin, end); None: unbounded."""
+    tli: int
+    begin: int | None
+    end: int | None
+
+
+def parse_history(text: str, tli: int) -> list[TimelineEntry]:
+    """The entries of timeline ``tli``'s history file, oldest first, ``tli`` itself last (readTimeLineHistory:
+    lines ``parentTLI <tab> switchpoint <tab> reason``; blank lines and ``#`` comments skipped). Raises
+    ValueError on a line that is not of that form or timelines that do not increase."""
+    from pgpage.decode.control import parse_lsn
+    entries: list[TimelineEntry] = []
+    begin = None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split(None, 2)
+        parent, switch = int(fields[0]), parse_lsn(fields[1])
+        if entries and parent <= entries[-1].tli or parent >= tli:
+            raise ValueError(f"timeline IDs must be in increasing sequence (line {line!r})")
+        entries.append(TimelineEntry(parent, begin, switch))
+        begin = switch
+    entries.append(TimelineEntry(tli, begin, None))
+    return entries
 
 
 @dataclass(frozen=True)
@@ -32,6 +66,11 @@ class SegmentFile:
 
     def segno(self, segment_size: int) -> int:
         return self.high * (0x100000000 // segment_size) + self.low
+
+
+def _lsn(value: int) -> str:
+    from pgpage.decode.control import format_lsn
+    return format_lsn(value)
 
 
 def segment_file_name(tli: int, segno: int, segment_size: int) -> str:
@@ -60,21 +99,58 @@ class WalDirectory:
     def __init__(self, directory: Path):
         self.directory = directory
         self.files: list[SegmentFile] = []
+        self.histories: dict[int, Path] = {}
         for p in sorted(directory.iterdir()):
             m = SEGMENT_NAME.match(p.name)
             if m and p.is_file():
                 self.files.append(SegmentFile(p, int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16)))
+            h = HISTORY_NAME.match(p.name)
+            if h and p.is_file():
+                self.histories[int(h.group(1), 16)] = p
+
+    def newest_timeline(self) -> int:
+        """The timeline a reader follows unless told: the newest of the segments' and history files'."""
+        return max([f.tli for f in self.files] + list(self.histories), default=1)
+
+    def history(self, tli: int) -> list[TimelineEntry] | None:
+        """Timeline ``tli``'s history (oldest first, ``tli`` last); [tli] for timeline 1; None when its history
+        file is missing. Raises PgpageError when the file does not read or parse."""
+        if tli == 1:
+            return [TimelineEntry(1, None, None)]
+        path = self.histories.get(tli)
+        if path is None:
+            return None
+        try:
+            raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+            return parse_history(raw.decode("ascii"), tli)
+        except (OSError, EOFError, ValueError, UnicodeDecodeError, IndexError, gzip.BadGzipFile) as e:
+            raise PgpageError(f"{path}: not a timeline history file: {e}", ExitCode.UNREADABLE) from None
+
+    def segments(self, segment_size: int, history: list[TimelineEntry]) -> tuple[dict[int, SegmentFile],
+                                                                                   list[tuple[SegmentFile, str]]]:
+        """(segno -> the file to read, [(file not read, why)]): per segment number the file of the newest timeline
+        of ``history`` that had begun by that segment (XLogFileReadAnyTLI); without a file of that timeline the
+        segment is missing (an older timeline's copy would hold WAL the history abandoned)."""
+        by_tli = {e.tli: e for e in history}
+        chosen: dict[int, SegmentFile] = {}
+        left: list[tuple[SegmentFile, str]] = []
+        for f in self.files:
+            n = f.segno(segment_size)
+            entry = by_tli.get(f.tli)
+            owner = next(e for e in reversed(history) if e.begin is None or e.begin // segment_size <= n)
+            if entry is None:
+                left.append((f, f"timeline {f.tli} is not in timeline {history[-1].tli}'s history"))
+            elif entry is not owner and entry.tli < owner.tli:
+                left.append((f, f"timeline {owner.tli} holds this segment" + (
+                    f" (timeline {f.tli} ends at {_lsn(entry.end)})" if entry.end is not None else "")))
+            elif entry is not owner:
+                left.append((f, f"timeline {f.tli} begins after this segment"))
+            else:
+                chosen[n] = f
+        return chosen, left
 
     def first_file(self) -> SegmentFile | None:
         return min(self.files, key=lambda f: (f.high, f.low, f.tli), default=None)
-
-    def by_segno(self, segment_size: int) -> dict[int, SegmentFile]:
-        out: dict[int, SegmentFile] = {}
-        for f in self.files:
-            n = f.segno(segment_size)
-            if n not in out or f.tli > out[n].tli:
-                out[n] = f
-        return out
 
     @staticmethod
     def read(f: SegmentFile, limit: int | None = None):

@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+#  formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
 """Every constant formats/*.ksy define, by PostgreSQL's name: flag bits, masks, special values and
 the sizes of the fixed-size types. The compiled kernel includes the same table as ``pgp_layout.h``;
 see formats/generate.py (``build_constants``) for how a constant is named."""
@@ -392,3 +392,15 @@ SIZEOF_XLogRecordDataHeaderLong = 5  # xlog::data_header_long
 SIZEOF_SharedInvalidationMessage = 16  # xlog_records::shared_invalidation_message
 SIZEOF_CheckPoint = 88  # xlog_records::check_point_v1700
 SIZEOF_xl_heap_freeze_plan = 12  # xlog_records::xlhp_freeze_plan
+SIZEOF_ginxlogInsert = 2  # xlog_records::xl_gin_insert
+SIZEOF_ginxlogInsertEntry = 3  # xlog_records::xl_gin_insert_entry
+SIZEOF_ginxlogDeleteListPages = 60  # xlog_records::xl_gin_delete_list_pages
+SIZEOF_spgxlogAddLeaf = 10  # xlog_records::xl_spgist_add_leaf
+SIZEOF_spgxlogVacuumRoot = 2  # xlog_records::xl_spgist_vacuum_root
+SIZEOF_MultiXactMember = 8  # xlog_records::xl_multixact_member
+SIZEOF_gistxlogPageSplit = 21  # xlog_records::xl_gist_page_split
+SIZEOF_gistxlogPageDelete = 10  # xlog_records::xl_gist_page_delete
+SIZEOF_spgxlogMoveLeafs = 10  # xlog_records::xl_spgist_move_leafs
+SIZEOF_spgxlogPickSplit = 18  # xlog_records::xl_spgist_pick_split
+SIZEOF_spgxlogVacuumLeaf = 8  # xlog_records::xl_spgist_vacuum_leaf
+SIZEOF_spgxlogVacuumRedirect = 9  # xlog_records::xl_spgist_vacuum_redirect

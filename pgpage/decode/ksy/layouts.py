@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+#  formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1233,6 +1233,312 @@ LAYOUTS = {
             'pad': (2, ('bytes', 2)),
         },
     },
+    'xlog_records::xl_btree_split': {
+        'size': 10,
+        'fields': {
+            'level': (0, 'u4'),
+            'firstrightoff': (4, 'u2'),
+            'newitemoff': (6, 'u2'),
+            'postingoff': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_dedup': {
+        'size': 2,
+        'fields': {
+            'nintervals': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_delete_14': {
+        'size': 8,
+        'fields': {
+            'latest_removed_xid': (0, 'u4'),
+            'ndeleted': (4, 'u2'),
+            'nupdated': (6, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_delete_16': {
+        'size': 9,
+        'fields': {
+            'snapshot_conflict_horizon': (0, 'u4'),
+            'ndeleted': (4, 'u2'),
+            'nupdated': (6, 'u2'),
+            'is_catalog_rel': (8, 'u1'),
+        },
+    },
+    'xlog_records::xl_btree_update': {
+        'size': 2,
+        'fields': {
+            'ndeletedtids': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_btree_mark_page_halfdead': {
+        'size': 20,
+        'fields': {
+            'poffset': (0, 'u2'),
+            'pad': (2, ('bytes', 2)),
+            'leafblk': (4, 'u4'),
+            'leftblk': (8, 'u4'),
+            'rightblk': (12, 'u4'),
+            'topparent': (16, 'u4'),
+        },
+    },
+    'xlog_records::xl_btree_unlink_page_14': {
+        'size': 36,
+        'fields': {
+            'leftsib': (0, 'u4'),
+            'rightsib': (4, 'u4'),
+            'level': (8, 'u4'),
+            'pad': (12, ('bytes', 4)),
+            'safexid': (16, 'u8'),
+            'leafleftsib': (24, 'u4'),
+            'leafrightsib': (28, 'u4'),
+            'leaftopparent': (32, 'u4'),
+        },
+    },
+    'xlog_records::xl_btree_reuse_page_14': {
+        'size': 24,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+            'block': (12, 'u4'),
+            'latest_removed_full_xid': (16, 'u8'),
+        },
+    },
+    'xlog_records::xl_btree_reuse_page_16': {
+        'size': 25,
+        'fields': {
+            'spc_oid': (0, 'u4'),
+            'db_oid': (4, 'u4'),
+            'rel_number': (8, 'u4'),
+            'block': (12, 'u4'),
+            'snapshot_conflict_horizon': (16, 'u8'),
+            'is_catalog_rel': (24, 'u1'),
+        },
+    },
+    'xlog_records::xl_btree_metadata_14': {
+        'size': 25,
+        'fields': {
+            'version': (0, 'u4'),
+            'root': (4, 'u4'),
+            'level': (8, 'u4'),
+            'fastroot': (12, 'u4'),
+            'fastlevel': (16, 'u4'),
+            'last_cleanup_num_delpages': (20, 'u4'),
+            'allequalimage': (24, 'u1'),
+        },
+    },
+    'xlog_records::xl_heap_freeze_page_10': {
+        'size': 6,
+        'fields': {
+            'cutoff_xid': (0, 'u4'),
+            'ntuples': (4, 'u2'),
+        },
+    },
+    'xlog_records::xl_hash_insert': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_hash_delete': {
+        'size': 2,
+        'fields': {
+            'clear_dead_marking': (0, 'u1'),
+            'is_primary_bucket_page': (1, 'u1'),
+        },
+    },
+    'xlog_records::xl_hash_update_meta_page': {
+        'size': 8,
+        'fields': {
+            'ntuples': (0, 'f8'),
+        },
+    },
+    'xlog_records::xl_gin_insert': {
+        'size': 2,
+        'fields': {
+            'flags': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_gin_insert_entry': {
+        'size': 3,
+        'fields': {
+            'offset': (0, 'u2'),
+            'is_delete': (2, 'u1'),
+        },
+    },
+    'xlog_records::xl_gin_delete_list_pages': {
+        'size': 60,
+        'fields': {
+            'metadata': (0, ('bytes', 56)),
+            'ndeleted': (56, 's4'),
+        },
+    },
+    'xlog_records::xl_spgist_add_leaf': {
+        'size': 10,
+        'fields': {
+            'new_page': (0, 'u1'),
+            'stores_nulls': (1, 'u1'),
+            'offnum_leaf': (2, 'u2'),
+            'offnum_head_leaf': (4, 'u2'),
+            'offnum_parent': (6, 'u2'),
+            'node_i': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_vacuum_root': {
+        'size': 2,
+        'fields': {
+            'n_delete': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_brin_samepage_update': {
+        'size': 2,
+        'fields': {
+            'offnum': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_seq_rec': {
+        'size': 12,
+        'fields': {
+            'spc_node': (0, 'u4'),
+            'db_node': (4, 'u4'),
+            'rel_node': (8, 'u4'),
+        },
+    },
+    'xlog_records::xl_multixact_create': {
+        'size': 12,
+        'fields': {
+            'mid': (0, 'u4'),
+            'moff': (4, 'u4'),
+            'nmembers': (8, 's4'),
+        },
+    },
+    'xlog_records::xl_multixact_member': {
+        'size': 8,
+        'fields': {
+            'xid': (0, 'u4'),
+            'status': (4, 's4'),
+        },
+    },
+    'xlog_records::xl_relmap_update': {
+        'size': 12,
+        'fields': {
+            'dbid': (0, 'u4'),
+            'tsid': (4, 'u4'),
+            'nbytes': (8, 's4'),
+        },
+    },
+    'xlog_records::xl_tblspc_rec': {
+        'size': 4,
+        'fields': {
+            'ts_id': (0, 'u4'),
+        },
+    },
+    'xlog_records::xl_replorigin_set': {
+        'size': 11,
+        'fields': {
+            'remote_lsn': (0, 'u8'),
+            'node_id': (8, 'u2'),
+            'force': (10, 'u1'),
+        },
+    },
+    'xlog_records::xl_replorigin_drop': {
+        'size': 2,
+        'fields': {
+            'node_id': (0, 'u2'),
+        },
+    },
+    'xlog_records::xl_logical_message': {
+        'size': 24,
+        'fields': {
+            'db_id': (0, 'u4'),
+            'transactional': (4, 'u1'),
+            'pad': (5, ('bytes', 3)),
+            'prefix_size': (8, 'u8'),
+            'message_size': (16, 'u8'),
+        },
+    },
+    'xlog_records::xl_end_of_recovery': {
+        'size': 16,
+        'fields': {
+            'end_time': (0, 's8'),
+            'this_time_line_id': (8, 'u4'),
+            'prev_time_line_id': (12, 'u4'),
+        },
+    },
+    'xlog_records::xl_gist_page_split': {
+        'size': 21,
+        'fields': {
+            'origrlink': (0, 'u4'),
+            'pad': (4, ('bytes', 4)),
+            'orignsn': (8, 'u8'),
+            'origleaf': (16, 'u1'),
+            'pad2': (17, ('bytes', 1)),
+            'npage': (18, 'u2'),
+            'markfollowright': (20, 'u1'),
+        },
+    },
+    'xlog_records::xl_gist_page_delete': {
+        'size': 10,
+        'fields': {
+            'delete_xid': (0, 'u8'),
+            'downlink_offset': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_move_leafs': {
+        'size': 10,
+        'fields': {
+            'n_moves': (0, 'u2'),
+            'new_page': (2, 'u1'),
+            'replace_dead': (3, 'u1'),
+            'stores_nulls': (4, 'u1'),
+            'pad': (5, ('bytes', 1)),
+            'offnum_parent': (6, 'u2'),
+            'node_i': (8, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_pick_split': {
+        'size': 18,
+        'fields': {
+            'is_root_split': (0, 'u1'),
+            'pad': (1, ('bytes', 1)),
+            'n_delete': (2, 'u2'),
+            'n_insert': (4, 'u2'),
+            'init_src': (6, 'u1'),
+            'init_dest': (7, 'u1'),
+            'offnum_inner': (8, 'u2'),
+            'init_inner': (10, 'u1'),
+            'stores_nulls': (11, 'u1'),
+            'inner_is_parent': (12, 'u1'),
+            'pad2': (13, ('bytes', 1)),
+            'offnum_parent': (14, 'u2'),
+            'node_i': (16, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_vacuum_leaf': {
+        'size': 8,
+        'fields': {
+            'n_dead': (0, 'u2'),
+            'n_placeholder': (2, 'u2'),
+            'n_move': (4, 'u2'),
+            'n_chain': (6, 'u2'),
+        },
+    },
+    'xlog_records::xl_spgist_vacuum_redirect': {
+        'size': 9,
+        'fields': {
+            'n_to_placeholder': (0, 'u2'),
+            'first_placeholder': (2, 'u2'),
+            'snapshot_conflict_horizon': (4, 'u4'),
+            'is_catalog_rel': (8, 'u1'),
+        },
+    },
+    'xlog_records::xl_restore_point': {
+        'size': 8,
+        'fields': {
+            'rp_time': (0, 's8'),
+        },
+    },
 }
 
 ENUMS = {
@@ -1541,6 +1847,14 @@ ENUMS = {
         32: 'XLHP_HAS_REDIRECTIONS',
         64: 'XLHP_HAS_DEAD_ITEMS',
         128: 'XLHP_HAS_NOW_UNUSED_ITEMS',
+    },
+    'xlog_records::multixact_status': {
+        0: 'MultiXactStatusForKeyShare',
+        1: 'MultiXactStatusForShare',
+        2: 'MultiXactStatusForNoKeyUpdate',
+        3: 'MultiXactStatusForUpdate',
+        4: 'MultiXactStatusNoKeyUpdate',
+        5: 'MultiXactStatusUpdate',
     },
 }
 
@@ -1959,6 +2273,101 @@ ORIG_IDS = {
     'xlog_records::xlhp_freeze_plan': {
         '': 'xl_heap_freeze_plan',
     },
+    'xlog_records::xl_btree_delete_14': {
+        'latest_removed_xid': 'latestRemovedXid',
+    },
+    'xlog_records::xl_btree_delete_16': {
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+        'is_catalog_rel': 'isCatalogRel',
+    },
+    'xlog_records::xl_btree_reuse_page_14': {
+        'latest_removed_full_xid': 'latestRemovedFullXid',
+    },
+    'xlog_records::xl_btree_reuse_page_16': {
+        'spc_oid': 'spcOid',
+        'db_oid': 'dbOid',
+        'rel_number': 'relNumber',
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+        'is_catalog_rel': 'isCatalogRel',
+    },
+    'xlog_records::xl_gin_insert': {
+        '': 'ginxlogInsert',
+    },
+    'xlog_records::xl_gin_insert_entry': {
+        'is_delete': 'isDelete',
+        '': 'ginxlogInsertEntry',
+    },
+    'xlog_records::xl_gin_delete_list_pages': {
+        '': 'ginxlogDeleteListPages',
+    },
+    'xlog_records::xl_spgist_add_leaf': {
+        'new_page': 'newPage',
+        'stores_nulls': 'storesNulls',
+        'offnum_leaf': 'offnumLeaf',
+        'offnum_head_leaf': 'offnumHeadLeaf',
+        'offnum_parent': 'offnumParent',
+        'node_i': 'nodeI',
+        '': 'spgxlogAddLeaf',
+    },
+    'xlog_records::xl_spgist_vacuum_root': {
+        'n_delete': 'nDelete',
+        '': 'spgxlogVacuumRoot',
+    },
+    'xlog_records::xl_multixact_member': {
+        '': 'MultiXactMember',
+    },
+    'xlog_records::xl_logical_message': {
+        'db_id': 'dbId',
+    },
+    'xlog_records::xl_end_of_recovery': {
+        'this_time_line_id': 'ThisTimeLineID',
+        'prev_time_line_id': 'PrevTimeLineID',
+    },
+    'xlog_records::xl_gist_page_split': {
+        '': 'gistxlogPageSplit',
+    },
+    'xlog_records::xl_gist_page_delete': {
+        'delete_xid': 'deleteXid',
+        'downlink_offset': 'downlinkOffset',
+        '': 'gistxlogPageDelete',
+    },
+    'xlog_records::xl_spgist_move_leafs': {
+        'n_moves': 'nMoves',
+        'new_page': 'newPage',
+        'replace_dead': 'replaceDead',
+        'stores_nulls': 'storesNulls',
+        'offnum_parent': 'offnumParent',
+        'node_i': 'nodeI',
+        '': 'spgxlogMoveLeafs',
+    },
+    'xlog_records::xl_spgist_pick_split': {
+        'is_root_split': 'isRootSplit',
+        'n_delete': 'nDelete',
+        'n_insert': 'nInsert',
+        'init_src': 'initSrc',
+        'init_dest': 'initDest',
+        'offnum_inner': 'offnumInner',
+        'init_inner': 'initInner',
+        'stores_nulls': 'storesNulls',
+        'inner_is_parent': 'innerIsParent',
+        'offnum_parent': 'offnumParent',
+        'node_i': 'nodeI',
+        '': 'spgxlogPickSplit',
+    },
+    'xlog_records::xl_spgist_vacuum_leaf': {
+        'n_dead': 'nDead',
+        'n_placeholder': 'nPlaceholder',
+        'n_move': 'nMove',
+        'n_chain': 'nChain',
+        '': 'spgxlogVacuumLeaf',
+    },
+    'xlog_records::xl_spgist_vacuum_redirect': {
+        'n_to_placeholder': 'nToPlaceholder',
+        'first_placeholder': 'firstPlaceholder',
+        'snapshot_conflict_horizon': 'snapshotConflictHorizon',
+        'is_catalog_rel': 'isCatalogRel',
+        '': 'spgxlogVacuumRedirect',
+    },
 }
 
 VALID = {
@@ -2086,4 +2495,40 @@ TYPE_SOURCES = {
     'xlog_records::xl_heap_freeze_page_16': 'formats/xlog_records.ksy',
     'xlog_records::xlhp_freeze_plan': 'formats/xlog_records.ksy',
     'xlog_records::xlhp_freeze_plans': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_split': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_dedup': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_delete_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_delete_16': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_mark_page_halfdead': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_unlink_page_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_reuse_page_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_reuse_page_16': 'formats/xlog_records.ksy',
+    'xlog_records::xl_btree_metadata_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_freeze_page_10': 'formats/xlog_records.ksy',
+    'xlog_records::xl_hash_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_hash_delete': 'formats/xlog_records.ksy',
+    'xlog_records::xl_hash_update_meta_page': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gin_insert': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gin_insert_entry': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gin_delete_list_pages': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_add_leaf': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_vacuum_root': 'formats/xlog_records.ksy',
+    'xlog_records::xl_brin_samepage_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_seq_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_multixact_create': 'formats/xlog_records.ksy',
+    'xlog_records::xl_multixact_member': 'formats/xlog_records.ksy',
+    'xlog_records::xl_relmap_update': 'formats/xlog_records.ksy',
+    'xlog_records::xl_tblspc_rec': 'formats/xlog_records.ksy',
+    'xlog_records::xl_replorigin_set': 'formats/xlog_records.ksy',
+    'xlog_records::xl_replorigin_drop': 'formats/xlog_records.ksy',
+    'xlog_records::xl_logical_message': 'formats/xlog_records.ksy',
+    'xlog_records::xl_end_of_recovery': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gist_page_split': 'formats/xlog_records.ksy',
+    'xlog_records::xl_gist_page_delete': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_move_leafs': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_pick_split': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_vacuum_leaf': 'formats/xlog_records.ksy',
+    'xlog_records::xl_spgist_vacuum_redirect': 'formats/xlog_records.ksy',
+    'xlog_records::xl_restore_point': 'formats/xlog_records.ksy',
 }

@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+# Source: formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -41,6 +41,46 @@ class XlogRecords(KaitaiStruct):
     
     .. seealso::
        Source - https://github.com/postgres/postgres/blob/REL_10_STABLE/src/include/access/heapam_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/hash_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/ginxlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/spgxlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/brin_xlog.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/commands/sequence.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/access/multixact.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/utils/relmapper.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/commands/tablespace.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/replication/origin.h
+    
+    
+    .. seealso::
+       Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/replication/message.h
     """
 
     class Infobits(IntEnum):
@@ -49,6 +89,14 @@ class XlogRecords(KaitaiStruct):
         xlhl_xmax_excl_lock = 4
         xlhl_xmax_keyshr_lock = 8
         xlhl_keys_updated = 16
+
+    class MultixactStatus(IntEnum):
+        multi_xact_status_for_key_share = 0
+        multi_xact_status_for_share = 1
+        multi_xact_status_for_no_key_update = 2
+        multi_xact_status_for_update = 3
+        multi_xact_status_no_key_update = 4
+        multi_xact_status_update = 5
 
     class XactXinfo(IntEnum):
         xact_xinfo_has_dbinfo = 1
@@ -143,6 +191,75 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlBrinSamepageUpdate(KaitaiStruct):
+        """BRIN SAMEPAGE_UPDATE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBrinSamepageUpdate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeDedup(KaitaiStruct):
+        """Btree DEDUP (13+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeDedup, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.nintervals = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeDelete14(KaitaiStruct):
+        """Btree DELETE, 14 and 15; the deleted and updated offsets are block 0's data."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeDelete14, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.latest_removed_xid = self._io.read_u4le()
+            self.ndeleted = self._io.read_u2le()
+            self.nupdated = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeDelete16(KaitaiStruct):
+        """Btree DELETE from 16 (SizeOfBtreeDelete 9)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeDelete16, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.ndeleted = self._io.read_u2le()
+            self.nupdated = self._io.read_u2le()
+            self.is_catalog_rel = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlBtreeInsert(KaitaiStruct):
         """Btree INSERT_LEAF, INSERT_UPPER, INSERT_META, INSERT_POST."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -153,6 +270,49 @@ class XlogRecords(KaitaiStruct):
 
         def _read(self):
             self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeMarkPageHalfdead(KaitaiStruct):
+        """Btree MARK_PAGE_HALFDEAD."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeMarkPageHalfdead, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.poffset = self._io.read_u2le()
+            self.pad = self._io.read_bytes(2)
+            self.leafblk = self._io.read_u4le()
+            self.leftblk = self._io.read_u4le()
+            self.rightblk = self._io.read_u4le()
+            self.topparent = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeMetadata14(KaitaiStruct):
+        """Btree metapage contents in INSERT_META, NEWROOT, UNLINK_PAGE_META and META_CLEANUP block data, from 14."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeMetadata14, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.version = self._io.read_u4le()
+            self.root = self._io.read_u4le()
+            self.level = self._io.read_u4le()
+            self.fastroot = self._io.read_u4le()
+            self.fastlevel = self._io.read_u4le()
+            self.last_cleanup_num_delpages = self._io.read_u4le()
+            self.allequalimage = self._io.read_u1()
 
 
         def _fetch_instances(self):
@@ -170,6 +330,105 @@ class XlogRecords(KaitaiStruct):
         def _read(self):
             self.rootblk = self._io.read_u4le()
             self.level = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeReusePage14(KaitaiStruct):
+        """Btree REUSE_PAGE, 14 and 15."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeReusePage14, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.spc_node = self._io.read_u4le()
+            self.db_node = self._io.read_u4le()
+            self.rel_node = self._io.read_u4le()
+            self.block = self._io.read_u4le()
+            self.latest_removed_full_xid = self._io.read_u8le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeReusePage16(KaitaiStruct):
+        """Btree REUSE_PAGE from 16 (SizeOfBtreeReusePage 25)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeReusePage16, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.spc_oid = self._io.read_u4le()
+            self.db_oid = self._io.read_u4le()
+            self.rel_number = self._io.read_u4le()
+            self.block = self._io.read_u4le()
+            self.snapshot_conflict_horizon = self._io.read_u8le()
+            self.is_catalog_rel = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeSplit(KaitaiStruct):
+        """Btree SPLIT_L and SPLIT_R from 13 (SizeOfBtreeSplit 10; before 13 the first three fields, firstright for firstrightoff)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeSplit, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.level = self._io.read_u4le()
+            self.firstrightoff = self._io.read_u2le()
+            self.newitemoff = self._io.read_u2le()
+            self.postingoff = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeUnlinkPage14(KaitaiStruct):
+        """Btree UNLINK_PAGE and UNLINK_PAGE_META from 14 (SizeOfBtreeUnlinkPage 36)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeUnlinkPage14, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.leftsib = self._io.read_u4le()
+            self.rightsib = self._io.read_u4le()
+            self.level = self._io.read_u4le()
+            self.pad = self._io.read_bytes(4)
+            self.safexid = self._io.read_u8le()
+            self.leafleftsib = self._io.read_u4le()
+            self.leafrightsib = self._io.read_u4le()
+            self.leaftopparent = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlBtreeUpdate(KaitaiStruct):
+        """one updated posting list tuple of a Btree VACUUM or DELETE (uint16 ptids[ndeletedtids] follow)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlBtreeUpdate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.ndeletedtids = self._io.read_u2le()
 
 
         def _fetch_instances(self):
@@ -246,6 +505,162 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlEndOfRecovery(KaitaiStruct):
+        """XLOG END_OF_RECOVERY (17 adds an int wal_level after these)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlEndOfRecovery, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.end_time = self._io.read_s8le()
+            self.this_time_line_id = self._io.read_u4le()
+            self.prev_time_line_id = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlGinDeleteListPages(KaitaiStruct):
+        """Gin DELETE_LISTPAGE (the metapage, then the number of pages deleted)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGinDeleteListPages, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.metadata = self._io.read_bytes(56)
+            self.ndeleted = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlGinInsert(KaitaiStruct):
+        """Gin INSERT; two block numbers follow for a non-leaf insert, the payload is block 0's data."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGinInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.flags = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlGinInsertEntry(KaitaiStruct):
+        """the head of a Gin INSERT's block 0 data on an entry page (an IndexTupleData follows)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGinInsertEntry, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offset = self._io.read_u2le()
+            self.is_delete = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlGistPageDelete(KaitaiStruct):
+        """GiST PAGE_DELETE from 13."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGistPageDelete, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.delete_xid = self._io.read_u8le()
+            self.downlink_offset = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlGistPageSplit(KaitaiStruct):
+        """GiST PAGE_SPLIT, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlGistPageSplit, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.origrlink = self._io.read_u4le()
+            self.pad = self._io.read_bytes(4)
+            self.orignsn = self._io.read_u8le()
+            self.origleaf = self._io.read_u1()
+            self.pad2 = self._io.read_bytes(1)
+            self.npage = self._io.read_u2le()
+            self.markfollowright = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHashDelete(KaitaiStruct):
+        """Hash DELETE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHashDelete, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.clear_dead_marking = self._io.read_u1()
+            self.is_primary_bucket_page = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHashInsert(KaitaiStruct):
+        """Hash INSERT."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHashInsert, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.offnum = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHashUpdateMetaPage(KaitaiStruct):
+        """Hash UPDATE_META_PAGE."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHashUpdateMetaPage, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.ntuples = self._io.read_f8le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHeapDelete(KaitaiStruct):
         """Heap DELETE (SizeOfHeapDelete 8)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -259,6 +674,23 @@ class XlogRecords(KaitaiStruct):
             self.offnum = self._io.read_u2le()
             self.infobits_set = self._io.read_u1()
             self.flags = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlHeapFreezePage10(KaitaiStruct):
+        """Heap2 FREEZE_PAGE, 10 to 15 (xl_heap_freeze_tuple[ntuples] follow in block 0's data)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapFreezePage10, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.cutoff_xid = self._io.read_u4le()
+            self.ntuples = self._io.read_u2le()
 
 
         def _fetch_instances(self):
@@ -483,6 +915,129 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlLogicalMessage(KaitaiStruct):
+        """LogicalMessage MESSAGE, its fixed part (the NUL-terminated prefix, then the message, follow)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlLogicalMessage, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.db_id = self._io.read_u4le()
+            self.transactional = self._io.read_u1()
+            self.pad = self._io.read_bytes(3)
+            self.prefix_size = self._io.read_u8le()
+            self.message_size = self._io.read_u8le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlMultixactCreate(KaitaiStruct):
+        """MultiXact CREATE_ID, its fixed part (xl_multixact_member[nmembers] follow)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlMultixactCreate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.mid = self._io.read_u4le()
+            self.moff = self._io.read_u4le()
+            self.nmembers = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlMultixactMember(KaitaiStruct):
+        """one member of a multixact."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlMultixactMember, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.xid = self._io.read_u4le()
+            self.status = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlRelmapUpdate(KaitaiStruct):
+        """RelMap UPDATE, its fixed part (the map file's bytes follow)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlRelmapUpdate, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.dbid = self._io.read_u4le()
+            self.tsid = self._io.read_u4le()
+            self.nbytes = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlReploriginDrop(KaitaiStruct):
+        """ReplicationOrigin DROP."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlReploriginDrop, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.node_id = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlReploriginSet(KaitaiStruct):
+        """ReplicationOrigin SET."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlReploriginSet, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.remote_lsn = self._io.read_u8le()
+            self.node_id = self._io.read_u2le()
+            self.force = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlRestorePoint(KaitaiStruct):
+        """XLOG RESTORE_POINT, its fixed part (char rp_name[MAXFNAMELEN] follows)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlRestorePoint, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.rp_time = self._io.read_s8le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlRunningXacts(KaitaiStruct):
         """Standby RUNNING_XACTS, its fixed part."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -499,6 +1054,24 @@ class XlogRecords(KaitaiStruct):
             self.next_xid = self._io.read_u4le()
             self.oldest_running_xid = self._io.read_u4le()
             self.latest_completed_xid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSeqRec(KaitaiStruct):
+        """Sequence LOG, its fixed part (the sequence's tuple follows)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSeqRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.spc_node = self._io.read_u4le()
+            self.db_node = self._io.read_u4le()
+            self.rel_node = self._io.read_u4le()
 
 
         def _fetch_instances(self):
@@ -544,6 +1117,131 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlSpgistAddLeaf(KaitaiStruct):
+        """SPGist ADD_LEAF."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistAddLeaf, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.new_page = self._io.read_u1()
+            self.stores_nulls = self._io.read_u1()
+            self.offnum_leaf = self._io.read_u2le()
+            self.offnum_head_leaf = self._io.read_u2le()
+            self.offnum_parent = self._io.read_u2le()
+            self.node_i = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistMoveLeafs(KaitaiStruct):
+        """SPGist MOVE_LEAFS, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistMoveLeafs, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_moves = self._io.read_u2le()
+            self.new_page = self._io.read_u1()
+            self.replace_dead = self._io.read_u1()
+            self.stores_nulls = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.offnum_parent = self._io.read_u2le()
+            self.node_i = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistPickSplit(KaitaiStruct):
+        """SPGist PICKSPLIT, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistPickSplit, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.is_root_split = self._io.read_u1()
+            self.pad = self._io.read_bytes(1)
+            self.n_delete = self._io.read_u2le()
+            self.n_insert = self._io.read_u2le()
+            self.init_src = self._io.read_u1()
+            self.init_dest = self._io.read_u1()
+            self.offnum_inner = self._io.read_u2le()
+            self.init_inner = self._io.read_u1()
+            self.stores_nulls = self._io.read_u1()
+            self.inner_is_parent = self._io.read_u1()
+            self.pad2 = self._io.read_bytes(1)
+            self.offnum_parent = self._io.read_u2le()
+            self.node_i = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistVacuumLeaf(KaitaiStruct):
+        """SPGist VACUUM_LEAF, its fixed part."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistVacuumLeaf, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_dead = self._io.read_u2le()
+            self.n_placeholder = self._io.read_u2le()
+            self.n_move = self._io.read_u2le()
+            self.n_chain = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistVacuumRedirect(KaitaiStruct):
+        """SPGist VACUUM_REDIRECT (newestRedirectXid before 16, snapshotConflictHorizon from 16, isCatalogRel 16+)."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistVacuumRedirect, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_to_placeholder = self._io.read_u2le()
+            self.first_placeholder = self._io.read_u2le()
+            self.snapshot_conflict_horizon = self._io.read_u4le()
+            self.is_catalog_rel = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlSpgistVacuumRoot(KaitaiStruct):
+        """SPGist VACUUM_ROOT, its first field."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlSpgistVacuumRoot, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.n_delete = self._io.read_u2le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlStandbyLock(KaitaiStruct):
         """one lock of a Standby LOCK record (after an int32 nlocks)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -556,6 +1254,22 @@ class XlogRecords(KaitaiStruct):
             self.xid = self._io.read_u4le()
             self.db_oid = self._io.read_u4le()
             self.rel_oid = self._io.read_u4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlTblspcRec(KaitaiStruct):
+        """Tablespace CREATE (a NUL-terminated path follows) and DROP."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlTblspcRec, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.ts_id = self._io.read_u4le()
 
 
         def _fetch_instances(self):

@@ -1,4 +1,5 @@
-"""Database records (15+: CREATE_FILE_COPY, CREATE_WAL_LOG, DROP) described as pg_waldump words them."""
+"""Database records described as dbasedesc.c words them: CREATE (14; CREATE_FILE_COPY from 15), CREATE_WAL_LOG
+(15+) and DROP (its list of tablespaces: the same layout in 14 and 15+)."""
 from __future__ import annotations
 
 import struct
@@ -9,15 +10,12 @@ from pgpage.decode.wal.record import Record, unpacker
 CREATE_FILE_COPY = unpacker("xlog_records::xl_dbase_create_file_copy_rec")
 CREATE_WAL_LOG = unpacker("xlog_records::xl_dbase_create_wal_log_rec")
 DROP = unpacker("xlog_records::xl_dbase_drop_rec")
-DESCRIBED_SINCE = 15        # the record layouts described here are those of 15+ (DROP's changed then)
 
 
 def describe(rec: Record, major: int) -> str | None:
-    if major < DESCRIBED_SINCE:
-        return None
     name = versions.wal_record_type(major, rec.rmid, rec.info)
     data = rec.main_data
-    if name == "CREATE_FILE_COPY":
+    if name in ("CREATE", "CREATE_FILE_COPY"):
         db, ts, src_db, src_ts = CREATE_FILE_COPY.unpack_from(data)
         return f"copy dir {src_ts}/{src_db} to {ts}/{db}"
     if name == "CREATE_WAL_LOG":

@@ -19,7 +19,7 @@ from pgpage.decode import versions
 from pgpage.decode.control import format_lsn
 from pgpage.decode.ksy.layouts import ENUMS, LAYOUTS
 
-_STRUCT_CODES = {"u1": "B", "u2": "H", "u4": "I", "u8": "Q", "s1": "b", "s2": "h", "s4": "i", "s8": "q"}
+_STRUCT_CODES = {"u1": "B", "u2": "H", "u4": "I", "u8": "Q", "s1": "b", "s2": "h", "s4": "i", "s8": "q", "f8": "d"}
 
 
 def unpacker(type_name: str) -> struct.Struct:
@@ -74,6 +74,21 @@ BKPBLOCK_SAME_REL = _BKP["BKPBLOCK_SAME_REL"]
 BKPIMAGE_10 = {v: k for k, v in ENUMS["xlog::bimg_info_10"].items()}
 BKPIMAGE_15 = {v: k for k, v in ENUMS["xlog::bimg_info_15"].items()}
 FORK_NAMES = ("main", "fsm", "vm", "init")        # ForkNumber 0..3 (common/relpath.c forkNames)
+
+
+def offsets(data: bytes, at: int, n: int) -> tuple[int, ...]:
+    """``n`` OffsetNumbers (uint16) of ``data`` from ``at``."""
+    return struct.unpack_from(f"<{n}H", data, at)
+
+
+def array_text(items) -> str:
+    """rmgrdesc_utils.c's array_desc of plain numbers: ``[1, 2, 3]``."""
+    return "[" + ", ".join(str(i) for i in items) + "]"
+
+
+def tf(flag) -> str:
+    """A bool as the rmgrdesc routines print it with ``%c``: T or F."""
+    return "T" if flag else "F"
 
 
 def maxalign(n: int) -> int:
@@ -298,6 +313,23 @@ def decode_record(raw: bytes, lsn: int, end_lsn: int, major: int) -> Record:
     return rec
 
 
+class ZstdError(ValueError):
+    """zstd data that does not decompress."""
+
+
+def zstd_decompress(src: bytes, size: int) -> bytes | None:
+    """A zstd frame (ZSTD_compress's, as RestoreBlockImage reads it) through the optional ``zstandard`` package;
+    None when it is not installed."""
+    try:
+        import zstandard
+    except ImportError:
+        return None
+    try:
+        return zstandard.ZstdDecompressor().decompress(src, max_output_size=size)
+    except zstandard.ZstdError as e:
+        raise ZstdError(str(e)) from None
+
+
 def page_image(rec: Record, ref: BlockRef) -> bytes:
     """The page as the full-page image of ``ref`` holds it (RestoreBlockImage): decompressed, the hole filled
     with zeros. Raises ``RecordError`` when the image does not decompress to a page."""
@@ -314,10 +346,13 @@ def page_image(rec: Record, ref: BlockRef) -> bytes:
             if data is None:
                 raise RecordError("the image is lz4-compressed and the lz4 package is not installed")
         elif ref.compression == "zstd":
-            raise RecordError("the image is zstd-compressed: pgpage has no zstd decompressor")
+            data = zstd_decompress(stored, size)
+            if data is None:
+                raise RecordError("the image is zstd-compressed and the zstandard package is not installed "
+                                  "(pip install zstandard)")
         else:
             data = stored
-    except (PglzError, ValueError) as e:
+    except (PglzError, ValueError, ZstdError) as e:
         raise RecordError(f"the image of block {ref.block_id} at {format_lsn(rec.lsn)} does not decompress: {e}") \
             from None
     if len(data) != size:

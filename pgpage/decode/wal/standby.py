@@ -14,8 +14,10 @@ MESSAGE_KINDS = {-1: "catalog", -2: "relcache", -3: "smgr", -4: "relmap", -5: "s
 
 
 def invalidations(data: bytes, at: int, nmsgs: int, db: int, ts: int, init_file: bool) -> str:
-    """standby_desc_invalidations: "; inval msgs: catcache 55 relcache 16397 ..." """
-    text = "; inval msgs:"
+    """standby_desc_invalidations: "; inval msgs: catcache 55 relcache 16397 ...", the relcache init file's
+    invalidation first."""
+    text = f"; relcache init file inval dbid {db} tsid {ts}" if init_file else ""
+    text += "; inval msgs:"
     for i in range(nmsgs):
         kind, msg_db, rel = MESSAGE.unpack_from(data, at + i * MESSAGE.size)
         name = MESSAGE_KINDS.get(kind)
@@ -29,8 +31,6 @@ def invalidations(data: bytes, at: int, nmsgs: int, db: int, ts: int, init_file:
             text += f" relmap db {msg_db}"
         else:
             text += f" unrecognized id {kind}"
-    if init_file:
-        text += f"; relcache init file inval dbid {db} tsid {ts}"
     return text
 
 

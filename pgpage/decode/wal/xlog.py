@@ -1,6 +1,6 @@
 """XLOG records: checkpoints (their CheckPoint: pg_control.ksy's layout up to 16, xlog_records.ksy's from 17),
-CHECKPOINT_REDO and NEXTOID described as pg_waldump 16+ words them; FPI, FPI_FOR_HINT and SWITCH have no
-description (as in pg_waldump)."""
+CHECKPOINT_REDO and NEXTOID described as pg_waldump 16+ words them; FPI, FPI_FOR_HINT and SWITCH are described
+with nothing (xlogdesc.c has nothing to add for them)."""
 from __future__ import annotations
 
 import struct
@@ -8,9 +8,12 @@ import struct
 from pgpage.decode import versions
 from pgpage.decode.control import format_lsn
 from pgpage.decode.ksy.layouts import ENUMS, LAYOUTS
-from pgpage.decode.wal.record import Record
+from pgpage.decode.wal.record import Record, unpacker
+from pgpage.decode.wal.xact import timestamptz
 
 WAL_LEVEL_IN_CHECKPOINT_SINCE = 17
+END_OF_RECOVERY = unpacker("xlog_records::xl_end_of_recovery")
+RESTORE_POINT = unpacker("xlog_records::xl_restore_point")
 WAL_LEVELS = {k: v.removeprefix("WAL_LEVEL_").lower() for k, v in ENUMS["pg_control::wal_level"].items()}
 
 
@@ -50,6 +53,13 @@ def describe(rec: Record, major: int) -> str | None:
     if name == "CHECKPOINT_REDO":
         level = struct.unpack_from("<i", rec.main_data)[0]
         return f"wal_level {WAL_LEVELS.get(level, level)}"
+    if name == "END_OF_RECOVERY" and major < WAL_LEVEL_IN_CHECKPOINT_SINCE:     # (17 adds its wal_level)
+        end_time, tli, prev = END_OF_RECOVERY.unpack_from(rec.main_data)
+        return f"tli {tli}; prev tli {prev}; time {timestamptz(end_time)}"
+    if name == "RESTORE_POINT":
+        return rec.main_data[RESTORE_POINT.size:].split(b"\0", 1)[0].decode("utf-8", "replace")
+    if name in ("FPI", "FPI_FOR_HINT", "SWITCH"):
+        return ""
     if name == "NEXTOID":
         return str(struct.unpack_from("<I", rec.main_data)[0])
     return None
