@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 1a8919aa8aa19d858d378aaeffffe69eaa4b79133ca975d9c108d4b96500787f)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+#  formats/xlog_records.ksy (sha256 a1975fc8efb07fc48396547b5ce2dcbb30341c48bdcb9448b0ffadb51f417f43)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1089,6 +1089,23 @@ LAYOUTS = {
             'nunused': (0, 'u2'),
         },
     },
+    'xlog_records::xl_heap_header': {
+        'size': 5,
+        'fields': {
+            't_infomask2': (0, 'u2'),
+            't_infomask': (2, 'u2'),
+            't_hoff': (4, 'u1'),
+        },
+    },
+    'xlog_records::xl_multi_insert_tuple': {
+        'size': 7,
+        'fields': {
+            'datalen': (0, 'u2'),
+            't_infomask2': (2, 'u2'),
+            't_infomask': (4, 'u2'),
+            't_hoff': (6, 'u1'),
+        },
+    },
     'xlog_records::xl_heap_multi_insert': {
         'size': 4,
         'fields': {
@@ -1415,6 +1432,16 @@ ENUMS = {
         32: 'XLHP_HAS_REDIRECTIONS',
         64: 'XLHP_HAS_DEAD_ITEMS',
         128: 'XLHP_HAS_NOW_UNUSED_ITEMS',
+    },
+    'xlog_records::xlh_insert_flags': {
+        8: 'XLH_INSERT_CONTAINS_NEW_TUPLE',
+    },
+    'xlog_records::xlh_update_flags': {
+        32: 'XLH_UPDATE_PREFIX_FROM_OLD',
+        64: 'XLH_UPDATE_SUFFIX_FROM_OLD',
+    },
+    'xlog_records::heap_info': {
+        128: 'XLOG_HEAP_INIT_PAGE',
     },
 }
 
@@ -1907,6 +1934,8 @@ TYPE_SOURCES = {
     'xlog_records::xl_dbase_drop_rec': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_prune_16': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_vacuum_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_header': 'formats/xlog_records.ksy',
+    'xlog_records::xl_multi_insert_tuple': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_multi_insert': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_inplace_18': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_prune_17': 'formats/xlog_records.ksy',

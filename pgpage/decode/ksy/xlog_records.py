@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 63e12b8008e04b44ae4e34efea861c71e48e9bcef241073e53915530f8316d54)
+# Source: formats/xlog_records.ksy (sha256 a1975fc8efb07fc48396547b5ce2dcbb30341c48bdcb9448b0ffadb51f417f43)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -43,6 +43,9 @@ class XlogRecords(KaitaiStruct):
        Source - https://github.com/postgres/postgres/blob/REL_10_STABLE/src/include/access/heapam_xlog.h
     """
 
+    class HeapInfo(IntEnum):
+        xlog_heap_init_page = 128
+
     class Infobits(IntEnum):
         xlhl_xmax_is_multi = 1
         xlhl_xmax_lock_only = 2
@@ -63,6 +66,13 @@ class XlogRecords(KaitaiStruct):
         xact_completion_apply_feedback = 536870912
         xact_completion_update_relcache_file = 1073741824
         xact_completion_force_sync_commit = 2147483648
+
+    class XlhInsertFlags(IntEnum):
+        xlh_insert_contains_new_tuple = 8
+
+    class XlhUpdateFlags(IntEnum):
+        xlh_update_prefix_from_old = 32
+        xlh_update_suffix_from_old = 64
 
     class XlhpFlags(IntEnum):
         xlhp_is_catalog_rel = 2
@@ -282,6 +292,26 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlHeapHeader(KaitaiStruct):
+        """The header fields a heap INSERT's or UPDATE's new tuple carries in its block data (SizeOfHeapHeader 5),
+        its null bitmap and data following; redo rebuilds the HeapTupleHeader from them.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.t_infomask2 = self._io.read_u2le()
+            self.t_infomask = self._io.read_u2le()
+            self.t_hoff = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHeapInplace(KaitaiStruct):
         """Heap INPLACE, its first field (18 adds invalidation messages after it)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -477,6 +507,27 @@ class XlogRecords(KaitaiStruct):
             self.relcache_init_file_inval = self._io.read_u1()
             self.pad = self._io.read_bytes(3)
             self.nmsgs = self._io.read_s4le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlMultiInsertTuple(KaitaiStruct):
+        """One tuple of a Heap2 MULTI_INSERT's block data (SizeOfMultiInsertTuple 7), SHORTALIGNed, its datalen
+        bytes of null bitmap and data following.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlMultiInsertTuple, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.datalen = self._io.read_u2le()
+            self.t_infomask2 = self._io.read_u2le()
+            self.t_infomask = self._io.read_u2le()
+            self.t_hoff = self._io.read_u1()
 
 
         def _fetch_instances(self):
