@@ -95,6 +95,7 @@ def test_vacuumed_versions_come_back_from_wal(major, unpacked):
     assert any(r["xmax"] in facts["committed_xids"] for r in wal.values())
     # the truncated block's rows are among them
     assert any(ctid.startswith(f"({facts['truncated_block']},") for ctid, _ in wal)
+    assert len(records) == len(o["versions"])    # each version the server had, once
     assert not [f for f in t.findings if f.severity == "error"], t.findings
 
 
