@@ -297,8 +297,8 @@ class TableRows:
         self.findings.extend(self.fork.size_changes())
         wal = self.wal.chunk(o.start, o.stop, o.only) if self.wal is not None else None
         if wal is not None:      # after the pages, which it does not repeat (walrows.WalRows.seen)
-            self.status_counts += np.bincount(wal.status, minlength=len(STATUS_NAMES))
-            yield wal
+            self.status_counts += np.bincount(wal["status"], minlength=len(STATUS_NAMES))
+            yield ChunkVersions(**wal)
         if self.undecided and not self.options.all_versions:  # "0 rows" would be a wrong answer, not an empty table
             self.findings.append(Finding("rows.visibility.undecided", f"{self.undecided} row versions whose commit"
                                          " status neither hint bits nor pg_xact tell are not among the rows (see"

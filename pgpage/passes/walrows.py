@@ -114,10 +114,10 @@ class WalRows:
             s, n = int(c.start[j]), int(c.length[j])
             self._held.add((b, i, x) if i else (b, x, c.flat[s + SizeofHeapTupleHeader:s + n].tobytes()))
 
-    def chunk(self, start: int | None, stop: int | None, only=None):
-        """The versions only WAL holds (in blocks [start, stop) when given), as a ``ChunkVersions`` whose ``flat``
-        holds their bytes, in (block, offset, LSN) order; None when there are none."""
-        from pgpage.passes.rows import ChunkVersions
+    def chunk(self, start: int | None, stop: int | None, only=None) -> dict | None:
+        """The versions only WAL holds (in blocks [start, stop) when given, those ``only`` keeps), as the fields of
+        a ``rows.ChunkVersions`` whose ``flat`` holds their bytes, in (block, offset, LSN) order; None when there
+        are none."""
         keep = [t for (b, o, x), t in sorted(self.versions.items(), key=lambda kv: (kv[0][:2], kv[1].lsn))
                 if (b, o, x) not in self._held and (b, x, t.data[SizeofHeapTupleHeader:]) not in self._held
                 and (start is None or start <= b) and (stop is None or b < stop)]
@@ -145,18 +145,21 @@ class WalRows:
         xmax_state[(xmax != 0) & xmax_is_locked_only(infomask)] = ST_LOCK_ONLY
         block = np.array([t.block for t in keep], dtype=np.int64)
         item = np.array([t.offset for t in keep], dtype=np.int64)
-        c = ChunkVersions(
-            flat=np.frombuffer(bytes(flat), dtype=np.uint8), start=np.array(starts, dtype=np.int64),
-            length=np.array([len(t.data) for t in keep], dtype=np.int64), t_hoff=t_hoff,
-            natts=infomask2 & HEAP_NATTS_MASK, infomask=infomask, infomask2=infomask2, xmin=xmin, xmax=xmax,
-            xmin_state=xmin_state, xmax_state=xmax_state, status=np.full(len(keep), WAL, dtype=np.int8),
-            block=block, item=item, ctid_block=block.copy(), ctid_offset=item.copy(),
+        status = np.full(len(keep), WAL, dtype=np.int8)
+        arrays = dict(
+            start=np.array(starts, dtype=np.int64), length=np.array([len(t.data) for t in keep], dtype=np.int64),
+            t_hoff=t_hoff, natts=infomask2 & HEAP_NATTS_MASK, infomask=infomask, infomask2=infomask2, xmin=xmin,
+            xmax=xmax, xmin_state=xmin_state, xmax_state=xmax_state, status=status, block=block, item=item,
+            ctid_block=block.copy(), ctid_offset=item.copy(),
             lp_off=np.array([-1 if t.lp_off is None else t.lp_off for t in keep], dtype=np.int64))
         for t in keep:
             self.lsns[(t.block, t.offset, t.xmin)] = format_lsn(t.lsn)
         if only:
-            c = c.take(np.flatnonzero(only.mask(c.status, c.xmin, c.xmax, c.block, c.item)))
-        return c if len(c.start) else None
+            which = np.flatnonzero(only.mask(status, xmin, xmax, block, item))
+            if not len(which):
+                return None
+            arrays = {k: v[which] for k, v in arrays.items()}
+        return {"flat": np.frombuffer(bytes(flat), dtype=np.uint8), **arrays}
 
     def holds(self, c) -> bool:
         """Whether ``c`` is this WAL's chunk (its versions are printed by Python: their LSN, no line pointer)."""
