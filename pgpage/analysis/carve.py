@@ -18,15 +18,17 @@ only when everything in it agrees with what ``heap_form_tuple`` writes:
   table has no OIDs;
 * the null bitmap (palloc0'd by ``heap_form_tuple``) has a NULL when HEAP_HASNULL is set, no bit past natts,
   and zeros up to ``t_hoff``;
-* xmin is FrozenTransactionId or a normal xid, xmax is 0 or a normal xid (a multixact with
-  HEAP_XMAX_IS_MULTI), and neither comes after the cluster's next xid (next multixact);
+* xmin is FrozenTransactionId or a normal xid, xmax is 0 (then neither HEAP_XMAX_COMMITTED nor
+  HEAP_XMAX_IS_MULTI) or a normal xid (a multixact with HEAP_XMAX_IS_MULTI), and neither comes after what
+  pg_xact (pg_multixact) has room for (``DataDirectory.id_reach``: a crashed server may have passed pg_control's
+  next xid);
 * the attributes deform (``decode.deform``) without a single finding, within the uncovered bytes, and the
   tuple's length is where the last one ends.
 
 The caller then asks pg_xact (``passes.carve``: a verdict must be known), prints every value (none may be
 unreadable), and drops copies: compaction copies live tuples, so a moved tuple's old bytes stay behind and
-repeat a version a line pointer still holds (``duplicates``), and a version moved by two compactions
-stays twice. Pure functions over page bytes; no I/O.
+repeat a version a line pointer still holds (``held_versions``), and a version moved by two compactions
+stays twice (``duplicates``). Pure functions over page bytes; no I/O.
 """
 from __future__ import annotations
 
@@ -38,13 +40,15 @@ from pgpage.decode.datum import ATTALIGN_BYTES
 from pgpage.decode.deform import deform_tuple
 from pgpage.decode.flags import (HEAP2_XACT_MASK, HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASOID_OLD,
                                  HEAP_HASVARWIDTH, HEAP_MOVED, HEAP_NATTS_MASK, HEAP_XMAX_COMMITTED,
-                                 HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, LP_DEAD, LP_NORMAL)
+                                 HEAP_XMAX_INVALID, HEAP_XMAX_IS_MULTI, LP_NORMAL)
 from pgpage.decode.ksy.constants import FirstNormalTransactionId, FrozenTransactionId, SizeofHeapTupleHeader
 from pgpage.decode.vector import HEAP_TUPLE_RECORD, HEAP_TUPLE_WORDS, LinePointers, PageHeaders
 
 MAXALIGN = ATTALIGN_BYTES["d"]          # MAXIMUM_ALIGNOF: tuples start at multiples of it
 OID_BYTES = 4
 XID_HALF = 1 << 31                      # xids compare modulo 2^32 (TransactionIdPrecedes)
+T_HOFF_AT = HEAP_TUPLE_RECORD.fields["t_hoff"][1]
+HELD_KEY = 16                           # data bytes a held version is looked up by (held_versions)
 
 
 def maxalign(n):
@@ -69,13 +73,13 @@ def uncovered(pages: np.ndarray, headers: PageHeaders, items: LinePointers, usab
     (of the ``usable`` pages only). An LP_DEAD line pointer's storage counts as uncovered: its tuple is dead."""
     n, block_size = pages.shape
     words = block_size // MAXALIGN
-    diff = np.zeros((n, words + 1), dtype=np.int32)
+    diff = np.zeros((n, words + 1), dtype=np.int16)   # (at most MaxHeapTuplesPerPage tuples over a word)
     held = np.flatnonzero((items.flags == LP_NORMAL) & (items.len > 0))
     lo = np.clip(items.off[held] // MAXALIGN, 0, words)
     hi = np.clip(maxalign(items.off[held] + items.len[held]) // MAXALIGN, 0, words)
     np.add.at(diff, (items.page[held], lo), 1)
     np.add.at(diff, (items.page[held], hi), -1)
-    covered = np.cumsum(diff, axis=1)[:, :words] > 0
+    covered = np.cumsum(diff, axis=1, dtype=np.int16)[:, :words] > 0
     at = np.arange(words) * MAXALIGN
     lower = maxalign(headers.lower.astype(np.int64))[:, None]
     special = np.minimum(headers.special.astype(np.int64), block_size)[:, None]
@@ -91,9 +95,10 @@ def _region_ends(free: np.ndarray) -> np.ndarray:
 
 
 def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_oids: bool,
-               next_xid: int | None, next_multi: int | None) -> Carved:
+               next_xid: int | None, next_multi: int | None, held: dict | None = None) -> Carved:
     """The tuples whose headers and attributes pass every check of the module's docstring, at any free
-    MAXALIGNed offset (overlapping ones included: ``disjoint`` chooses)."""
+    MAXALIGNed offset (overlapping ones included: ``disjoint`` chooses), but copies of the versions in ``held``
+    (``held_versions``: those line pointers hold), found before the costly walk of their attributes."""
     n, block_size = pages.shape
     ends = _region_ends(free)
     page, word = np.nonzero(free)
@@ -102,6 +107,10 @@ def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_o
     page, word = page[ok], word[ok]
     flat = np.ascontiguousarray(pages).reshape(-1)
     first = (page * block_size) // MAXALIGN + word
+    # one byte first (a mostly empty page has a thousand free words): t_hoff MAXALIGNed, past the header
+    t_hoff = flat[first * MAXALIGN + T_HOFF_AT]
+    ok = (t_hoff % MAXALIGN == 0) & (t_hoff >= SizeofHeapTupleHeader)
+    page, word, first = page[ok], word[ok], first[ok]
     rec = flat.view("<u8")[first[:, None] + np.arange(HEAP_TUPLE_WORDS)].view(HEAP_TUPLE_RECORD).reshape(-1)
     im = rec["t_infomask"].astype(np.int64)
     im2 = rec["t_infomask2"].astype(np.int64)
@@ -115,12 +124,19 @@ def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_o
     xmin, xmax = rec["t_xmin"].astype(np.int64), rec["t_xmax"].astype(np.int64)
     good &= (xmin == FrozenTransactionId) | _normal_before(xmin, next_xid)
     multi = (im & HEAP_XMAX_IS_MULTI) != 0
-    good &= (xmax == 0) | np.where(multi, _before(xmax, next_multi) & (xmax > 0),
-                                   _normal_before(xmax, next_xid))
+    good &= np.where(xmax == 0, ~multi & ((im & HEAP_XMAX_COMMITTED) == 0),    # no deleter to have committed
+                     np.where(multi, _before(xmax, next_multi), _normal_before(xmax, next_xid)))
     keep_page, keep_off, keep_len, keep = [], [], [], []
+    held = held or {}
+    keys = sorted({len(k[2]) for k in held})       # (HELD_KEY, or shorter for a version with fewer data bytes)
     for j in np.flatnonzero(good).tolist():
         p, off = int(page[j]), int(word[j]) * MAXALIGN
-        length = _extent(pages[p], off, int(ends[p, word[j]]), rec[j], attrs)
+        at, end = off + int(rec["t_hoff"][j]), int(ends[p, word[j]])
+        head = pages[p, at:at + HELD_KEY].tobytes()
+        if any(at + len(d) <= end and pages[p, at:at + len(d)].tobytes() == d
+               for k in keys for d in held.get((p, int(rec["t_xmin"][j]), head[:k]), ())):
+            continue
+        length = _extent(pages[p], off, end, rec[j], attrs)
         if length is not None:
             keep_page.append(p), keep_off.append(off), keep_len.append(length), keep.append(j)
     return Carved(np.array(keep_page, dtype=np.int64), np.array(keep_off, dtype=np.int64),
@@ -176,23 +192,29 @@ def disjoint(carved: Carved) -> np.ndarray:
     return np.array(keep, dtype=np.int64)
 
 
+def held_versions(flat: np.ndarray, block_size: int, starts, lengths, xmins, t_hoffs) -> dict:
+    """The data bytes (past t_hoff) of tuples line pointers hold, by (page of the chunk, xmin, their first
+    HELD_KEY bytes), for ``candidates``."""
+    out: dict = {}
+    for s, n, x, h in zip(starts.tolist(), lengths.tolist(), xmins.tolist(), t_hoffs.tolist()):
+        data = flat[s + h:s + n].tobytes()
+        out.setdefault((s // block_size, x, data[:HELD_KEY]), []).append(data)
+    return out
+
+
 def duplicates(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, xmins: np.ndarray, t_hoffs: np.ndarray,
-               blocks: np.ndarray, known: set) -> np.ndarray:
-    """Which tuples (at ``starts`` of ``flat``) repeat a version of their block already in ``known`` (a set of
-    ``version_keys``, which each is then added to): a copy compaction left behind. The header is not compared:
-    hint bits and xmax may have been set on one copy after the other was made."""
-    out = np.zeros(len(starts), dtype=bool)
+               blocks: np.ndarray) -> np.ndarray:
+    """Which tuples (at ``starts`` of ``flat``) repeat an earlier one of their block (same xmin and data bytes):
+    a copy compaction left. The header is not compared: hint bits and xmax may have been set on one copy after
+    the other was made."""
+    out, known = np.zeros(len(starts), dtype=bool), set()
     for j, key in enumerate(_keys(flat, starts, lengths, xmins, t_hoffs, blocks)):
         out[j] = key in known
         known.add(key)
     return out
 
 
-def version_keys(flat: np.ndarray, starts, lengths, xmins, t_hoffs, blocks) -> set:
-    """(block, xmin, data bytes) of tuples, for ``duplicates``."""
-    return set(_keys(flat, starts, lengths, xmins, t_hoffs, blocks))
-
-
 def _keys(flat, starts, lengths, xmins, t_hoffs, blocks):
+    """(block, xmin, data bytes) of tuples."""
     for s, n, x, h, b in zip(starts.tolist(), lengths.tolist(), xmins.tolist(), t_hoffs.tolist(), blocks.tolist()):
         yield b, x, flat[s + h:s + n].tobytes()

@@ -442,8 +442,8 @@ class CsvPrinter:
               ) -> tuple[int, np.ndarray, np.ndarray]:
         """CSV lines of the tuples of ``flat`` (uint8, C-contiguous: a chunk's pages) at ``start`` (``length``
         bytes, with their t_hoff, natts, HEAP_HASNULL), and with ``system`` ``sys``: rows block, item, xmin,
-        xmax, status index, then lp_off (with ``json`` instead the xids' verdict indexes, t_ctid's block and offset, t_infomask
-        and t_infomask2); ``given``: (UTF-8 text, start, length) of the columns of kind "given", Python's texts
+        xmax, status index, then lp_off (with ``json`` instead the xids' verdict indexes, t_ctid's block and
+        offset, t_infomask and t_infomask2); ``given``: (UTF-8 text, start, length) of the columns of kind "given", Python's texts
         (``TableRows._given_texts``); ``toasted``: (bytes, start, length), start and length of shape (tuples, printed
         columns), the values of TOAST pointers, fetched by Python (``TableRows._toasted_values``). Returns (done,
         ends, ok): the first ``done`` tuples were handled (fewer than

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgpage.analysis import carve
-from pgpage.analysis.rowstatus import PRUNED
+from pgpage.analysis.rowstatus import PRUNED, STATUS_NAMES
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.deform import ERROR_STATUS, deform_tuple
 from pgpage.decode.flags import HEAP_HASEXTERNAL, HEAP_HASNULL, HEAP_HASVARWIDTH, HEAP_NATTS_MASK
@@ -42,7 +42,11 @@ def pruned_versions(rows, first: int, pages: np.ndarray, hc, usable: np.ndarray,
         return None
     next_xid, next_multi = cluster_limits(cluster)
     has_oids = bool(rows.relation.row.get("relhasoids"))
-    found = carve.candidates(pages, free, rows.attrs, len(rows.attrs), has_oids, next_xid, next_multi)
+    block_size = pages.shape[1]
+    flat = np.ascontiguousarray(pages).reshape(-1)
+    held = None if kept is None else carve.held_versions(flat, block_size, kept.start, kept.length, kept.xmin,
+                                                         kept.t_hoff)
+    found = carve.candidates(pages, free, rows.attrs, len(rows.attrs), has_oids, next_xid, next_multi, held)
     if not len(found.off):
         return None
     h = found.header
@@ -50,33 +54,49 @@ def pruned_versions(rows, first: int, pages: np.ndarray, hc, usable: np.ndarray,
     xmin, xmax = h["t_xmin"].astype(np.int64), h["t_xmax"].astype(np.int64)
     xmin_st, _ = xmin_states(infomask, xmin, cluster.clog)
     xmax_st, _ = xmax_states(infomask, xmax, cluster.clog, cluster.multi_update_xid)
-    block_size = pages.shape[1]
-    flat = np.ascontiguousarray(pages).reshape(-1)
     start = found.page * block_size + found.off
-    ok = np.isin(xmin_st, KNOWN_XMIN) & (xmax_st != ST_UNKNOWN)
-    ok &= np.array([_values_print(rows, flat, s, n, hh, first + p) for s, n, hh, p in
-                    zip(start.tolist(), found.length.tolist(), h, found.page.tolist())], dtype=bool)
-    which = np.flatnonzero(ok)
-    which = which[carve.disjoint(found.take(which))]
-    # of copies of one version, the one with its deleter (the newest header) is kept
+    which = np.flatnonzero(np.isin(xmin_st, KNOWN_XMIN) & (xmax_st != ST_UNKNOWN))
+    # a pruned version compaction copied stays twice: before the values are printed (the costly check), the copy
+    # with its deleter (the newest header) is kept
     which = which[np.lexsort((xmax[which] == 0, found.page[which]))]
-    if kept is not None:
-        known = carve.version_keys(flat, kept.start, kept.length, kept.xmin, kept.t_hoff, kept.block)
-    else:
-        known = set()
     which = which[~carve.duplicates(flat, start[which], found.length[which], xmin[which],
-                                    h["t_hoff"][which].astype(np.int64), first + found.page[which], known)]
+                                    h["t_hoff"][which].astype(np.int64), first + found.page[which])]
+    infomask2 = h["t_infomask2"].astype(np.int64)
+    whole = _printed_whole(rows, flat, start[which], found.length[which], h["t_hoff"][which],
+                           infomask2[which] & HEAP_NATTS_MASK, (infomask[which] & HEAP_HASNULL) != 0)
+    which = which[whole | np.array([not w and _values_print(rows, flat, int(start[j]), int(found.length[j]), h[j],
+                                                            first + int(found.page[j]))
+                                    for j, w in zip(which.tolist(), whole.tolist())], dtype=bool)]
+    which = np.sort(which[carve.disjoint(found.take(which))])
     if not len(which):
         return None
     h = h[which]
     ctid_block = (h["t_ctid.bi_hi"].astype(np.int64) << 16) | h["t_ctid.bi_lo"]
-    infomask2 = h["t_infomask2"].astype(np.int64)
+    infomask2 = infomask2[which]
     return dict(start=start[which], length=found.length[which], t_hoff=h["t_hoff"].astype(np.int64),
                 natts=infomask2 & HEAP_NATTS_MASK, infomask=infomask[which], infomask2=infomask2,
                 xmin=xmin[which], xmax=xmax[which], xmin_state=xmin_st[which], xmax_state=xmax_st[which],
                 status=np.full(len(which), PRUNED, dtype=np.int8), block=first + found.page[which],
                 item=np.zeros(len(which), dtype=np.int64), ctid_block=ctid_block,
                 ctid_offset=h["t_ctid.ip_posid"].astype(np.int64), lp_off=found.off[which])
+
+
+def _printed_whole(rows, flat: np.ndarray, start, length, t_hoff, natts, hasnull) -> np.ndarray:
+    """Which tuples the compiled printer prints every column of (``decode.printer``): it declines a tuple with a
+    value Python finds unreadable (and TOAST pointers, and what it does not port), so what it prints needs no
+    Python check; the others get ``_values_print``."""
+    ok = np.zeros(len(start), dtype=bool)
+    printer = rows.__dict__.get("_carve_printer", False)
+    if printer is False:     # (once per read: every column but the dropped ones)
+        cols = [i for i, a in enumerate(rows.attrs) if not a.attisdropped]
+        printer = rows._carve_printer = rows.printed.printer(
+            rows.attrs, cols, rows.printed.kinds([rows.attrs[i] for i in cols]), STATUS_NAMES, system=False)
+    at = 0
+    while printer is not None and at < len(start):
+        done, _, printed = printer.lines(flat, start[at:], length[at:], t_hoff[at:], natts[at:], hasnull[at:])
+        ok[at:at + done] = printed
+        at += done
+    return ok
 
 
 def _values_print(rows, flat: np.ndarray, start: int, length: int, h, blkno: int) -> bool:

@@ -24,7 +24,8 @@ FROM generate_series(1, 400) g;
 def recipe() -> tuple[str, list[str]]:
     """The README's recipe: the pgpage command, and the SQL statements run in psql."""
     text = (REPO / "README.md").read_text()
-    block = re.search(r"```sh\n(pgpage rows PGDATA --db shop --rel accounts [^\n]*)\n```\n.*?```sql\n(.*?)```", text, re.S)
+    block = re.search(r"```sh\n(pgpage rows PGDATA --db shop --rel accounts [^\n]*)\n```\n.*?```sql\n(.*?)```", text,
+                      re.S)
     assert block, "README: the deleted-rows recipe is missing"
     statements, current = [], []
     for line in block[2].splitlines():
