@@ -16,13 +16,14 @@ from pgpage.findings import INFO, Finding
 UNKNOWN_TYPE = 0      # atttypid of a dropped column: values.ValueFormatter prints it as hex (Undecoded)
 
 
-def dropped_columns(cluster, relation, attrs: list, label: str, findings: list[Finding]) -> list[tuple[int, object]]:
+def dropped_columns(relation, attrs: list, label: str, findings: list[Finding], versions) -> list[tuple[int, object]]:
     """(attribute index, the attribute to print it as) for each dropped column of ``relation`` (``attrs``: its
-    attributes, attnum order), with a finding that says which type it is printed as and why."""
+    attributes, attnum order), with a finding that says which type it is printed as and why. ``versions(catalog,
+    columns)``: every version of a relation's rows, as `rows --all` records (``TableRows.text_records``)."""
     dropped = [i for i, a in enumerate(attrs) if a.attisdropped]
     if not dropped:
         return []
-    old = _types_before_drop(cluster, relation, {i + 1 for i in dropped})
+    old = _types_before_drop(relation, {i + 1 for i in dropped}, versions)
     out = []
     for i in dropped:
         a, typid = attrs[i], old.get(i + 1)
@@ -42,10 +43,9 @@ def dropped_columns(cluster, relation, attrs: list, label: str, findings: list[F
     return out
 
 
-def _types_before_drop(cluster, relation, attnums: set[int]) -> dict[int, int]:
+def _types_before_drop(relation, attnums: set[int], versions) -> dict[int, int]:
     """{attnum: atttypid} from the versions of ``relation``'s pg_attribute rows that are not dropped: the rows'
-    last version before the drop (the one whose storage matches is kept; several: the newest xmin)."""
-    from pgpage.passes.rows import RowOptions, TableRows
+    last version before the drop (several: the newest xmin)."""
     catalog = next((r for r in relation.database.relations() if r.name == "pg_attribute"
                     and r.qualified_name in ("pg_catalog.pg_attribute", "pg_attribute")), None)
     if catalog is None:
@@ -53,8 +53,7 @@ def _types_before_drop(cluster, relation, attnums: set[int]) -> dict[int, int]:
     cols = ["attrelid", "attnum", "atttypid", "attisdropped"]
     found: dict[int, tuple[int, int]] = {}
     try:
-        rows = TableRows(cluster, catalog, RowOptions(all_versions=True, columns=cols))
-        for r in rows.text_records():
+        for r in versions(catalog, cols):
             v = r["values"]
             if v["attrelid"] != str(relation.oid) or v["attisdropped"] != "f" or v["atttypid"] in (None, "0"):
                 continue

@@ -212,7 +212,8 @@ class TableRows:
             for r in rows]
         present = [(i, a) for i, a in enumerate(self.attrs) if not a.attisdropped]
         if options.dropped:     # pg_dirtyread's dropped_N, typed where pg_attribute still says its type
-            present += dropped_columns(cluster, relation, self.attrs, self.label, self.findings)
+            present += dropped_columns(relation, self.attrs, self.label, self.findings, lambda rel, cols: TableRows(
+                cluster, rel, RowOptions(all_versions=True, columns=cols)).text_records())
         if options.columns:
             by_name = {a.name: (i, a) for i, a in present}
             unknown = [c for c in options.columns if c not in by_name]

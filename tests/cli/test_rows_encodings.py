@@ -116,3 +116,31 @@ def test_encoding_override(cluster):
     assert {x["ctid"]: x["values"]["t"] for x in records(r)}[first[0]] == first[4]
     r = rows(data, "latin1", "enc", "--csv", "--encoding", "no-such-encoding")
     assert r.returncode == 2 and r.stdout == "" and "--encoding" in r.stderr
+
+
+def test_sql_ascii_bytes_that_are_not_utf8(cluster, tmp_path):
+    """SQL_ASCII stores what clients send, unconverted: a byte that is not UTF-8 (0xE9 written over the first
+    letter of a text value, the page checksum recomputed) cannot be printed as the UTF-8 a client would get:
+    NULL with a finding naming the column; `--encoding LATIN1` reads it as a LATIN1 client would."""
+    import shutil
+
+    from mutation import recompute_checksums
+
+    from pgpage.storage.datadir import open_data_directory
+    data, oracle = cluster
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    path = open_data_directory(copy).database("sqlascii").relation("enc").forks["main"].segment_path(0)
+    original = path.read_bytes()
+    at = original.index(b"plain ascii")          # id 1's t: the first of its columns holding the text
+    changed = bytearray(original)
+    changed[at] = 0xE9
+    assert recompute_checksums(changed, original, 8192) == 1
+    path.write_bytes(bytes(changed))
+    r = rows(copy, "sqlascii", "enc", "--json", "--columns", "id,t,v")
+    assert r.returncode == 1 and "datum.text.bad_encoding" in r.stderr and "column 't'" in r.stderr
+    got = {x["values"]["id"]: x for x in records(r)}
+    assert got["1"]["values"] == {"id": "1", "t": None, "v": "plain ascii"}
+    assert got["1"]["damage"] == [{"code": "datum.text.bad_encoding", "column": "t"}]
+    r = rows(copy, "sqlascii", "enc", "--json", "--columns", "id,t", "--encoding", "LATIN1")
+    assert r.returncode == 0 and {x["values"]["id"]: x["values"]["t"] for x in records(r)}["1"] == "élain ascii"
