@@ -378,6 +378,37 @@ types:
       - id: nunused
         type: u2
         doc: offsets set unused
+  xl_heap_header:
+    doc: |
+      The header fields a heap INSERT's or UPDATE's new tuple carries in its block data (SizeOfHeapHeader 5),
+      its null bitmap and data following; redo rebuilds the HeapTupleHeader from them.
+    seq:
+      - id: t_infomask2
+        type: u2
+        doc: the tuple's t_infomask2
+      - id: t_infomask
+        type: u2
+        doc: the tuple's t_infomask
+      - id: t_hoff
+        type: u1
+        doc: the tuple's t_hoff
+  xl_multi_insert_tuple:
+    doc: |
+      One tuple of a Heap2 MULTI_INSERT's block data (SizeOfMultiInsertTuple 7), SHORTALIGNed, its datalen
+      bytes of null bitmap and data following.
+    seq:
+      - id: datalen
+        type: u2
+        doc: bytes of the tuple after its HeapTupleHeader
+      - id: t_infomask2
+        type: u2
+        doc: the tuple's t_infomask2
+      - id: t_infomask
+        type: u2
+        doc: the tuple's t_infomask
+      - id: t_hoff
+        type: u1
+        doc: the tuple's t_hoff
   xl_heap_multi_insert:
     doc: Heap2 MULTI_INSERT, its fixed part; OffsetNumber offsets[ntuples] follow unless the page is new
     seq:
@@ -1139,3 +1170,22 @@ enums:
       id: multi_xact_status_update
       -orig-id: MultiXactStatusUpdate
       doc: upd
+  xlh_insert_flags:
+    0x08:
+      id: xlh_insert_contains_new_tuple
+      -orig-id: XLH_INSERT_CONTAINS_NEW_TUPLE
+      doc: a logical-decoding copy of the new tuple is in the record
+  xlh_update_flags:
+    0x20:
+      id: xlh_update_prefix_from_old
+      -orig-id: XLH_UPDATE_PREFIX_FROM_OLD
+      doc: the new tuple's first bytes of data are the old tuple's (a uint16 length leads the block data)
+    0x40:
+      id: xlh_update_suffix_from_old
+      -orig-id: XLH_UPDATE_SUFFIX_FROM_OLD
+      doc: the new tuple's last bytes are the old tuple's (a uint16 length follows the prefix's)
+  heap_info:
+    0x80:
+      id: xlog_heap_init_page
+      -orig-id: XLOG_HEAP_INIT_PAGE
+      doc: the record initialises its page (MULTI_INSERT's tuples then go to offsets 1, 2, ...)

@@ -4,7 +4,9 @@ An example is a fenced block of README.md whose first line is ``$ pgpage ...``: 
 repository's root with COLUMNS=100 (as a reader's pipe or a 100-column terminal shows it) and the rest of the
 block must equal what it writes (standard output, then standard error), line for line, where a line ``...`` alone stands for one or more lines
 cut. Only clock readings are masked: elapsed seconds, and the statistics file's modification time (the time git
-wrote it in this clone). A block whose data is not bundled must be named in NOT_BUNDLED with where it comes from.
+wrote it in this clone). A block whose data is not bundled must be named in NOT_BUNDLED with where it comes from. A
+data directory the repository holds packed (``DIR.tar.xz`` holding ``DIR``'s last name: make_walrows.py) is
+unpacked into a temporary directory and the command run on it there.
 
 ``python tests/test_readme_examples.py --update`` writes the commands' outputs into README.md, keeping the cuts
 the README makes (a ``...`` line stays where the lines it stood for are), and shows what changed.
@@ -55,12 +57,19 @@ def examples(text: str) -> list[tuple[int, str, list[str]]]:
     return out
 
 
+def packed(path: str) -> Path | None:
+    """The archive ``path.tar.xz`` of a data directory the repository holds packed, when ``path`` itself is not
+    there."""
+    archive = REPO / f"{path}.tar.xz"
+    return archive if not (REPO / path).exists() and archive.is_file() else None
+
+
 def bundled(command: str) -> bool:
     """Whether the command reads only what the repository holds: its paths (the arguments with a slash, but for
-    an -o output, which is written) all exist."""
+    an -o output, which is written) all exist, or are packed."""
     args = shlex.split(command)[2:]
     paths = [a for i, a in enumerate(args) if "/" in a and not a.startswith("-") and args[i - 1] not in ("-o", "--output")]
-    return bool(paths) and all((REPO / p).exists() for p in paths)
+    return bool(paths) and all((REPO / p).exists() or packed(p) for p in paths)
 
 
 def run(command: str, out_dir: Path) -> list[str]:
@@ -71,6 +80,13 @@ def run(command: str, out_dir: Path) -> list[str]:
     for i, a in enumerate(args[:-1]):
         if a in ("-o", "--output"):
             args[i + 1] = str(out_dir / Path(args[i + 1]).name)
+    for i, a in enumerate(args):
+        archive = packed(a) if "/" in a and not a.startswith("-") else None
+        if archive is not None:
+            import tarfile
+            with tarfile.open(archive) as tf:
+                tf.extractall(out_dir / f"packed{i}", filter="data")
+            args[i] = str(out_dir / f"packed{i}" / Path(a).name)
     env = {**os.environ, "COLUMNS": COLUMNS}
     r = subprocess.run([sys.executable, "-m", "pgpage", *args[1:]], cwd=REPO, env=env, capture_output=True,
                        text=True, timeout=600)

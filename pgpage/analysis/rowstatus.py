@@ -16,6 +16,7 @@ multixact through its updating member). A version is:
 * ``unknown``: pg_xact does not cover its inserter or deleter and no hint bit tells.
 * ``pruned``: no line pointer holds it any more (pruning made it LP_DEAD or LP_UNUSED), yet its bytes are
   whole in the page (``analysis.carve``); never decided here.
+* ``wal``: the pages no longer hold it, the WAL does (``passes.walrows``, `rows --wal`); never decided here.
 
 Pure functions over arrays; no I/O.
 """
@@ -27,8 +28,8 @@ from pgpage.decode.flags import MOVED_PARTITIONS_OFFSET   # with block InvalidBl
 from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_FROZEN, ST_IN_PROGRESS, ST_INVALID, ST_LOCK_ONLY,
                                 ST_UNKNOWN)
 
-LIVE, DELETED, UPDATED, MOVED, ABORTED, IN_PROGRESS, UNKNOWN, PRUNED = range(8)
-STATUS_NAMES = ("live", "deleted", "updated", "moved", "aborted", "in_progress", "unknown", "pruned")
+LIVE, DELETED, UPDATED, MOVED, ABORTED, IN_PROGRESS, UNKNOWN, PRUNED, WAL = range(9)
+STATUS_NAMES = ("live", "deleted", "updated", "moved", "aborted", "in_progress", "unknown", "pruned", "wal")
 XID_STATE_NAMES = {ST_UNKNOWN: "unknown", ST_IN_PROGRESS: "in progress", ST_COMMITTED: "committed",
                    ST_ABORTED: "aborted", ST_FROZEN: "frozen", ST_INVALID: "invalid", ST_LOCK_ONLY: "lock only"}
 

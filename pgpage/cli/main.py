@@ -183,7 +183,8 @@ def rows(
                                       " in progress, and pruned ones whose bytes are still whole) with ctid, xmin,"
                                       " xmax, status and lp_off, not only the live rows."),
     status: Optional[str] = typer.Option(None, "--status", help="Only versions of these statuses, comma-separated"
-                                         " (live, deleted, updated, moved, aborted, in_progress, unknown, pruned);"
+                                         " (live, deleted, updated, moved, aborted, in_progress, unknown, pruned,"
+                                         " wal);"
                                          " implies --all."),
     xid: Optional[list[int]] = typer.Option(None, "--xid", help="Only versions whose xmin or xmax is this xid"
                                             " (repeatable); implies --all."),
@@ -215,6 +216,9 @@ def rows(
                                           " decimals, timestamps with zone, dates, bytea, JSON, lists for arrays; text"
                                           " for the rest), instead of stdout. Needs pyarrow: pip install"
                                           " 'pgpage[parquet]'."),
+    wal: Optional[str] = typer.Option(None, "--wal", help="Also the row versions only this directory's WAL segments"
+                                      " still hold (inserted, updated or in a full-page image, since vacuumed, pruned"
+                                      " or truncated away), status wal; implies --all."),
 ) -> None:
     """Row contents: the rows a new SELECT would return, or with --all every version on disk, values as the
     server prints them, TOAST reassembled. Read from the files alone."""

@@ -25,7 +25,7 @@ def _rendered_part(csv_out: bool, all_versions: bool):
 
 def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None, blocks=None, csv_out=False,
                  json_out=False, timezone=None, wide=False, jobs: int = 1, status=None, xid=None, ctid=None,
-                 schema=None, toast=None, encoding=None, dropped=False, parquet=None) -> int:
+                 schema=None, toast=None, encoding=None, dropped=False, parquet=None, wal=None) -> int:
     from pgpage.passes.rows import STATUS_NAMES, RowOptions, parse_filter, table_rows
     from pgpage.render import rows as render
 
@@ -38,9 +38,11 @@ def rows_command(*, target, db=None, rel=None, all_versions=False, columns=None,
         raise PgpageError(f"--columns {columns!r}: an empty column name (give names separated by commas)",
                           ExitCode.USAGE)
     only = parse_filter(status, xid, ctid)
-    all_versions = all_versions or bool(only)      # a filter looks among every version (analysis.rowfilter)
+    all_versions = all_versions or bool(only) or wal is not None   # a filter looks among every version
+    if wal is not None:
+        jobs = 1      # (the WAL's versions follow all the pages', which they must not repeat: one process)
     options = RowOptions(all_versions=all_versions, carve=all_versions, only=only, timezone=timezone,
-                         encoding=encoding, dropped=dropped,
+                         encoding=encoding, dropped=dropped, wal=wal,
                          columns=[c.strip() for c in columns.split(",")] if columns else None)
     if toast is not None and schema is None:
         raise PgpageError("--toast goes with --schema (with the catalog, the TOAST table is found through it)",

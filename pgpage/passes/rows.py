@@ -72,6 +72,7 @@ class RowVersion:
     lp_off: int | None = None   # where the tuple starts in its page (a pruned one: where it was found)
     damage: list | None = None   # what is wrong with this version (``rowdamage.version_damage``): its page's
     #                              checksum, the columns whose value is None because it could not be read
+    lsn: str | None = None       # a version from WAL (status wal): the record that holds it (passes.walrows)
 
     @property
     def ctid(self) -> str:
@@ -95,6 +96,8 @@ class RowVersion:
             d["oid"] = self.oid
         if self.status == "pruned":     # item 0: no line pointer holds it; where it lies, and its t_ctid (itself
             d["lp_off"], d["t_ctid"] = self.lp_off, self.t_ctid   # when deleted, else its successor)
+        if self.status == "wal":
+            d["lsn"] = self.lsn
         d["values"] = dict(zip(names, self.values if values is None else values))
         if self.damage:
             d["damage"] = self.damage
@@ -155,6 +158,7 @@ class RowOptions:
 
     encoding: str | None = None        # the database's text encoding, overriding pg_database's
     dropped: bool = False              # also the dropped columns' values (passes.dropped)
+    wal: str | None = None             # with all_versions: a WAL directory whose versions follow (passes.walrows)
 
 
 def _with(kept: "ChunkVersions | None", pruned: dict, flat: np.ndarray) -> ChunkVersions:
@@ -247,6 +251,10 @@ class TableRows:
         self.checksums = page_checksums(cluster, self.fork)   # data checksums on: pages are checked
         self.checksum_failures: set[int] = set()   # blocks (global numbers) read so far whose checksum fails
         self.undecided = 0   # versions left out of the live rows because no commit status could be found
+        self.wal = None      # the versions only WAL holds (passes.walrows), with --all --wal
+        if options.wal is not None and options.all_versions:
+            from pgpage.passes.walrows import WalRows
+            self.wal = WalRows(self, options.wal)
 
     def records(self) -> Iterator[dict]:
         """Each version as a record whose values are typed Python objects (``values.python_value``): the records of
@@ -288,6 +296,10 @@ class TableRows:
                 self.status_counts += np.bincount(chunk.status, minlength=len(STATUS_NAMES))
                 yield chunk
         self.findings.extend(self.fork.size_changes())
+        wal = self.wal.chunk(o.start, o.stop, o.only) if self.wal is not None else None
+        if wal is not None:      # after the pages, which it does not repeat (walrows.WalRows.seen)
+            self.status_counts += np.bincount(wal["status"], minlength=len(STATUS_NAMES))
+            yield ChunkVersions(**wal)
         if self.undecided and not self.options.all_versions:  # "0 rows" would be a wrong answer, not an empty table
             self.findings.append(Finding("rows.visibility.undecided", f"{self.undecided} row versions whose commit"
                                          " status neither hint bits nor pg_xact tell are not among the rows (see"
@@ -374,6 +386,8 @@ class TableRows:
             pruned = pruned_versions(self, first, pages, hc, ~bad & ~h.is_new, kept)
             if pruned is not None:
                 kept = _with(kept, pruned, np.ascontiguousarray(pages).reshape(-1))
+        if self.wal is not None:
+            self.wal.seen(kept)
         if kept is not None and self.options.only:
             kept = kept.take(np.flatnonzero(self.options.only.mask(kept.status, kept.xmin, kept.xmax, kept.block,
                                                                    kept.item)))
@@ -435,7 +449,8 @@ class TableRows:
             yield RowVersion(blkno, lp, int(c.xmin[j]), int(c.xmax[j]), STATUS_NAMES[int(c.status[j])],
                              XID_STATE_NAMES[int(c.xmin_state[j])], XID_STATE_NAMES[int(c.xmax_state[j])],
                              f"({int(c.ctid_block[j])},{int(c.ctid_offset[j])})", im, int(c.infomask2[j]), values,
-                             heap_oid_old(data, t_hoff, im), lp_off=int(c.lp_off[j]), damage=damage)
+                             heap_oid_old(data, t_hoff, im), lp_off=int(c.lp_off[j]) if c.lp_off[j] >= 0 else None,
+                             damage=damage, lsn=self.wal.lsns.get((blkno, lp, int(c.xmin[j]))) if self.wal else None)
         self._fetched.clear()
 
     def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
@@ -518,7 +533,11 @@ class TableRows:
                                     json=records)
 
     def _printed_chunk(self, printer, c: ChunkVersions, system: bool, json: bool = False):
-        """``_csv_chunk`` of a chunk, whose versions on pages that fail their checksum Python prints (flagged)."""
+        """``_csv_chunk`` of a chunk, whose versions on pages that fail their checksum Python prints (flagged), as
+        those from WAL (their LSN, an lp_off only a full-page image knows)."""
+        if self.wal is not None and self.wal.holds(c):
+            yield from self.versions(c)
+            return
         for which, flagged in checksum_runs(c.block, self.checksum_failures):
             if flagged:
                 yield from self.versions(c, which=which)

@@ -41,7 +41,7 @@ def csv_field(value: str | None, single_column: bool = False) -> str:
 
 
 def _system(row) -> list[str]:
-    return [row.ctid, str(row.xmin), str(row.xmax), row.status, str(row.lp_off)]
+    return [row.ctid, str(row.xmin), str(row.xmax), row.status, None if row.lp_off is None else str(row.lp_off)]
 
 
 def csv_line(row, system: bool, single: bool) -> str:

@@ -656,14 +656,16 @@ class Relation:
             node = mapping.get(self.oid, 0)
         return node
 
-    def rows(self, all_versions: bool = False, timezone: str | None = None):
+    def rows(self, all_versions: bool = False, timezone: str | None = None, wal: str | None = None):
         """This table's rows as records (dicts: ctid, xmin, xmax, status, ..., ``values`` by column name) with
         typed Python values: the rows a new SELECT returns, or every version on disk with ``all_versions`` (pruned ones
-        too: ``passes.carve``).
+        too: ``passes.carve``), and with ``wal`` (a directory of WAL segments; implies ``all_versions``) the versions
+        only its WAL still holds (status ``wal``, their ``lsn``: ``passes.walrows``).
         ``passes.rows.TableRows`` gives the values as text and the findings (what could not be read)."""
         from pgpage.passes.rows import RowOptions, TableRows
-        return TableRows(self.database.cluster, self,
-                         RowOptions(all_versions=all_versions, carve=all_versions, timezone=timezone)).records()
+        all_versions = all_versions or wal is not None
+        return TableRows(self.database.cluster, self, RowOptions(all_versions=all_versions, carve=all_versions,
+                                                                 timezone=timezone, wal=wal)).records()
 
     @cached_property
     def directory(self) -> Path:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, REPO, REQUIRED_MAJORS
+from pgpage.analysis.rowstatus import STATUS_NAMES
 from pgpage.decode.flags import LP_NORMAL
 from pgpage.passes.rows import RowOptions, TableRows
 from pgpage.storage.target import resolve
@@ -103,7 +104,7 @@ def test_carved_rows_are_the_pruned_versions(unpacked, major):
     assert any(r["values"]["memo"] is not None for r in carved)      # a TOASTed value fetched
     assert any(r["values"]["note"] == "" for r in carved) and any(r["values"]["note"] is None for r in carved)
     # every version line pointers hold is there as before, and the counts say pruned
-    assert table.status_counts[-1] == len(carved)
+    assert table.status_counts[STATUS_NAMES.index("pruned")] == len(carved)
     plain = list(ledger(unpacked(major), carve=False).text_records())
     assert [r for r in records if r["status"] != "pruned"] == plain
     deleted_ids = {int(r["values"]["id"]) for r in carved} - {int(r[3]) for r in o["after_rows"]}

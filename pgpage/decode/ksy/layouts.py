@@ -19,7 +19,7 @@
 #  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
 #  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
 #  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
-#  formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
+#  formats/xlog_records.ksy (sha256 f36f977366d89d02e4ed4b325a577ed221635bf796550e58da47db823a0649ad)
 """Static layouts of the fixed-size types in formats/*.ksy, for vectorised decoders.
 
 Derived from the .ksy files by formats/generate.py; never edit by hand.
@@ -1181,6 +1181,23 @@ LAYOUTS = {
             'nunused': (0, 'u2'),
         },
     },
+    'xlog_records::xl_heap_header': {
+        'size': 5,
+        'fields': {
+            't_infomask2': (0, 'u2'),
+            't_infomask': (2, 'u2'),
+            't_hoff': (4, 'u1'),
+        },
+    },
+    'xlog_records::xl_multi_insert_tuple': {
+        'size': 7,
+        'fields': {
+            'datalen': (0, 'u2'),
+            't_infomask2': (2, 'u2'),
+            't_infomask': (4, 'u2'),
+            't_hoff': (6, 'u1'),
+        },
+    },
     'xlog_records::xl_heap_multi_insert': {
         'size': 4,
         'fields': {
@@ -1856,6 +1873,16 @@ ENUMS = {
         4: 'MultiXactStatusNoKeyUpdate',
         5: 'MultiXactStatusUpdate',
     },
+    'xlog_records::xlh_insert_flags': {
+        8: 'XLH_INSERT_CONTAINS_NEW_TUPLE',
+    },
+    'xlog_records::xlh_update_flags': {
+        32: 'XLH_UPDATE_PREFIX_FROM_OLD',
+        64: 'XLH_UPDATE_SUFFIX_FROM_OLD',
+    },
+    'xlog_records::heap_info': {
+        128: 'XLOG_HEAP_INIT_PAGE',
+    },
 }
 
 ORIG_IDS = {
@@ -2489,6 +2516,8 @@ TYPE_SOURCES = {
     'xlog_records::xl_dbase_drop_rec': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_prune_16': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_vacuum_14': 'formats/xlog_records.ksy',
+    'xlog_records::xl_heap_header': 'formats/xlog_records.ksy',
+    'xlog_records::xl_multi_insert_tuple': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_multi_insert': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_inplace_18': 'formats/xlog_records.ksy',
     'xlog_records::xl_heap_prune_17': 'formats/xlog_records.ksy',

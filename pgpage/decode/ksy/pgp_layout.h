@@ -19,7 +19,7 @@
  *  formats/spgist_page.ksy (sha256 eba127025da55d324058452d4a7096626f794c3d724308335540fe37c5744aa7)
  *  formats/vm_page.ksy (sha256 b7c8213a8c424bc2d3f7ba09a1dff5e14e7e8b148b7cd539726aad9614a6417a)
  *  formats/xlog.ksy (sha256 d8f3d2efb0ec22bed489894f921a1a4540dccfee87479d9083b3fff8462d2fa0)
- *  formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
+ *  formats/xlog_records.ksy (sha256 f36f977366d89d02e4ed4b325a577ed221635bf796550e58da47db823a0649ad)
  *
  * Every constant the formats/ .ksy files define, by PostgreSQL's name (flag bits, masks, special values,
  * the sizes of the fixed-size types), for the compiled kernel (pgpage/decode/_kernel.h). The same table is
@@ -327,6 +327,16 @@
 #define XLHP_HAS_REDIRECTIONS 32  /* redirected offset pairs follow */
 #define XLHP_HAS_DEAD_ITEMS 64  /* dead offsets follow */
 #define XLHP_HAS_NOW_UNUSED_ITEMS 128  /* now unused offsets follow */
+
+/* formats/xlog_records.ksy: xlog_records::xlh_insert_flags */
+#define XLH_INSERT_CONTAINS_NEW_TUPLE 8  /* a logical-decoding copy of the new tuple is in the record */
+
+/* formats/xlog_records.ksy: xlog_records::xlh_update_flags */
+#define XLH_UPDATE_PREFIX_FROM_OLD 32  /* the new tuple's first bytes of data are the old tuple's (a uint16 length leads the block data) */
+#define XLH_UPDATE_SUFFIX_FROM_OLD 64  /* the new tuple's last bytes are the old tuple's (a uint16 length follows the prefix's) */
+
+/* formats/xlog_records.ksy: xlog_records::heap_info */
+#define XLOG_HEAP_INIT_PAGE 128  /* the record initialises its page (MULTI_INSERT's tuples then go to offsets 1, 2, ...) */
 
 /* formats/brin_page.ksy: sizes in bytes */
 #define SIZEOF_BrinTuple 5  /* brin_page::brin_tuple */

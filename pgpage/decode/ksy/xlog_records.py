@@ -1,5 +1,5 @@
 # GENERATED FILE - DO NOT EDIT.
-# Source: formats/xlog_records.ksy (sha256 ac8910bb8b08aa5ef0258de6a242334c437f47310ddb70c3351807c7868eebfa)
+# Source: formats/xlog_records.ksy (sha256 f36f977366d89d02e4ed4b325a577ed221635bf796550e58da47db823a0649ad)
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned).
 # Edit the .ksy and run `python formats/generate.py`; tests fail when this file drifts.
 # This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
@@ -83,6 +83,9 @@ class XlogRecords(KaitaiStruct):
        Source - https://github.com/postgres/postgres/blob/REL_18_STABLE/src/include/replication/message.h
     """
 
+    class HeapInfo(IntEnum):
+        xlog_heap_init_page = 128
+
     class Infobits(IntEnum):
         xlhl_xmax_is_multi = 1
         xlhl_xmax_lock_only = 2
@@ -111,6 +114,13 @@ class XlogRecords(KaitaiStruct):
         xact_completion_apply_feedback = 536870912
         xact_completion_update_relcache_file = 1073741824
         xact_completion_force_sync_commit = 2147483648
+
+    class XlhInsertFlags(IntEnum):
+        xlh_insert_contains_new_tuple = 8
+
+    class XlhUpdateFlags(IntEnum):
+        xlh_update_prefix_from_old = 32
+        xlh_update_suffix_from_old = 64
 
     class XlhpFlags(IntEnum):
         xlhp_is_catalog_rel = 2
@@ -714,6 +724,26 @@ class XlogRecords(KaitaiStruct):
             pass
 
 
+    class XlHeapHeader(KaitaiStruct):
+        """The header fields a heap INSERT's or UPDATE's new tuple carries in its block data (SizeOfHeapHeader 5),
+        its null bitmap and data following; redo rebuilds the HeapTupleHeader from them.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlHeapHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.t_infomask2 = self._io.read_u2le()
+            self.t_infomask = self._io.read_u2le()
+            self.t_hoff = self._io.read_u1()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class XlHeapInplace(KaitaiStruct):
         """Heap INPLACE, its first field (18 adds invalidation messages after it)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -929,6 +959,27 @@ class XlogRecords(KaitaiStruct):
             self.pad = self._io.read_bytes(3)
             self.prefix_size = self._io.read_u8le()
             self.message_size = self._io.read_u8le()
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class XlMultiInsertTuple(KaitaiStruct):
+        """One tuple of a Heap2 MULTI_INSERT's block data (SizeOfMultiInsertTuple 7), SHORTALIGNed, its datalen
+        bytes of null bitmap and data following.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(XlogRecords.XlMultiInsertTuple, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.datalen = self._io.read_u2le()
+            self.t_infomask2 = self._io.read_u2le()
+            self.t_infomask = self._io.read_u2le()
+            self.t_hoff = self._io.read_u1()
 
 
         def _fetch_instances(self):
