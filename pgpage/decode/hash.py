@@ -20,7 +20,7 @@ from pgpage.decode.ksy.constants import (HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE, 
 from pgpage.decode.ksy.hash_page import HashPage
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.pagebase import format_tid
-from pgpage.decode.vector import _column, decode_headers, decode_line_pointers, u4_at
+from pgpage.decode.vector import column, decode_headers, decode_line_pointers, u4_at
 from pgpage.decode.flags import LP_DEAD
 
 PAGE_TYPE_NAMES = {LH_META_PAGE: "metapage", LH_OVERFLOW_PAGE: "overflow", LH_BUCKET_PAGE: "bucket",
@@ -222,7 +222,7 @@ def decode_hash_chunk(chunk: np.ndarray, first_blkno: int) -> HashChunk:
     bs = chunk.shape[1]
     h = decode_headers(chunk)
     base = bs - OPAQUE_SIZE
-    col = lambda f: _column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
+    col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
     flag, page_id = col("hasho_flag"), col("hasho_page_id")
     special_ok = ~h.is_new & (bs - h.special.astype(np.int64) == OPAQUE_SIZE) & (page_id == HASHO_PAGE_ID)
     page_type = np.where(special_ok, flag & LH_PAGE_TYPE, 0)

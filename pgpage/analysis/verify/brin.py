@@ -21,7 +21,7 @@ from pgpage.decode.ksy.constants import (BRIN_CURRENT_VERSION, BRIN_META_MAGIC, 
                                          SizeOfPageHeaderData)
 from pgpage.decode.pagebase import maxalign
 from pgpage.decode.ksy.layouts import LAYOUTS
-from pgpage.decode.vector import _column, decode_headers, decode_line_pointers, u4_at
+from pgpage.decode.vector import column, decode_headers, decode_line_pointers, u4_at
 from pgpage.findings import WARNING, Finding
 
 META = "brin_page::brin_meta_page_data"
@@ -45,14 +45,14 @@ class BrinVerifier:
         bs = chunk.shape[1]
         self.revmap_items = (bs - CONTENTS - SPECIAL_SIZE) // TID
         h = decode_headers(chunk)
-        ptype = _column(chunk, SPECIAL, "type", bs - SPECIAL_SIZE).astype(np.int64)
+        ptype = column(chunk, SPECIAL, "type", bs - SPECIAL_SIZE).astype(np.int64)
         ok = ~h.is_new & (bs - h.special.astype(np.int64) == SPECIAL_SIZE)
         blocks = first + np.arange(chunk.shape[0])
         k = min(len(blocks), self.nblocks - first)
         self.page_type[first:first + k] = np.where(ok, ptype, 0)[:k]
         self.maxoff[first:first + k] = h.nlp[:k]
         if first == 0 and ok[0] and ptype[0] == BRIN_PAGETYPE_META:
-            m = {f: int(_column(chunk[:1], META, f, CONTENTS)[0]) for f in
+            m = {f: int(column(chunk[:1], META, f, CONTENTS)[0]) for f in
                  ("brin_magic", "brin_version", "pages_per_range", "last_revmap_page")}
             self.meta = m
         revmap = np.flatnonzero(ok & (ptype == BRIN_PAGETYPE_REVMAP))
