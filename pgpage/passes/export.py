@@ -430,6 +430,9 @@ def diff_batches(doc: dict) -> Callable:
 
 
 # ------------------------------------------------------------------------------------------------ the export
+SYSTEM_TEXTS = 5   # rows' CSV with its system columns first: ctid, xmin, xmax, status, lp_off
+
+
 class ClusterExport:
     """`pgpage export` of a data directory (a database, or one relation with ``rel``): ``run(sink)`` hands every
     dataset's batches to ``sink(dataset, batch)``; with ``rows``, each table's rows as dataset
@@ -625,12 +628,12 @@ class RowColumns:
         pa = arrow()
         sys_cols = [("ctid", pa.string()), ("xmin", pa.int64()), ("xmax", pa.int64())]
         if self.all_versions:
-            sys_cols += [("status", pa.string())]
+            sys_cols += [("status", pa.string()), ("lp_off", pa.int32())]
         return pa.schema([("schema_version", pa.int16()), *sys_cols,
                           *((n, k[0]) for n, k in zip(self.names, self.kinds))])
 
     def csv_texts(self, lines: bytes):
-        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, the columns; no header) as a table of texts, NULL
+        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, lp_off, the columns; no header) as a table of texts, NULL
         where COPY writes an unquoted empty field."""
         pa = arrow()
         from io import BytesIO
@@ -648,6 +651,7 @@ class RowColumns:
         texts."""
         pa = arrow()
         values = [] if version is None else [version.ctid, str(version.xmin), str(version.xmax), version.status,
+                                             None if version.lp_off is None else str(version.lp_off),
                                              *version.values]
         return pa.table([pa.array(values[i:i + 1], pa.string()) for i in range(len(self.text_names))]
                         if version is not None else [pa.array([], pa.string()) for _ in self.text_names],
@@ -656,7 +660,7 @@ class RowColumns:
     @property
     def text_names(self) -> list[str]:
         # (positions, not the table's names, which a column may share with a system column's)
-        return [f"c{i}" for i in range(4 + len(self.names))]
+        return [f"c{i}" for i in range(SYSTEM_TEXTS + len(self.names))]
 
     def batch(self, texts):
         """A record batch from a table of texts (``csv_texts``, ``version_texts``)."""
@@ -667,9 +671,9 @@ class RowColumns:
         arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), cols[0].combine_chunks(),
                   pc.cast(cols[1], pa.int64()).combine_chunks(), pc.cast(cols[2], pa.int64()).combine_chunks()]
         if self.all_versions:
-            arrays.append(cols[3].combine_chunks())
+            arrays += [cols[3].combine_chunks(), pc.cast(cols[4], pa.int32()).combine_chunks()]
         for i, (atype, how, conv) in enumerate(self.kinds):
-            arrays.append(self._column(i, atype, how, conv, cols[4 + i].combine_chunks()))
+            arrays.append(self._column(i, atype, how, conv, cols[SYSTEM_TEXTS + i].combine_chunks()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema())
 
     def _column(self, i: int, atype, how: str, conv, strings):

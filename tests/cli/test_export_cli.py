@@ -180,7 +180,9 @@ def test_pages_and_tuples_are_page_json(export):
         versions = json_lines(pgpage("rows", data_dir(major), "--db", "pgpage", "--rel", name, "--all",
                                      "--json").stdout)
         statuses = {(b, lp): s[-1] for (b, lp), s in tuples.items() if s[-1] is not None}
-        assert statuses == {tuple(map(int, v["ctid"][1:-1].split(","))): v["status"] for v in versions}, name
+        # (a version carved back from pruned bytes has no line pointer: no tuples row)
+        assert statuses == {tuple(map(int, v["ctid"][1:-1].split(","))): v["status"] for v in versions
+                            if v["status"] != "pruned"}, name
 
 
 def test_btree_items_are_index_json(export):

@@ -212,7 +212,11 @@ def test_btree_metapage_with_the_wrong_special_size_is_not_clean(tmp_path):
     alone.parent.mkdir()
     alone.write_bytes(buf)
     r = run("page", alone, "--block", 0, "--json")
-    assert r.returncode == 0 and json.loads(r.stdout)["pages"][0]["page_type"] == "gin", r.stdout
+    page = json.loads(r.stdout)["pages"][0]
+    assert page["page_type"] == "gin", r.stdout
+    # read as GIN (decoded since issue 41), a B-tree metapage's bytes are no GIN entry items: findings, exit 1
+    assert r.returncode == 1 and page["findings"] and {f["code"] for f in page["findings"]} <= {
+        "gin.item.out_of_bounds"}, r.stdout
     # `index` checks the metapage's special space as _bt_checkpage does
     r = run("index", data, "--db", "pgpage", "--rel", "idx_dup", "--json")
     no_escape(r)
