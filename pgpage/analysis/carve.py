@@ -97,8 +97,9 @@ def _region_ends(free: np.ndarray) -> np.ndarray:
 def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_oids: bool,
                next_xid: int | None, next_multi: int | None, held: dict | None = None) -> Carved:
     """The tuples whose headers and attributes pass every check of the module's docstring, at any free
-    MAXALIGNed offset (overlapping ones included: ``disjoint`` chooses), but copies of the versions in ``held``
-    (``held_versions``: those line pointers hold), found before the costly walk of their attributes."""
+    MAXALIGNed offset, but copies of the versions in ``held`` (``held_versions``: those line pointers hold), found
+    before the costly walk of their attributes, and tuples inside which another plausible header begins (its tail
+    was overwritten). Overlapping ones are left to ``disjoint``."""
     n, block_size = pages.shape
     ends = _region_ends(free)
     page, word = np.nonzero(free)
@@ -126,6 +127,8 @@ def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_o
     multi = (im & HEAP_XMAX_IS_MULTI) != 0
     good &= np.where(xmax == 0, ~multi & ((im & HEAP_XMAX_COMMITTED) == 0),    # no deleter to have committed
                      np.where(multi, _before(xmax, next_multi), _normal_before(xmax, next_xid)))
+    # where a plausible header begins: a later tuple written there overwrote whatever ran across it
+    header_at = np.sort(page[good] * block_size + word[good] * MAXALIGN)
     keep_page, keep_off, keep_len, keep = [], [], [], []
     held = held or {}
     keys = sorted({len(k[2]) for k in held})       # (HELD_KEY, or shorter for a version with fewer data bytes)
@@ -137,10 +140,17 @@ def candidates(pages: np.ndarray, free: np.ndarray, attrs, natts_max: int, has_o
                for k in keys for d in held.get((p, int(rec["t_xmin"][j]), head[:k]), ())):
             continue
         length = _extent(pages[p], off, end, rec[j], attrs)
-        if length is not None:
+        if length is not None and not _overwritten(header_at, p * block_size + off, maxalign(length)):
             keep_page.append(p), keep_off.append(off), keep_len.append(length), keep.append(j)
     return Carved(np.array(keep_page, dtype=np.int64), np.array(keep_off, dtype=np.int64),
                   np.array(keep_len, dtype=np.int64), rec[keep])
+
+
+def _overwritten(header_at: np.ndarray, start: int, extent: int) -> bool:
+    """Another plausible tuple header begins inside [start, start + extent): that tuple was written after this one
+    (else its header would hold this one's bytes, not a header's), over this one's tail."""
+    at = np.searchsorted(header_at, start, side="right")
+    return at < len(header_at) and header_at[at] < start + extent
 
 
 def _before(xid: np.ndarray, limit: int | None) -> np.ndarray:

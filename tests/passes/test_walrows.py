@@ -96,6 +96,9 @@ def test_vacuumed_versions_come_back_from_wal(major, unpacked):
     assert any(r["xmax"] in facts["committed_xids"] for r in wal.values())
     # the truncated block's rows are among them
     assert any(ctid.startswith(f"({facts['truncated_block']},") for ctid, _ in wal)
+    # every version carved from the pages' free space is one the server had: never an invented row
+    had = {(int(v[1]), tuple(v[2:])) for v in o["versions"]}
+    assert [p for p in pruned if (p[0], tuple(p[1])) not in had] == []
     held = [(r["ctid"], r["xmin"]) for r in records if r["status"] != "pruned"]
     assert len(held) == len(set(held)) and set(held) <= set(versions)    # each version the server had, once
     assert not [f for f in t.findings if f.severity == "error"], t.findings
