@@ -193,3 +193,12 @@ def a_or_an(word: str) -> str:
     else:
         vowel = word[:1].lower() in "aeiou" and not word.lower().startswith(("uni", "use", "usu", "uti", "uu"))
     return ("an " if vowel else "a ") + word
+
+
+def damage_text(damage) -> str | None:
+    """A row version's ``damage`` (``passes.rowdamage.version_damage``: dicts of ``code`` and, for a value,
+    ``column``) in one field, as `rows` prints it in CSV and for people: the codes, an unreadable value's after its
+    column's name (``checksum.mismatch; doc: datum.jsonb.bad_value``); None when there is none."""
+    if not damage:
+        return None
+    return "; ".join(f"{d['column']}: {d['code']}" if "column" in d else d["code"] for d in damage)

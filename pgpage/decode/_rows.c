@@ -149,8 +149,8 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  * CSV lines of tuples of a chunk (base: the chunk's pages, flat, base_len bytes; tuple t is tlen[t] bytes from
  * start[t], with its t_hoff, natts and HEAP_HASNULL), walked as pgp_deform walks them over the relation's natt
  * attributes (attlen, attalign: dropped ones included), printing attributes cols[0..ncols) as kinds[] (K_*).
- * With params[CP_system], each line starts with the ctid (quoted: it holds a comma), xmin, xmax, status and lp_off as
- * `pgpage rows --all` prints them: sys is 6 rows of ntup (block, item, xmin, xmax, status index, lp_off), status_text
+ * With params[CP_system], each line starts with the ctid (quoted: it holds a comma), xmin, xmax, status, lp_off and an
+ * empty damage field as `pgpage rows --all` prints them: sys is 6 rows of ntup (block, item, xmin, xmax, status index, lp_off), status_text
  * the status names one after the other, status_off[k]..status_off[k + 1] the k-th of nstatus. tz: the session's
  * time zone (Zone above) for timestamptz.
  *
@@ -217,7 +217,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
         else if (good && system) {
             const int64_t st = sys[4 * ntup + t];
             if (st < 0 || st >= nstatus || status_off[st + 1] - status_off[st] > 64) good = 0;
-            else if (room(&o, 5 + 4 * 21 + 64)) {
+            else if (room(&o, 10 + 5 * 20 + 64)) {   /* 10 characters, 5 numbers, the status */
                 uint8_t *p = o.p;
                 *p++ = '"';
                 *p++ = '(';
@@ -235,6 +235,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                 p += status_off[st + 1] - status_off[st];
                 *p++ = ',';
                 p = put_i64(p, sys[5 * ntup + t]);
+                *p++ = ',';        /* damage: none (a damaged version is Python's) */
                 o.p = p;
             }
         }

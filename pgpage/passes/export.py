@@ -29,7 +29,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import WARNING, ExitCode, Finding, PgpageError, damage_text
 
 SCHEMA_VERSION = 1
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
@@ -430,7 +430,7 @@ def diff_batches(doc: dict) -> Callable:
 
 
 # ------------------------------------------------------------------------------------------------ the export
-SYSTEM_TEXTS = 5   # rows' CSV with its system columns first: ctid, xmin, xmax, status, lp_off
+SYSTEM_TEXTS = 6   # rows' CSV with its system columns first: ctid, xmin, xmax, status, lp_off, damage
 
 
 class ClusterExport:
@@ -628,12 +628,12 @@ class RowColumns:
         pa = arrow()
         sys_cols = [("ctid", pa.string()), ("xmin", pa.int64()), ("xmax", pa.int64())]
         if self.all_versions:
-            sys_cols += [("status", pa.string()), ("lp_off", pa.int32())]
+            sys_cols += [("status", pa.string()), ("lp_off", pa.int32()), ("damage", pa.string())]
         return pa.schema([("schema_version", pa.int16()), *sys_cols,
                           *((n, k[0]) for n, k in zip(self.names, self.kinds))])
 
     def csv_texts(self, lines: bytes):
-        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, lp_off, the columns; no header) as a table of texts, NULL
+        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, lp_off, damage, the columns; no header) as a table of texts, NULL
         where COPY writes an unquoted empty field."""
         pa = arrow()
         from io import BytesIO
@@ -652,6 +652,7 @@ class RowColumns:
         pa = arrow()
         values = [] if version is None else [version.ctid, str(version.xmin), str(version.xmax), version.status,
                                              None if version.lp_off is None else str(version.lp_off),
+                                             damage_text(version.damage),
                                              *version.values]
         return pa.table([pa.array(values[i:i + 1], pa.string()) for i in range(len(self.text_names))]
                         if version is not None else [pa.array([], pa.string()) for _ in self.text_names],
@@ -671,7 +672,7 @@ class RowColumns:
         arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), cols[0].combine_chunks(),
                   pc.cast(cols[1], pa.int64()).combine_chunks(), pc.cast(cols[2], pa.int64()).combine_chunks()]
         if self.all_versions:
-            arrays += [cols[3].combine_chunks(), pc.cast(cols[4], pa.int32()).combine_chunks()]
+            arrays += [cols[3].combine_chunks(), pc.cast(cols[4], pa.int32()).combine_chunks(), cols[5].combine_chunks()]
         for i, (atype, how, conv) in enumerate(self.kinds):
             arrays.append(self._column(i, atype, how, conv, cols[SYSTEM_TEXTS + i].combine_chunks()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema())

@@ -10,13 +10,15 @@ import sys
 from itertools import islice
 from typing import Iterable
 
+from pgpage.findings import damage_text
 from pgpage.render.output import WIDTH
 
 TEXT_BATCH = 200          # rows aligned together in the table
 TEXT_CELL = 40            # widest cell of the table unless --wide
 SYSTEM_COLUMNS = ("ctid", "xmin", "xmax", "status")
-# rows --csv --all: where each version lies, besides (lp_off: a pruned version has no line pointer, item 0)
-CSV_SYSTEM_COLUMNS = SYSTEM_COLUMNS + ("lp_off",)
+# rows --csv --all: where each version lies, besides (lp_off: a pruned version has no line pointer, item 0), and what
+# is wrong with it (a failed page checksum, the columns left NULL because they could not be read)
+CSV_SYSTEM_COLUMNS = SYSTEM_COLUMNS + ("lp_off", "damage")
 CSV_PREFIX = "pgpage_"    # COPY into a table with the same columns: no clash with ctid, xmin, ... (system columns)
 
 
@@ -41,7 +43,8 @@ def csv_field(value: str | None, single_column: bool = False) -> str:
 
 
 def _system(row) -> list[str]:
-    return [row.ctid, str(row.xmin), str(row.xmax), row.status, None if row.lp_off is None else str(row.lp_off)]
+    return [row.ctid, str(row.xmin), str(row.xmax), row.status, None if row.lp_off is None else str(row.lp_off),
+            damage_text(row.damage)]
 
 
 def csv_line(row, system: bool, single: bool) -> str:
@@ -120,19 +123,15 @@ def _cell(value: str | None, limit: int | None) -> str:
     return text
 
 
-UNREADABLE_CELL = "<unreadable>"   # the table for people only: in CSV and JSON such a value is NULL
-CHECKSUM_MARK = " [checksum]"      # after the ctid of a version whose page fails its checksum
-
-
 def _marked(record: dict, system: bool) -> list:
-    """A record's cells for people: its system columns (or ctid) and values, a value that could not be read
-    (``damage``, ``passes.rowdamage``) shown as such, not as NULL, and a page's failed checksum after the ctid."""
-    damage = record.get("damage") or ()
-    cols = {d["column"] for d in damage if "column" in d}
+    """A record's cells for people: its system columns (or ctid) and values (a value that could not be read is
+    empty, as NULL is: never a placeholder), what is wrong with the version (``damage``, ``passes.rowdamage``)
+    after the ctid (``(1,3) [checksum.mismatch; doc: datum.jsonb.bad_value]``)."""
+    damage = damage_text(record.get("damage"))
     head = [str(record[k]) for k in SYSTEM_COLUMNS] + [_lp_off(record)] if system else [record["ctid"]]
-    if any(d["code"] == "checksum.mismatch" for d in damage):
-        head[0] += CHECKSUM_MARK
-    return head + [UNREADABLE_CELL if k in cols else v for k, v in record["values"].items()]
+    if damage is not None:
+        head[0] += f" [{damage}]"
+    return head + list(record["values"].values())
 
 
 def write_table(names: list[str], records: Iterable[dict], system: bool, wide: bool, out=None) -> int:
@@ -141,7 +140,7 @@ def write_table(names: list[str], records: Iterable[dict], system: bool, wide: b
     for the others: their ctid names their line pointer); NULL prints as nothing, control characters escaped; cells cut
     at TEXT_CELL characters unless ``wide``."""
     out = out or sys.stdout
-    header = (list(CSV_SYSTEM_COLUMNS) if system else ["ctid"]) + names
+    header = (list(SYSTEM_COLUMNS) + ["lp_off"] if system else ["ctid"]) + names
     limit = None if wide else TEXT_CELL
     records = iter(records)
     n = 0
@@ -149,7 +148,9 @@ def write_table(names: list[str], records: Iterable[dict], system: bool, wide: b
         batch = list(islice(records, TEXT_BATCH))
         if not batch:
             break
-        cells = [[_cell(v, limit) for v in _marked(r, system)] for r in batch]
+        # (the system cells whole: a damage note cut would not say which column)
+        cells = [[_cell(v, limit if i >= len(header) - len(names) else None) for i, v in enumerate(_marked(r, system))]
+                 for r in batch]
         widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(header)]
         if n:
             out.write("\n")

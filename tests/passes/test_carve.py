@@ -4,6 +4,7 @@ server printed it before the delete, every version whose bytes survived the prun
 real pages never make a row appear that was not there."""
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import random
@@ -131,8 +132,9 @@ def test_pruned_in_csv_json_text_and_python(unpacked):
                                else before[r["values"]["id"]]) for r in pruned)
     csv_lines = run("--csv").splitlines()
     # the table has a column pgpage_status: rows' own columns take a longer prefix
-    assert csv_lines[0] == ("pgpage__ctid,pgpage__xmin,pgpage__xmax,pgpage__status,pgpage__lp_off,"
+    assert csv_lines[0] == ("pgpage__ctid,pgpage__xmin,pgpage__xmax,pgpage__status,pgpage__lp_off,pgpage__damage,"
                             "id,note,amount,at,doc,memo,pgpage_status")
+    assert {r[5] for r in csv.reader(csv_lines[1:])} == {""}        # (no version of it is damaged)
     carved_csv = [x for x in csv_lines if ",pruned," in x]
     assert [x.split(",")[5] for x in carved_csv] == [str(r["lp_off"]) for r in pruned]
     text = run("--columns", "id")

@@ -114,7 +114,8 @@ def test_status_filter_and_csv(unpacked):
                          cwd=REPO)
     assert out.returncode == 0, out.stderr
     header, *lines = csv.reader(io.StringIO(out.stdout))
-    assert header[:6] == ["pgpage_ctid", "pgpage_xmin", "pgpage_xmax", "pgpage_status", "pgpage_lp_off", "id"]
+    assert header[:7] == ["pgpage_ctid", "pgpage_xmin", "pgpage_xmax", "pgpage_status", "pgpage_lp_off",
+                          "pgpage_damage", "id"]
     assert len(lines) == len(every)
     assert all(line[3] == "wal" for line in lines)
     assert sorted(line[0] for line in lines) == sorted(r["ctid"] for r in every)
