@@ -30,22 +30,13 @@ from typing import Callable, Iterator
 import numpy as np
 
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError, damage_text
+from pgpage.passes.arrowtext import arrow, csv_text_table
 
 SCHEMA_VERSION = 1
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
 ROWS_BATCH = 65536          # rows converted to Arrow at once (`--rows`)
 RELATIONS_BATCH = 1024      # relations rows built at once
 LABEL_CHARS = re.compile(r"[A-Za-z0-9._+-]+")
-
-
-def arrow():
-    """pyarrow, or the one-line error that says how to install it (exit 2)."""
-    try:
-        import pyarrow
-    except ImportError:
-        raise PgpageError("Parquet and Arrow output need pyarrow: pip install 'pgpage[parquet]'",
-                          ExitCode.USAGE) from None
-    return pyarrow
 
 
 # ------------------------------------------------------------------------------------------------ schemas
@@ -164,6 +155,8 @@ def _batch(dataset: str, columns: dict, n: int):
             arrays.append(pa.nulls(n, field.type))
         elif isinstance(v, (str, int, bool)):
             arrays.append(pa.array([v] * n, field.type))
+        elif isinstance(v, pa.Array):
+            arrays.append(v)
         elif isinstance(v, np.ma.MaskedArray):
             arrays.append(pa.array(v.data, field.type, mask=np.ma.getmaskarray(v)))
         else:
@@ -339,39 +332,24 @@ def index_report(cluster, rel) -> dict:
 
 
 def btree_item_batches(cluster, rel) -> Iterator:
-    """The ``btree_items`` rows of one B-tree, a chunk of pages at a time: each page as `index --block` decodes
-    it (``page_view``: ``bt_page_items`` with the keys), its items as rows."""
-    from pgpage.analysis.btree.keys import page_view
-    from pgpage.analysis.btree.pages import BTP_LEAF, BTP_META
+    """The ``btree_items`` rows of one B-tree, a chunk of pages at a time: each item as `index --block` decodes it
+    (``passes.btree_items``: ``bt_page_items`` with the keys)."""
+    from pgpage.passes.btree_items import item_rows, key_printer
     from pgpage.passes.index import _index_info
     from pgpage.storage.target import relation_target
     ctx = relation_target(cluster, rel).context
     attrs = _index_info(rel, rel.database).attributes
+    printer = key_printer(attrs, cluster.major)
     ident = _identity(rel)
-    fork = rel.forks["main"]
-    for first, chunk in fork.iter_chunks():
-        rows = []
-        for i in range(chunk.shape[0]):
-            page = page_view(chunk[i].tobytes(), first + i, ctx, attrs)
-            opaque = page.get("bt_page_opaque") or {}
-            flags = opaque.get("btpo_flags") or 0
-            if flags & BTP_META:
-                continue
-            leaf = bool(flags & BTP_LEAF)
-            for it in page.get("bt_page_items") or []:
-                tids = it.get("tids")
-                high_key = bool(it.get("high_key"))
-                counts = leaf and not high_key and it.get("itemlen") is not None
-                rows.append({**ident, "blkno": first + i, "btpo_level": opaque.get("btpo_level"), "leaf": leaf,
-                             "itemoffset": it["itemoffset"], "ctid": it.get("ctid"), "itemlen": it.get("itemlen"),
-                             "nulls": it.get("nulls"), "vars": it.get("vars"), "dead": it.get("dead"),
-                             "high_key": high_key, "htid": it.get("htid"), "posting": tids is not None,
-                             "heap_tids": (len(tids) if tids is not None else int(it.get("htid") is not None))
-                             if counts else 0,
-                             "key": None if it.get("keys") is None else
-                             [k.get("value") for k in it["keys"] if not k.get("truncated")]})
-        if rows:
-            yield rows_batch("btree_items", rows)
+    for first, chunk in rel.forks["main"].iter_chunks():
+        for part in item_rows(chunk, first, ctx, attrs, printer):
+            if isinstance(part, dict):
+                if len(part["blkno"]):
+                    yield _batch("btree_items", {**ident, **part}, len(part["blkno"]))
+            else:
+                rows = [{**ident, **r} for page in part for r in page]
+                if rows:
+                    yield rows_batch("btree_items", rows)
 
 
 # ------------------------------------------------------------------------------------------------ findings
@@ -633,18 +611,9 @@ class RowColumns:
                           *((n, k[0]) for n, k in zip(self.names, self.kinds))])
 
     def csv_texts(self, lines: bytes):
-        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, lp_off, damage, the columns; no header) as a table of texts, NULL
-        where COPY writes an unquoted empty field."""
-        pa = arrow()
-        from io import BytesIO
-
-        import pyarrow.csv as csv
-        names = self.text_names
-        return csv.read_csv(BytesIO(lines), read_options=csv.ReadOptions(column_names=names, use_threads=False),
-                            parse_options=csv.ParseOptions(newlines_in_values=True),
-                            convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names},
-                                                               null_values=[""], strings_can_be_null=True,
-                                                               quoted_strings_can_be_null=False))
+        """Lines of `rows --all --csv` (ctid, xmin, xmax, status, lp_off, damage, the columns; no header) as a table of
+        texts (``csv_text_table``)."""
+        return csv_text_table(lines, self.text_names)
 
     def version_texts(self, version):
         """A version the compiled printer left to Python (``passes.rows.RowVersion``; None: no row) as a table of

@@ -1,0 +1,29 @@
+"""pyarrow for the passes that write Arrow (the export, the B-tree items), imported only when one is asked for,
+and the one reading of COPY-style CSV text into Arrow strings they share."""
+from __future__ import annotations
+
+from pgpage.findings import ExitCode, PgpageError
+
+
+def arrow():
+    """pyarrow, or the one-line error that says how to install it (exit 2)."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise PgpageError("Parquet and Arrow output need pyarrow: pip install 'pgpage[parquet]'",
+                          ExitCode.USAGE) from None
+    return pyarrow
+
+
+def csv_text_table(lines: bytes, names: list[str]):
+    """CSV lines as COPY writes them (no header) as a table of texts: NULL where a field is empty and unquoted, the
+    empty string where it is quoted."""
+    pa = arrow()
+    from io import BytesIO
+
+    import pyarrow.csv as csv
+    return csv.read_csv(BytesIO(lines), read_options=csv.ReadOptions(column_names=names, use_threads=False),
+                        parse_options=csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
+                        convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                           null_values=[""], strings_can_be_null=True,
+                                                           quoted_strings_can_be_null=False))

@@ -1,0 +1,225 @@
+"""The export's ``btree_items``: every item of a B-tree as `index --block` shows it (``bt_page_items`` with the keys),
+a chunk of pages at a time.
+
+The pages a B-tree is made of (leaf and internal pages whose header, line pointers and tuples are what nbtree
+writes) are read as arrays: the item fields from the tuples' 8-byte headers, nbtree's reading of t_tid as
+``formats/nbtree.ksy`` gives it (posting lists, pivots' key counts and heap TIDs), and the keys printed by the
+compiled printer (``decode.printer``) as ``analysis.btree.keys`` prints them (no catalog: built-in types, time
+stamps with time zone in UTC). A page that is anything else (the metapage, deleted and half-dead pages, damage),
+and the keys of an index whose types the printer does not print, go through ``page_view``, one page at a time.
+"""
+from __future__ import annotations
+
+import csv
+from typing import Iterator
+
+import numpy as np
+
+from pgpage.analysis.btree.keys import page_view
+from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT_HEAP_TID_ATTR, BTP_DELETED,
+                                         BTP_HALF_DEAD, BTP_LEAF, BTP_META, INDEX_ALT_TID_MASK, INDEX_NULL_MASK,
+                                         INDEX_SIZE_MASK, LP_DEAD, P_HIKEY, P_NONE, SIZE_OF_BT_OPAQUE,
+                                         SIZE_OF_ITEM_POINTER, SIZE_OF_PAGE_HEADER, SIZEOF_IndexTupleData,
+                                         bt_opaque)
+from pgpage.decode.ksy.constants import INDEX_VAR_MASK
+from pgpage.decode.vector import decode_headers, decode_line_pointers
+
+NULL_BITMAP_AT = SIZEOF_IndexTupleData      # IndexAttributeBitMapData follows t_tid and t_info
+DATA_AT, DATA_AT_WITH_NULLS = 8, 16         # IndexInfoFindDataOffset: MAXALIGN(8 [+ the 4-byte bitmap])
+
+
+def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[dict | list]:
+    """The items of a chunk of B-tree pages (global block numbers from ``first``), in block order, by runs of
+    pages: a run read as arrays as a dict of columns (numpy and Arrow arrays), a run of pages read one at a time
+    as a list of each page's row dicts. ``attrs``: the index's attributes; ``printer``: ``key_printer``'s."""
+    chunk = np.ascontiguousarray(chunk)
+    n, bs = chunk.shape
+    h, op = decode_headers(chunk), bt_opaque(chunk)
+    flags = op["btpo_flags"].astype(np.int64)
+    lower, upper, special = (x.astype(np.int64) for x in (h.lower, h.upper, h.special))
+    plain = (~h.is_new & ((flags & (BTP_META | BTP_DELETED | BTP_HALF_DEAD)) == 0)
+             & (special == bs - SIZE_OF_BT_OPAQUE) & (SIZE_OF_PAGE_HEADER <= lower) & (lower <= upper)
+             & (upper <= special))
+    lps = decode_line_pointers(chunk, h)
+    flat = chunk.reshape(-1)
+    at = lps.page.astype(np.int64) * bs + lps.off
+
+    def u16(pos):     # (a position past the chunk is an item the checks below send to page_view)
+        pos = np.clip(pos, 0, flat.size - 2)
+        return flat[pos].astype(np.int64) | (flat[pos + 1].astype(np.int64) << 8)
+    sane = ((lps.len >= SIZEOF_IndexTupleData) & (lps.off >= SIZE_OF_PAGE_HEADER)
+            & (lps.off + lps.len <= special[lps.page]))
+    info, posid = u16(at + 6), u16(at + 4)
+    bi_hi, bi_lo = u16(at), u16(at + 2)
+    size = info & INDEX_SIZE_MASK
+    alt = (info & INDEX_ALT_TID_MASK) != 0
+    posting = alt & ((posid & BT_IS_POSTING) != 0)
+    pivot_tuple = alt & ~posting
+    ntids = np.where(posting, posid & BT_OFFSET_MASK, 0)
+    # what page_view reads more than this: an item past its line pointer, a posting list past its tuple
+    sane &= ((size >= SIZEOF_IndexTupleData) & (size <= lps.len)
+             & (~posting | ((bi_lo >= SIZEOF_IndexTupleData) & (bi_lo + SIZE_OF_ITEM_POINTER * ntids <= size))))
+    bad_page = np.zeros(n, dtype=bool)
+    np.logical_or.at(bad_page, lps.page, ~sane)
+    fast = plain & ~bad_page
+    for lo, hi in _runs(fast):
+        if not fast[lo]:
+            yield [_page_rows(chunk[p].tobytes(), first + p, ctx, attrs) for p in range(lo, hi)]
+            continue
+        sel = np.flatnonzero((lps.page >= lo) & (lps.page < hi))
+        page = lps.page[sel]
+        leaf = (flags[page] & BTP_LEAF) != 0
+        rightmost = op["btpo_next"][page] == P_NONE
+        lp = lps.lp[sel].astype(np.int64)
+        high_key = leaf & ~rightmost & (lp == P_HIKEY)
+        pivot = ~leaf | high_key
+        a, s = at[sel], size[sel]
+        pt, po = pivot_tuple[sel], posting[sel]
+        heap_tid_attr = pt & ((posid[sel] & BT_PIVOT_HEAP_TID_ATTR) != 0)
+        ctid = _tids(bi_hi[sel] << 16 | bi_lo[sel], posid[sel])
+        post_at = a + bi_lo[sel]
+        hid_at = a + np.maximum(s - SIZE_OF_ITEM_POINTER, 0)
+        # htid: a posting list's first TID, a pivot's heap TID (when it keeps one), a plain leaf tuple's t_tid
+        from_posting = po & (ntids[sel] > 0)
+        from_pivot = ~po & heap_tid_attr & (s >= SIZEOF_IndexTupleData + SIZE_OF_ITEM_POINTER)
+        from_ctid = ~po & ~pt & ~pivot
+        import pyarrow.compute as pc
+
+        from pgpage.passes.arrowtext import arrow
+        pa = arrow()
+        htid = pc.if_else(from_posting, _tids(u16(post_at) << 16 | u16(post_at + 2), u16(post_at + 4)),
+                          pc.if_else(from_pivot, _tids(u16(hid_at) << 16 | u16(hid_at + 2), u16(hid_at + 4)),
+                                     pc.if_else(from_ctid, ctid, pa.scalar(None, pa.string()))))
+        counts = leaf & ~high_key
+        heap_tids = np.where(counts, np.where(po, ntids[sel], from_posting | from_pivot | from_ctid), 0)
+        # the keys: a pivot's kept attributes (none for an internal page's first data key: minus infinity)
+        natts = np.where(pt, np.minimum(posid[sel] & BT_OFFSET_MASK, len(attrs or ())), len(attrs or ()))
+        natts = np.where(~leaf & (lp == np.where(rightmost, 1, 2)), 0, natts)
+        end = np.where(po, np.minimum(bi_lo[sel], s), np.where(heap_tid_attr, s - SIZE_OF_ITEM_POINTER, s))
+        keys = _keys(chunk, a, end, info[sel], natts, attrs, printer, page, lp, first, ctx)
+        yield {"blkno": first + page, "btpo_level": op["btpo_level"][page].astype(np.int64),
+               "leaf": leaf, "itemoffset": lp, "ctid": ctid, "itemlen": s, "nulls": (info[sel] & INDEX_NULL_MASK) != 0,
+               "vars": (info[sel] & INDEX_VAR_MASK) != 0,
+               "dead": np.ma.masked_array(lps.flags[sel] == LP_DEAD, mask=pivot), "high_key": high_key,
+               "htid": htid, "posting": po, "heap_tids": heap_tids, "key": keys}
+
+
+def _runs(mask: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Maximal runs of equal values of ``mask``: (start, stop)."""
+    cuts = np.flatnonzero(np.diff(mask.astype(np.int8))) + 1
+    edges = [0, *cuts.tolist(), len(mask)]
+    return zip(edges[:-1], edges[1:])
+
+
+def _tids(block: np.ndarray, offset: np.ndarray):
+    """``(block,offset)`` texts (an Arrow string array)."""
+    from pgpage.passes.arrowtext import arrow
+    pa = arrow()
+    import pyarrow.compute as pc
+    return pc.binary_join_element_wise("(", pa.array(block).cast(pa.string()), ",", pa.array(offset).cast(pa.string()),
+                                       ")", "")
+
+
+def _keys(chunk, at, end, info, natts, attrs, printer, page, lp, first, ctx):
+    """Each item's key texts (its first ``natts`` attributes; None for NULL) as an Arrow list array: printed by
+    ``printer`` where it prints them (the items with every attribute read as a table at once, the others' lines
+    one by one), else as ``page_view`` decodes them (a page at a time)."""
+    from pgpage.passes.arrowtext import arrow, csv_text_table
+    pa = arrow()
+    n, width = len(at), len(attrs or ())
+    if not width:
+        return pa.nulls(n, pa.list_(pa.string()))
+    hasnull = (info & INDEX_NULL_MASK) != 0
+    flat = chunk.reshape(-1)
+    t_hoff = np.where(hasnull, DATA_AT_WITH_NULLS, DATA_AT)
+    whole = np.flatnonzero(natts == width) if printer is not None else np.zeros(0, dtype=np.int64)
+    texts, printed = [], []       # the whole items' lines, and which items they are
+    declined = [] if printer is not None else list(range(n))
+    python: dict[int, list | None] = {}
+    for group in (whole, np.flatnonzero(natts != width) if printer is not None else ()):
+        pos = 0
+        while pos < len(group):
+            g = group[pos:]
+            done, ends, ok = printer.lines(flat, at[g], end[g], t_hoff[g], natts[g], hasnull[g])
+            taken = g[:done]
+            declined += taken[~ok].tolist()
+            if group is whole:
+                texts.append(printer.out[:ends[-1] if done else 0].tobytes())
+                printed.append(taken[ok])
+            else:
+                text = printer.out[:ends[-1] if done else 0].tobytes().decode("utf-8")
+                for k, s, e, good in zip(taken.tolist(), [0, *ends[:-1].tolist()], ends.tolist(), ok.tolist()):
+                    if good:
+                        python[k] = [] if natts[k] == 0 else _fields(text[s:e], int(at[k]), int(natts[k]),
+                                                                     bool(hasnull[k]), flat)
+            pos += done
+    views: dict[int, dict] = {}
+    for k in declined:
+        p = int(page[k])
+        if p not in views:
+            view = page_view(chunk[p].tobytes(), first + p, ctx, attrs)
+            views[p] = {it["itemoffset"]: it for it in view.get("bt_page_items") or []}
+        it = views[p].get(int(lp[k])) or {}
+        python[k] = None if it.get("keys") is None else [x.get("value") for x in it["keys"] if not x.get("truncated")]
+    printed_at = np.concatenate(printed) if printed else np.zeros(0, dtype=np.int64)
+    lists = pa.nulls(0, pa.list_(pa.string()))
+    if len(printed_at):
+        table = csv_text_table(b"".join(texts), [f"k{i}" for i in range(width)])
+        values = pa.concat_arrays([c.combine_chunks() for c in table.columns]) if width > 1 else \
+            table.columns[0].combine_chunks()
+        rows = len(printed_at)
+        order = (np.arange(rows)[:, None] + np.arange(width)[None, :] * rows).reshape(-1)   # row by row
+        lists = pa.ListArray.from_arrays(pa.array(np.arange(0, rows * width + 1, width, dtype=np.int32)),
+                                         values.take(pa.array(order)))
+    rest = np.array(sorted(python), dtype=np.int64)
+    lists = pa.concat_arrays([lists, pa.array([python[k] for k in rest.tolist()], pa.list_(pa.string()))])
+    where = np.empty(n, dtype=np.int64)      # item -> its place in ``lists``
+    where[np.concatenate([printed_at, rest])] = np.arange(n)
+    return lists.take(pa.array(where))
+
+
+def _fields(line: str, at: int, natts: int, hasnull: bool, flat: np.ndarray) -> list:
+    """A printed key line's texts, NULL where the tuple's null bitmap says so (CSV prints both it and the empty
+    string's quotes apart; the bitmap is simpler to trust)."""
+    values = next(csv.reader([line.rstrip("\n")])) if line.strip("\n") or natts != 1 else [""]
+    if hasnull:
+        bitmap = int.from_bytes(flat[at + NULL_BITMAP_AT:at + NULL_BITMAP_AT + 4].tobytes(), "little")
+        values = [None if not bitmap >> i & 1 else v for i, v in enumerate(values)]
+    return values
+
+
+def _page_rows(raw: bytes, blkno: int, ctx, attrs) -> list[dict]:
+    """One page's items as `index --block` decodes them (``page_view``), as rows."""
+    page = page_view(raw, blkno, ctx, attrs)
+    opaque = page.get("bt_page_opaque") or {}
+    flags = opaque.get("btpo_flags") or 0
+    if flags & BTP_META:
+        return []
+    leaf = bool(flags & BTP_LEAF)
+    rows = []
+    for it in page.get("bt_page_items") or []:
+        tids = it.get("tids")
+        high_key = bool(it.get("high_key"))
+        counts = leaf and not high_key and it.get("itemlen") is not None
+        rows.append({"blkno": blkno, "btpo_level": opaque.get("btpo_level"), "leaf": leaf,
+                     "itemoffset": it["itemoffset"], "ctid": it.get("ctid"), "itemlen": it.get("itemlen"),
+                     "nulls": it.get("nulls"), "vars": it.get("vars"), "dead": it.get("dead"),
+                     "high_key": high_key, "htid": it.get("htid"), "posting": tids is not None,
+                     "heap_tids": (len(tids) if tids is not None else int(it.get("htid") is not None))
+                     if counts else 0,
+                     "key": None if it.get("keys") is None else
+                     [k.get("value") for k in it["keys"] if not k.get("truncated")]})
+    return rows
+
+
+def key_printer(attrs, major: int | None):
+    """The compiled printer of a B-tree's attributes (their leaf tuples' keys) as ``analysis.btree.keys`` prints
+    them: no catalog, time stamps with time zone in UTC; None when it does not print every attribute's type."""
+    if not attrs:
+        return None
+    from pgpage.analysis.rowstatus import STATUS_NAMES
+    from pgpage.decode.printer import PrintedTypes
+    from pgpage.decode.values import ValueFormatter
+    printed = PrintedTypes(ValueFormatter(major=major, timezone="UTC"))
+    return printed.printer(list(attrs), list(range(len(attrs))), printed.kinds(list(attrs)), STATUS_NAMES, False,
+                           index_tuples=True)
