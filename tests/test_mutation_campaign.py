@@ -156,3 +156,21 @@ def test_a_name_on_a_pg_class_page_overwritten_by_another(tmp_path):
     assert r["escaped"] is None and r["status"] == 3, (r["status"], r["stderr"])
     assert "no relation 'misc_types'" in r["stderr"] and "pg_class fails its checksum at block 0" in r["stderr"]
     assert invoke(["rows", str(data_dir(major)), "--db", "pgpage", "--rel", "misc_types"])["status"] == 0
+
+
+def test_a_name_on_a_zeroed_pg_class_page(tmp_path):
+    """pg_class's block 0 zeroed (python tests/mutation.py 1 4196, PostgreSQL 10): an all-zero page is a new page,
+    with no checksum to fail and no rows, and heap_hot's row was on it: `rows --rel heap_hot` was 'no relation',
+    exit 2, as if the name were mistyped. Now exit 3, naming the zeroed block."""
+    major = 10
+    path = _catalog_file(major, "pg_class")
+
+    def mutate(data):
+        data[:8192] = bytes(8192)
+        return data
+    d = _damaged_copy(tmp_path, major, path, mutate)
+    r = invoke(["rows", str(d), "--db", "pgpage", "--rel", "heap_hot", "--all", "--json"])
+    assert r["escaped"] is None and r["status"] == 3, (r["status"], r["stderr"])
+    assert "no relation 'heap_hot'" in r["stderr"] and "pg_class block 0 is all zeros" in r["stderr"]
+    assert invoke(["rows", str(d), "--db", "pgpage", "--rel", "no_such_table"])["status"] == 3   # (anything: lost)
+    assert invoke(["rows", str(data_dir(major)), "--db", "pgpage", "--rel", "no_such_table"])["status"] == 2

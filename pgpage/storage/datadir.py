@@ -549,7 +549,7 @@ class Database:
             unnamed = sum(r.namespace is None for r in rels) if schema else 0
             gaps = (["pg_class gave no row"] if not rels else []) + (
                 [f"pg_namespace does not name the schema of {unnamed} relations"] if unnamed else []) + (
-                self._class_checksum_failures())
+                self._class_gaps())
             maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels if r.namespace is not None])
             hint = f": did you mean {' or '.join(maybe)}?" if maybe else ""
             raise PgpageError(f"no relation {name!r} in database {self.name}{hint}{_damage_note(self.findings, gaps)}",
@@ -558,15 +558,28 @@ class Database:
                           f"{', '.join(spelled(r.namespace, r.name) if r.namespace else r.qualified_name for r in hits)}",
                           ExitCode.USAGE)
 
-    def _class_checksum_failures(self) -> list[str]:
-        """pg_class's blocks that fail their checksum: a page replaced by another breaks no other rule the
-        catalog reader checks, and the rows it held are gone (asked only when a name is not found)."""
+    def _class_gaps(self) -> list[str]:
+        """pg_class's blocks whose rows may be gone (asked only when a name is not found): blocks that fail their
+        checksum (a page replaced by another breaks no other rule the catalog reader checks), and all-zero blocks
+        before its last one (a page zeroed, or never written after a crash: its rows, if any, are lost)."""
+        import numpy as np
+
         from pgpage.decode.checksum import chunk_checksum_failures
         fork = self.cluster._catalog_fork("pg_class", self.filenode_map, self.path)
-        if not self.cluster.checksums or fork is None or not fork.exists:
+        if fork is None or not fork.exists:
             return []
-        bad = [b for first, chunk in fork.iter_chunks() for b in chunk_checksum_failures(chunk, first)]
-        return [f"pg_class fails its checksum at block{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))}"] if bad else []
+        bad, zeroed = [], []
+        for first, chunk in fork.iter_chunks():
+            if self.cluster.checksums:
+                bad += chunk_checksum_failures(chunk, first)
+            zeroed += (first + np.flatnonzero(~chunk.any(axis=1))).tolist()
+        zeroed = [b for b in zeroed if b < fork.end_block - 1]
+        gaps = [f"pg_class fails its checksum at block{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))}"
+                ] if bad else []
+        if zeroed:
+            gaps.append(f"pg_class block{'s' if len(zeroed) > 1 else ''} {', '.join(map(str, zeroed))}"
+                        f" {'are' if len(zeroed) > 1 else 'is'} all zeros")
+        return gaps
 
     def _check_files(self, rels: list["Relation"]) -> None:
         """Orphan files (no pg_class row) and rows whose file is missing."""
