@@ -2,6 +2,8 @@
 and the one reading of COPY-style CSV text into Arrow strings they share."""
 from __future__ import annotations
 
+import numpy as np
+
 from pgpage.findings import ExitCode, PgpageError
 
 
@@ -27,3 +29,11 @@ def csv_text_table(lines: bytes, names: list[str]):
                         convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names},
                                                            null_values=[""], strings_can_be_null=True,
                                                            quoted_strings_can_be_null=False))
+
+
+def tid_texts(block: np.ndarray, offset: np.ndarray):
+    """``(block,offset)`` texts, as a TID prints, of two integer arrays (an Arrow string array)."""
+    pa = arrow()
+    import pyarrow.compute as pc
+    return pc.binary_join_element_wise("(", pa.array(block).cast(pa.string()), ",", pa.array(offset).cast(pa.string()),
+                                       ")", "")

@@ -23,6 +23,7 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          bt_opaque)
 from pgpage.decode.ksy.constants import INDEX_VAR_MASK
 from pgpage.decode.vector import decode_headers, decode_line_pointers
+from pgpage.passes.arrowtext import tid_texts
 
 NULL_BITMAP_AT = SIZEOF_IndexTupleData      # IndexAttributeBitMapData follows t_tid and t_info
 DATA_AT, DATA_AT_WITH_NULLS = 8, 16         # IndexInfoFindDataOffset: MAXALIGN(8 [+ the 4-byte bitmap])
@@ -76,7 +77,7 @@ def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[di
         a, s = at[sel], size[sel]
         pt, po = pivot_tuple[sel], posting[sel]
         heap_tid_attr = pt & ((posid[sel] & BT_PIVOT_HEAP_TID_ATTR) != 0)
-        ctid = _tids(bi_hi[sel] << 16 | bi_lo[sel], posid[sel])
+        ctid = tid_texts(bi_hi[sel] << 16 | bi_lo[sel], posid[sel])
         post_at = a + bi_lo[sel]
         hid_at = a + np.maximum(s - SIZE_OF_ITEM_POINTER, 0)
         # htid: a posting list's first TID, a pivot's heap TID (when it keeps one), a plain leaf tuple's t_tid
@@ -87,8 +88,8 @@ def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[di
 
         from pgpage.passes.arrowtext import arrow
         pa = arrow()
-        htid = pc.if_else(from_posting, _tids(u16(post_at) << 16 | u16(post_at + 2), u16(post_at + 4)),
-                          pc.if_else(from_pivot, _tids(u16(hid_at) << 16 | u16(hid_at + 2), u16(hid_at + 4)),
+        htid = pc.if_else(from_posting, tid_texts(u16(post_at) << 16 | u16(post_at + 2), u16(post_at + 4)),
+                          pc.if_else(from_pivot, tid_texts(u16(hid_at) << 16 | u16(hid_at + 2), u16(hid_at + 4)),
                                      pc.if_else(from_ctid, ctid, pa.scalar(None, pa.string()))))
         counts = leaf & ~high_key
         heap_tids = np.where(counts, np.where(po, ntids[sel], from_posting | from_pivot | from_ctid), 0)
@@ -109,15 +110,6 @@ def _runs(mask: np.ndarray) -> Iterator[tuple[int, int]]:
     cuts = np.flatnonzero(np.diff(mask.astype(np.int8))) + 1
     edges = [0, *cuts.tolist(), len(mask)]
     return zip(edges[:-1], edges[1:])
-
-
-def _tids(block: np.ndarray, offset: np.ndarray):
-    """``(block,offset)`` texts (an Arrow string array)."""
-    from pgpage.passes.arrowtext import arrow
-    pa = arrow()
-    import pyarrow.compute as pc
-    return pc.binary_join_element_wise("(", pa.array(block).cast(pa.string()), ",", pa.array(offset).cast(pa.string()),
-                                       ")", "")
 
 
 def _keys(chunk, at, end, info, natts, attrs, printer, page, lp, first, ctx):

@@ -30,7 +30,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError, damage_text
-from pgpage.passes.arrowtext import arrow, csv_text_table
+from pgpage.passes.arrowtext import arrow, csv_text_table, tid_texts
 
 SCHEMA_VERSION = 1
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
@@ -302,12 +302,19 @@ def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
 
     def names(codes, table, where=None):
         out = np.full(n, None, dtype=object)
-        text = np.array([table[c] for c in codes.tolist()], dtype=object)
+        text = np.array([table.get(c) for c in range(max(table) + 1)] if isinstance(table, dict) else list(table),
+                        dtype=object)[codes]
         out[tups.item if where is None else tups.item[where]] = text if where is None else text[where]
         return out
 
-    ctid = np.full(n, None, dtype=object)
-    ctid[tups.item] = [f"({b},{o})" for b, o in zip(tups.ctid_block.tolist(), tups.ctid_offset.tolist())]
+    pa = arrow()
+    ctid = pa.nulls(n, pa.string())
+    if len(tups.item):   # (the line pointers with a tuple header get their t_ctid's text, in place)
+        where = np.full(n, len(tups.item), dtype=np.int64)
+        where[tups.item] = np.arange(len(tups.item))
+        texts = pa.concat_arrays([tid_texts(tups.ctid_block.astype(np.int64), tups.ctid_offset.astype(np.int64)),
+                                  pa.nulls(1, pa.string())])
+        ctid = texts.take(pa.array(where))
     cols = {**_identity(rel), "blkno": blkno, "lp": items.lp, "lp_off": items.off, "lp_flags": items.flags,
             "lp_len": items.len, "t_xmin": spread(xmin), "t_xmax": spread(xmax),
             "t_field3": spread(tups.t_field3), "t_ctid": ctid, "t_infomask2": spread(infomask2),
