@@ -31,6 +31,13 @@ RTE_RELATION, RTE_SUBQUERY, RTE_JOIN, RTE_GROUP = 0, 1, 2, 9
 JOIN_INNER, JOIN_LEFT, JOIN_FULL, JOIN_RIGHT = 0, 1, 2, 3
 SETOP_UNION, SETOP_INTERSECT, SETOP_EXCEPT = 1, 2, 3
 FRAMEOPTION_NONDEFAULT = 0x1
+# nodes/parsenodes.h FRAMEOPTION_* bits: 11 added GROUPS (and renamed VALUE to OFFSET), moving those after ROWS
+_FRAME_NAMES = ["RANGE", "ROWS", "GROUPS", "BETWEEN", "START_UNBOUNDED_PRECEDING", "END_UNBOUNDED_PRECEDING",
+                "START_UNBOUNDED_FOLLOWING", "END_UNBOUNDED_FOLLOWING", "START_CURRENT_ROW", "END_CURRENT_ROW",
+                "START_OFFSET_PRECEDING", "END_OFFSET_PRECEDING", "START_OFFSET_FOLLOWING", "END_OFFSET_FOLLOWING",
+                "EXCLUDE_CURRENT_ROW", "EXCLUDE_GROUP", "EXCLUDE_TIES"]
+FRAME_BITS = {name: 1 << (i + 1) for i, name in enumerate(_FRAME_NAMES)}
+FRAME_BITS_10 = {name: 1 << (i + 1) for i, name in enumerate(n for n in _FRAME_NAMES[:14] if n != "GROUPS")}
 PARTITION_RANGE_DATUM_MINVALUE, PARTITION_RANGE_DATUM_MAXVALUE = -1, 1
 SQL_VALUE_FUNCTIONS = ("CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP",
                        "LOCALTIME", "LOCALTIME", "LOCALTIMESTAMP", "LOCALTIMESTAMP", "CURRENT_ROLE", "CURRENT_USER",
@@ -38,14 +45,6 @@ SQL_VALUE_FUNCTIONS = ("CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIME", "CURRENT_
 SQL_VALUE_FUNCTIONS_WITH_TYPMOD = {2, 4, 6, 8}
 NULLTEST = (" IS NULL", " IS NOT NULL")
 BOOLTEST = (" IS TRUE", " IS NOT TRUE", " IS FALSE", " IS NOT FALSE", " IS UNKNOWN", " IS NOT UNKNOWN")
-# functions printed in SQL syntax (COERCE_SQL_SYNTAX, 16+: what SQLValueFunction was), by pg_proc name
-SQL_SYNTAX_NAMES = {"current_date": "CURRENT_DATE", "current_time": "CURRENT_TIME",
-                    "current_timestamp": "CURRENT_TIMESTAMP", "localtime": "LOCALTIME",
-                    "localtimestamp": "LOCALTIMESTAMP", "current_role": "CURRENT_ROLE",
-                    "current_user": "CURRENT_USER", "session_user": "SESSION_USER", "user": "USER",
-                    "current_catalog": "CURRENT_CATALOG", "current_database": "CURRENT_CATALOG",
-                    "current_schema": "CURRENT_SCHEMA", "system_user": "SYSTEM_USER"}
-
 # kwlist.h's keywords that quote_identifier quotes (every category but UNRESERVED_KEYWORD), of every major 10-18
 QUOTED_KEYWORDS = frozenset("""
 all analyse analyze and any array as asc asymmetric both case cast check collate column constraint create
@@ -71,6 +70,7 @@ class Unprintable(Exception):
 class Names(Protocol):
     """Catalog lookups by OID, as the catalog says the names (unquoted)."""
 
+    major: int                                            # the cluster's (window frame bits moved in 11)
     def visible(self, schema: str) -> bool: ...           # is the schema on the search path (pg_catalog always)
     def function(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
     def operator(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
@@ -283,18 +283,17 @@ class _Printer:
         c.buf.append(")")
 
     def sql_syntax(self, name: str, args: list, c: _Context) -> bool:
-        """get_func_sql_syntax for the functions that were SQLValueFunctions (16+); False for the others."""
-        word = SQL_SYNTAX_NAMES.get(name)
-        if word is None:
-            raise Unprintable(f"FUNCEXPR {name} in SQL syntax")
-        c.buf.append(word)
-        if args:
-            if _type(args[0]) != "CONST":
-                raise Unprintable(f"FUNCEXPR {name} with an argument that is not a constant")
-            c.buf.append("(")
-            self.const(args[0], c, -1)
+        """get_func_sql_syntax (14+: the functions the grammar calls with keywords), for EXTRACT and
+        SYSTEM_USER; the others are Unprintable."""
+        if name == "system_user" and not args:
+            c.buf.append("SYSTEM_USER")
+            return True
+        if name == "extract" and len(args) == 2 and _type(args[0]) == "CONST" and not args[0]["constisnull"]:
+            c.buf.append("EXTRACT(" + self.names.value_text(args[0]["consttype"], args[0]["constvalue"]) + " FROM ")
+            self.expr(args[1], c, False)
             c.buf.append(")")
-        return True
+            return True
+        raise Unprintable(f"FUNCEXPR {name} in SQL syntax")
 
     def function_name(self, oid: int) -> str:
         schema, name = self.names.function(oid)
@@ -633,9 +632,47 @@ class _Printer:
         if wc.get("orderClause") and not wc.get("copiedOrder"):
             c.buf.append(" ORDER BY " if space else "ORDER BY ")
             self.orderby(wc["orderClause"], tlist, c)
+            space = True
         if wc["frameOptions"] & FRAMEOPTION_NONDEFAULT:
-            raise Unprintable("WINDOWCLAUSE with a frame clause")
+            c.buf.append(" " if space else "")
+            self.frame(wc, c)
         c.buf.append(")")
+
+    def frame(self, wc: Node, c: _Context) -> None:
+        """A window's frame clause (get_rule_windowspec's tail)."""
+        bits = FRAME_BITS_10 if self.names.major < 11 else FRAME_BITS
+        opts = wc["frameOptions"]
+
+        def has(name: str) -> bool:
+            return name in bits and bool(opts & bits[name])
+        words = []
+        mode = next((m for m in ("RANGE", "ROWS", "GROUPS") if has(m)), None)
+        if mode is None:
+            raise Unprintable(f"WINDOWCLAUSE frame options {opts:#x}")
+        words.append(mode + " ")
+        if has("BETWEEN"):
+            words.append("BETWEEN ")
+        for end, offset in (("START", "startOffset"), ("END", "endOffset")):
+            if end == "END":
+                if not has("BETWEEN"):
+                    break
+                words.append("AND ")
+            if has(f"{end}_UNBOUNDED_PRECEDING"):
+                words.append("UNBOUNDED PRECEDING ")
+            elif has(f"{end}_UNBOUNDED_FOLLOWING"):
+                words.append("UNBOUNDED FOLLOWING ")
+            elif has(f"{end}_CURRENT_ROW"):
+                words.append("CURRENT ROW ")
+            elif has(f"{end}_OFFSET_PRECEDING") or has(f"{end}_OFFSET_FOLLOWING"):
+                sub = c.sub()
+                self.expr(wc[offset], sub, False)
+                words.append(sub.text() + (" PRECEDING " if has(f"{end}_OFFSET_PRECEDING") else " FOLLOWING "))
+            else:
+                raise Unprintable(f"WINDOWCLAUSE frame options {opts:#x}")
+        for exclude in ("CURRENT_ROW", "GROUP", "TIES"):
+            if has("EXCLUDE_" + exclude):
+                words.append(f"EXCLUDE {exclude.replace('_', ' ')} ")
+        c.buf.append("".join(words)[:-1])
 
     def sortgroupclause(self, ref: int, tlist: list, c: _Context):
         """get_rule_sortgroupclause: the target list entry's expression (a constant labelled, a call in
@@ -782,8 +819,13 @@ class _Printer:
         c.buf.append(" SELECT")
         if query.get("distinctClause"):
             if query.get("hasDistinctOn"):
-                raise Unprintable("QUERY with DISTINCT ON")
-            c.buf.append(" DISTINCT")
+                c.buf.append(" DISTINCT ON (")
+                for i, srt in enumerate(query["distinctClause"]):
+                    c.buf.append(", " if i else "")
+                    self.sortgroupclause(srt["tleSortGroupRef"], query["targetList"], c)
+                c.buf.append(")")
+            else:
+                c.buf.append(" DISTINCT")
         self.target_list(query["targetList"], c, colnames)
         self.from_clause(query, c)
         quals = (query.get("jointree") or {}).get("quals") if query.get("jointree") is not None else None
@@ -800,9 +842,13 @@ class _Printer:
         if query.get("havingQual") is not None:
             c.keyword(" HAVING ", -PRETTYINDENT_STD, PRETTYINDENT_STD, 0)
             self.expr(query["havingQual"], c, False)
-        named = [wc for wc in query.get("windowClause") or [] if wc.get("name")]
-        if named:
-            raise Unprintable("QUERY with a WINDOW clause")
+        for i, wc in enumerate(wc for wc in query.get("windowClause") or [] if wc.get("name")):
+            if i == 0:
+                c.keyword(" WINDOW ", -PRETTYINDENT_STD, PRETTYINDENT_STD, 1)
+            else:
+                c.buf.append(", ")
+            c.buf.append(quote_identifier(wc["name"]) + " AS ")
+            self.windowspec(wc, query["targetList"], c)
 
     def target_list(self, tlist: list, c: _Context, colnames: list[str] | None) -> None:
         """get_target_list with wrapColumn 0: every column after the first on a line of its own."""
@@ -865,12 +911,17 @@ class _Printer:
             refname = level.refnames[node["rtindex"] - 1]
             if rte.get("lateral"):
                 raise Unprintable("LATERAL")
+            if rte.get("alias") is not None and rte["alias"].get("colnames"):
+                raise Unprintable("FROM item with column aliases")
+            if rte["rtekind"] == RTE_SUBQUERY:
+                c.buf.append("(" + self.query(rte["subquery"], c.levels, c.indent) + ")")
+                if rte.get("alias") is not None:
+                    c.buf.append(" " + quote_identifier(refname))
+                return
             if rte["rtekind"] != RTE_RELATION:
                 raise Unprintable(f"FROM item of range table kind {rte['rtekind']}")
             schema, name = self.names.relation(rte["relid"])
             c.buf.append(("" if rte.get("inh", True) else "ONLY ") + qualified(self.names, schema, name))
-            if rte.get("alias") is not None and rte["alias"].get("colnames"):
-                raise Unprintable("FROM item with column aliases")
             if rte.get("alias") is not None or refname != name:
                 c.buf.append(" " + quote_identifier(refname))
             return
@@ -955,6 +1006,21 @@ def _rtable_names(rtable: list, outer: list[_Level], names: Names) -> list[str |
 # --------------------------------------------------------------------------- entry points
 
 
+def _guarded(fn):
+    """An entry point: a malformed or too deeply nested tree is Unprintable, never a traceback."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(tree, names, *args, **kw):
+        try:
+            return fn(tree, names, *args, **kw)
+        except RecursionError:
+            raise Unprintable(f"{_type(tree)} nested too deeply to print") from None
+        except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+            raise Unprintable(f"malformed {_type(tree)} ({type(exc).__name__}: {exc})") from None
+    return run
+
+
 def _relation_context(names: Names, relid: int | None) -> _Context:
     """deparse_context_for: one relation, columns printed without a prefix."""
     if relid is None:
@@ -964,6 +1030,7 @@ def _relation_context(names: Names, relid: int | None) -> _Context:
     return _Context(names, [level], False)
 
 
+@_guarded
 def expression(tree, names: Names, relid: int | None = None) -> str:
     """pg_get_expr(tree, relid): an expression (or a list of them, comma-separated) over one relation's
     columns."""
@@ -972,6 +1039,7 @@ def expression(tree, names: Names, relid: int | None = None) -> str:
     return c.text()
 
 
+@_guarded
 def expressions(tree, names: Names, relid: int | None = None) -> list[str]:
     """Each expression of a list (pg_index.indexprs, pg_partitioned_table.partexprs) on its own."""
     if not isinstance(tree, list):
@@ -987,6 +1055,7 @@ def looks_like_function(node) -> bool:
     return t in ("NULLIFEXPR", "COALESCEEXPR", "MINMAXEXPR", "SQLVALUEFUNCTION", "XMLEXPR")
 
 
+@_guarded
 def key_expression(tree, names: Names, relid: int) -> str:
     """An index column's or a partition key's expression as pg_get_indexdef/pg_get_partkeydef print it:
     in parentheses unless it is a function call."""
@@ -994,6 +1063,7 @@ def key_expression(tree, names: Names, relid: int) -> str:
     return text if looks_like_function(tree) else f"({text})"
 
 
+@_guarded
 def view_query(tree, names: Names, colnames: list[str] | None = None) -> str:
     """pg_get_viewdef(view): the SELECT of a view's ``_RETURN`` rule (pg_rewrite.ev_action: a list of one
     Query), pretty and indented, with the closing ``;``. ``colnames``: the view's column names (its
@@ -1005,6 +1075,7 @@ def view_query(tree, names: Names, colnames: list[str] | None = None) -> str:
     return _Printer(names).query(tree, [], 0, colnames) + ";"
 
 
+@_guarded
 def partition_bound(tree, names: Names, relid: int | None = None) -> str:
     """pg_get_expr(relpartbound, relid): ``FOR VALUES ...`` or ``DEFAULT``."""
     if _type(tree) != "PARTITIONBOUNDSPEC":
@@ -1040,6 +1111,7 @@ def partition_bound(tree, names: Names, relid: int | None = None) -> str:
     raise Unprintable(f"PARTITIONBOUNDSPEC of strategy {strategy!r}")
 
 
+@_guarded
 def partition_key(strategy: str, attnums: list[int], exprs, names: Names, relid: int) -> str:
     """pg_get_partkeydef from pg_partitioned_table's partstrat, partattrs (0: the next of partexprs) and
     partexprs. Operator classes and collations are the keys' defaults (what the caller checked)."""

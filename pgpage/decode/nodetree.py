@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-MAX_DEPTH = 400
+MAX_DEPTH = 10000   # nodes and lists open at once (the reader does not recurse)
 
 
 class NodeTreeError(ValueError):
@@ -83,14 +83,34 @@ def _number(raw: str):
             return None
 
 
+class _Frame:
+    """A node or a list being read: what the values read next go into."""
+    __slots__ = ("node", "items", "field", "values")
+
+    def __init__(self, node: Node | None):
+        self.node = node            # None: a list
+        self.items: list = []       # the list's items
+        self.field: str | None = None
+        self.values: list = []      # the node's current field's values
+
+    def close_field(self) -> None:
+        if self.field is not None:
+            v = self.values
+            self.node.fields[self.field] = None if not v else v[0] if len(v) == 1 else v
+        self.field, self.values = None, []
+
+
 class _Reader:
+    """readfuncs' nodeRead as a loop over a stack of frames (no recursion: nesting is bounded by MAX_DEPTH,
+    not by Python's stack)."""
+
     def __init__(self, text: str):
         self.toks = list(_tokens(text))
         self.pos = 0
         self.text = text
 
     def error(self, what: str) -> NodeTreeError:
-        at = self.toks[self.pos][1] if self.pos < len(self.toks) else len(self.text)
+        at = self.toks[self.pos - 1][1] if 0 < self.pos <= len(self.toks) else len(self.text)
         return NodeTreeError(f"node tree: {what} at offset {at}")
 
     def peek(self) -> str | None:
@@ -98,23 +118,66 @@ class _Reader:
 
     def take(self) -> str:
         if self.pos >= len(self.toks):
+            self.pos += 1
             raise self.error("unexpected end")
         self.pos += 1
         return self.toks[self.pos - 1][0]
 
-    def value(self, depth: int):
-        if depth > MAX_DEPTH:
-            raise self.error(f"nesting deeper than {MAX_DEPTH}")
-        raw = self.take()
-        if raw == "{":
-            return self.node(depth + 1)
-        if raw == "(":
-            return self.list(depth + 1)
-        if raw in (")", "}"):
-            raise self.error(f"unexpected {raw!r}")
-        return self.scalar(raw)
+    def read(self):
+        stack: list[_Frame] = []
+        result, done = None, False
+        while not done:
+            raw = self.take()
+            top = stack[-1] if stack else None
+            if raw == "{":
+                name = self.take()
+                if name in _DELIMS or name.startswith(":"):
+                    raise self.error(f"node without a name ({name!r})")
+                if len(stack) >= MAX_DEPTH:
+                    raise self.error(f"nesting deeper than {MAX_DEPTH}")
+                stack.append(_Frame(Node(NODE_RENAMED.get(name, name))))
+                continue
+            if raw == "(":
+                if self.peek() in _INT_LIST_TAGS:
+                    value = self.int_list()
+                else:
+                    if len(stack) >= MAX_DEPTH:
+                        raise self.error(f"nesting deeper than {MAX_DEPTH}")
+                    stack.append(_Frame(None))
+                    continue
+            elif raw == "}":
+                if top is None or top.node is None:
+                    raise self.error("unexpected '}'")
+                top.close_field()
+                value = stack.pop().node
+            elif raw == ")":
+                if top is None or top.node is not None:
+                    raise self.error("unexpected ')'")
+                value = stack.pop().items
+            elif top is not None and top.node is not None and raw.startswith(":") and len(raw) > 1:
+                top.close_field()
+                top.field = raw[1:]
+                continue
+            elif raw == "[" and top is not None and top.node is not None and top.values \
+                    and isinstance(top.values[-1], int):
+                top.values[-1] = self.datum(top.values[-1])
+                continue
+            else:
+                value = self.scalar(raw)
+            # the value goes into the innermost open node's field or list, or is the tree itself
+            top = stack[-1] if stack else None
+            if top is None:
+                result, done = value, True
+            elif top.node is None:
+                top.items.append(value)
+            elif top.field is None:
+                raise self.error(f"a value where a field of {top.node.type} was expected")
+            else:
+                top.values.append(value)
+        return result
 
-    def scalar(self, raw: str):
+    @staticmethod
+    def scalar(raw: str):
         if raw == "<>":
             return None
         num = _number(raw)
@@ -128,59 +191,19 @@ class _Reader:
             return _debackslash(raw[1:-1])
         return _debackslash(raw)
 
-    def list(self, depth: int) -> list:
-        items: list = []
-        if self.peek() in _INT_LIST_TAGS:
-            self.take()
-            while self.peek() != ")":
-                raw = self.take()
-                num = _number(raw)
-                if not isinstance(num, int):
-                    raise self.error(f"{raw!r} in an integer list")
-                items.append(num)
-            self.take()
-            return items
+    def int_list(self) -> list[int]:
+        self.take()   # the tag
+        items = []
         while self.peek() != ")":
-            if self.peek() is None:
-                raise self.error("unterminated list")
-            items.append(self.value(depth))
+            raw = self.take()
+            num = _number(raw)
+            if not isinstance(num, int):
+                raise self.error(f"{raw!r} in an integer list")
+            items.append(num)
         self.take()
         return items
 
-    def node(self, depth: int) -> Node:
-        name = self.take()
-        if name in _DELIMS or name.startswith(":"):
-            raise self.error(f"node without a name ({name!r})")
-        node = Node(NODE_RENAMED.get(name, name))
-        while True:
-            tok = self.peek()
-            if tok is None:
-                raise self.error(f"unterminated {name}")
-            if tok == "}":
-                self.take()
-                return node
-            if not tok.startswith(":") or len(tok) < 2:
-                raise self.error(f"{tok!r} where a field of {name} was expected")
-            self.take()
-            node.fields[tok[1:]] = self.field_value(depth)
-
-    def field_value(self, depth: int):
-        """A field's value: one value, a datum ``len [ bytes ]``, or several bare values (a list)."""
-        values = []
-        while True:
-            tok = self.peek()
-            if tok is None or tok == "}" or (tok.startswith(":") and len(tok) > 1):
-                break
-            if tok == "[" and values and isinstance(values[-1], int):
-                values[-1] = self.datum(values[-1])
-                continue
-            values.append(self.value(depth))
-        if not values:
-            return None
-        return values[0] if len(values) == 1 else values
-
     def datum(self, length: int) -> bytes:
-        self.take()   # "["
         out = bytearray()
         while self.peek() != "]":
             raw = self.take()
@@ -201,7 +224,8 @@ def parse(text: str):
     r = _Reader(text)
     if not r.toks:
         raise NodeTreeError("node tree: empty")
-    value = r.value(0)
+    value = r.read()
     if r.pos != len(r.toks):
+        r.pos += 1
         raise r.error("trailing text")
     return value

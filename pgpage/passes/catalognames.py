@@ -26,6 +26,7 @@ class CatalogNames:
 
     def __init__(self, db, qualify_all: bool = False, timezone: str = "UTC"):
         self.db = db
+        self.major = db.cluster.major
         self.path = () if qualify_all else ("public",)
         self.formatter = ValueFormatter(db.types, db.cluster.major, timezone)
 

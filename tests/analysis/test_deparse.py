@@ -124,7 +124,8 @@ def test_every_node_tree_parses(major):
 
 
 @pytest.mark.parametrize("text", ["", "{", "{VAR :varno", "(1 2", "{VAR :varno 1}}", "{:x 1}", "}", "{A :b 3 [ 1 2 ]}",
-                                  "{A :b 1 [ x ]}", "(i 1 a)", "{A :b {B :c (", "{" * 5000])
+                                  "{A :b 1 [ x ]}", "(i 1 a)", "{A :b {B :c (", "{" * 5000,
+                                  "(" * 20000 + ")" * 20000, "{A :b 1} 2", "{A 1}", "(1 2))"])
 def test_bad_node_trees_raise_a_clear_error(text):
     with pytest.raises(NodeTreeError):
         parse(text)
@@ -139,6 +140,20 @@ def test_node_tree_values():
     assert node["t"] is True and node["n"][0] == "x" and node["n"][1]["q"] == 1.5
     # a by-value datum keeps the bytes of its length of the Datum's eight
     assert parse("{C :v 4 [ 2 0 0 0 0 0 0 0 ]}")["v"] == b"\x02\0\0\0"
+
+
+def test_deep_trees_parse_and_too_deep_ones_are_unprintable():
+    depth = 3000      # a chain of OpExprs deeper than Python's stack would allow a recursive reader
+    text = "{CONST :consttype 23 :consttypmod -1 :constcollid 0 :constisnull false :constvalue 4 [ 1 0 0 0 0 0 0 0 ]}"
+    for _ in range(depth):
+        text = "{OPEXPR :opno 551 :args (" + text + " {CONST :consttype 23 :consttypmod -1 :constisnull false " \
+               ":constvalue 4 [ 1 0 0 0 0 0 0 0 ]})}"
+    tree = parse(text)
+    assert tree.type == "OPEXPR"
+    with pytest.raises(deparse.Unprintable, match="nested too deeply"):
+        deparse.expression(tree, _names(15, False))
+    with pytest.raises(deparse.Unprintable, match="malformed OPEXPR"):
+        deparse.expression(parse("{OPEXPR :opno 551}"), _names(15, False))
 
 
 def test_unprintable_names_the_node():
