@@ -166,3 +166,25 @@ def test_unprintable_names_the_node():
                                           ("between", '"between"'), ("Mixed Case", '"Mixed Case"')])
 def test_quote_identifier(ident, quoted):
     assert deparse.quote_identifier(ident) == quoted
+
+
+@pytest.mark.parametrize("major", MAJORS)
+def test_node_trees_read_from_the_data_files_are_the_servers(major):
+    """The trees a dump reads offline (pg_attrdef.adbin, pg_rewrite.ev_action, TOASTed or not) are the text the
+    server gave for them."""
+    from pgpage.passes.rows import TableRows
+    db, names = _db(major), _names(major, False)
+    trees = fixture_oracle(major)["trees"]
+
+    def rows(catalog):
+        return [r["values"] for r in TableRows(db.cluster, db.relation(f"pg_catalog.{catalog}")).text_records()]
+    rels = names.relations
+    views = {".".join(rels[int(r["ev_class"])]): r["ev_action"] for r in rows("pg_rewrite")
+             if r["rulename"] == "_RETURN" and int(r["ev_class"]) in rels}
+    assert {k: views.get(k) for k in trees["view"]} == {k: r["tree"] for k, r in trees["view"].items()}
+    defaults = {}
+    for r in rows("pg_attrdef"):
+        relid = int(r["adrelid"])
+        if relid in rels and rels[relid][0] != "pg_catalog":
+            defaults[".".join(rels[relid]) + "." + names.column(relid, int(r["adnum"]))] = r["adbin"]
+    assert defaults == {k: r["tree"] for k, r in trees["attrdef"].items()}
