@@ -27,7 +27,7 @@ PRETTYINDENT_STD, PRETTYINDENT_JOIN, PRETTYINDENT_VAR, PRETTYINDENT_LIMIT = 8, 4
 COERCE_EXPLICIT_CALL, COERCE_EXPLICIT_CAST, COERCE_IMPLICIT_CAST, COERCE_SQL_SYNTAX = 0, 1, 2, 3
 EXISTS_SUBLINK, ALL_SUBLINK, ANY_SUBLINK, ROWCOMPARE_SUBLINK, EXPR_SUBLINK, MULTIEXPR_SUBLINK, ARRAY_SUBLINK = \
     0, 1, 2, 3, 4, 5, 6
-RTE_RELATION, RTE_SUBQUERY, RTE_JOIN, RTE_GROUP = 0, 1, 2, 9
+RTE_RELATION, RTE_SUBQUERY, RTE_JOIN, RTE_CTE, RTE_GROUP = 0, 1, 2, 6, 9
 JOIN_INNER, JOIN_LEFT, JOIN_FULL, JOIN_RIGHT = 0, 1, 2, 3
 SETOP_UNION, SETOP_INTERSECT, SETOP_EXCEPT = 1, 2, 3
 FRAMEOPTION_NONDEFAULT = 0x1
@@ -483,6 +483,25 @@ class _Printer:
         schema, name = self.names.relation(node["seqid"])
         c.buf.append("nextval(" + simple_quote_literal(qualified(self.names, schema, name)) + ")")
 
+    def _subscriptingref(self, node: Node, c: _Context, showimplicit: bool) -> None:
+        if node.get("refassgnexpr") is not None:
+            raise Unprintable("SUBSCRIPTINGREF assigning an element")
+        arg = node["refexpr"]
+        parens = _type(arg) not in ("VAR", "FIELDSELECT")
+        c.buf.append("(" if parens else "")
+        self.expr(arg, c, showimplicit)
+        c.buf.append(")" if parens else "")
+        lower = node.get("reflowerindexpr") or []
+        for i, upper in enumerate(node.get("refupperindexpr") or []):
+            c.buf.append("[")
+            if lower:
+                if lower[i] is not None:
+                    self.expr(lower[i], c, False)
+                c.buf.append(":")
+            if upper is not None:
+                self.expr(upper, c, False)
+            c.buf.append("]")
+
     def _fieldselect(self, node: Node, c: _Context, showimplicit: bool) -> None:
         arg = node["arg"]
         parens = _type(arg) not in ("SUBSCRIPTINGREF", "ARRAYREF", "FIELDSELECT")
@@ -738,7 +757,7 @@ class _Printer:
         """get_query_def of a SELECT (a view's, a sub-select's, a set operation's branch)."""
         if _type(query) != "QUERY" or query["commandType"] != 1:
             raise Unprintable(f"{_type(query)} that is not a SELECT")
-        for unsupported in ("cteList", "rowMarks", "groupingSets"):
+        for unsupported in ("rowMarks", "groupingSets"):
             if query.get(unsupported):
                 raise Unprintable(f"QUERY with {unsupported}")
         if query.get("utilityStmt") is not None:
@@ -750,8 +769,33 @@ class _Printer:
         self.select(query, c, colnames)
         return c.text()
 
+    def with_clause(self, query: Node, c: _Context) -> None:
+        """get_with_clause (no RECURSIVE, SEARCH or CYCLE)"""
+        ctes = query.get("cteList") or []
+        if not ctes:
+            return
+        if query.get("hasRecursive"):
+            raise Unprintable("WITH RECURSIVE")
+        c.indent += PRETTYINDENT_STD
+        c.buf.append(" ")
+        for i, cte in enumerate(ctes):
+            if cte.get("search_clause") is not None or cte.get("cycle_clause") is not None:
+                raise Unprintable("COMMONTABLEEXPR with SEARCH or CYCLE")
+            c.buf.append(("WITH " if i == 0 else ", ") + quote_identifier(cte["ctename"]))
+            if cte.get("aliascolnames"):
+                c.buf.append("(" + ", ".join(quote_identifier(n) for n in cte["aliascolnames"]) + ")")
+            c.buf.append(" AS " + {1: "MATERIALIZED ", 2: "NOT MATERIALIZED "}.get(cte.get("ctematerialized") or 0, ""))
+            c.buf.append("(")
+            c.keyword("", 0, 0, 0)
+            c.buf.append(self.query(cte["ctequery"], c.levels, c.indent))
+            c.keyword("", 0, 0, 0)
+            c.buf.append(")")
+        c.indent -= PRETTYINDENT_STD
+        c.keyword("", 0, 0, 0)
+
     def select(self, query: Node, c: _Context, colnames: list[str] | None) -> None:
         """get_select_query_def"""
+        self.with_clause(query, c)
         if query.get("setOperations") is not None:
             self.setop(query["setOperations"], query, c, colnames)
         else:
@@ -916,6 +960,11 @@ class _Printer:
             if rte["rtekind"] == RTE_SUBQUERY:
                 c.buf.append("(" + self.query(rte["subquery"], c.levels, c.indent) + ")")
                 if rte.get("alias") is not None:
+                    c.buf.append(" " + quote_identifier(refname))
+                return
+            if rte["rtekind"] == RTE_CTE:
+                c.buf.append(quote_identifier(rte["ctename"]))
+                if rte.get("alias") is not None or refname != rte["ctename"]:
                     c.buf.append(" " + quote_identifier(refname))
                 return
             if rte["rtekind"] != RTE_RELATION:
