@@ -74,6 +74,7 @@ class Names(Protocol):
     def visible(self, schema: str) -> bool: ...           # is the schema on the search path (pg_catalog always)
     def function(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
     def operator(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
+    def operator_kind(self, oid: int) -> str: ...  # pg_operator.oprkind: b, l (prefix), r (postfix, before 14)
     def relation(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
     def column(self, relid: int, attnum: int) -> str: ...
     def collation(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
@@ -159,7 +160,7 @@ class _Level:
     """One query level being printed (ruleutils' deparse_namespace): its range table and the names of its
     entries."""
 
-    def __init__(self, query: Node | None, rtable: list, refnames: list, group_rte: bool = False):
+    def __init__(self, query: Node | None, rtable: list, refnames: list):
         self.query = query
         self.rtable = rtable
         self.refnames = refnames
@@ -196,8 +197,7 @@ class _Context:
 
     def sub(self) -> "_Context":
         """A context writing into its own buffer (a target list entry, a FROM item), same levels and indent."""
-        c = _Context(self.names, self.levels, self.varprefix, self.indent)
-        return c
+        return _Context(self.names, self.levels, self.varprefix, self.indent)
 
 
 def _type(node) -> str:
@@ -312,6 +312,9 @@ class _Printer:
             self.expr(args[0], c, True)
             c.buf.append(f" {self.operator_name(node['opno'])} ")
             self.expr(args[1], c, True)
+        elif len(args) == 1 and self.names.operator_kind(node["opno"]) == "r":
+            self.expr(args[0], c, True)
+            c.buf.append(f" {self.operator_name(node['opno'])}")
         elif len(args) == 1:
             c.buf.append(f"{self.operator_name(node['opno'])} ")
             self.expr(args[0], c, True)
@@ -896,7 +899,7 @@ class _Printer:
 
     def target_list(self, tlist: list, c: _Context, colnames: list[str] | None) -> None:
         """get_target_list with wrapColumn 0: every column after the first on a line of its own."""
-        sep, colno, last_multiline = " ", 0, False
+        sep, colno = " ", 0
         for tle in tlist:
             if tle["resjunk"]:
                 continue
@@ -917,12 +920,9 @@ class _Printer:
             text = item.text()
             if text.startswith("\n"):
                 c.strip_spaces()
-            else:
-                if colno > 1:   # wrapColumn 0: every line overflows
-                    c.keyword("", -PRETTYINDENT_STD, PRETTYINDENT_STD, PRETTYINDENT_VAR)
-            last_multiline = "\n" in text[1:] if text.startswith("\n") else "\n" in text
+            elif colno > 1:   # wrapColumn 0: every line overflows
+                c.keyword("", -PRETTYINDENT_STD, PRETTYINDENT_STD, PRETTYINDENT_VAR)
             c.buf.append(text)
-        del last_multiline
 
     def from_clause(self, query: Node, c: _Context) -> None:
         """get_from_clause"""
