@@ -7,6 +7,17 @@ pretty, indented, wrapped at every column as pg_get_viewdef(oid) does), and a pa
 every operator parenthesized) are followed. A node this module does not print raises ``Unprintable`` naming it:
 never a guess.
 
+Printed: Var, Const, FuncExpr (calls, casts shown or implicit, EXTRACT and SYSTEM_USER syntax), OpExpr (infix,
+prefix, postfix), DistinctExpr, NullIfExpr, ScalarArrayOpExpr, BoolExpr, NullTest, BooleanTest, RelabelType,
+CoerceViaIO, ArrayCoerceExpr, CoerceToDomain(Value), CollateExpr, CaseExpr, ArrayExpr, RowExpr, CoalesceExpr,
+MinMaxExpr, SQLValueFunction, NextValueExpr, FieldSelect, SubscriptingRef, SubLink (EXISTS, IN/ANY, ALL,
+scalar, ARRAY), Aggref (DISTINCT, ORDER BY, FILTER), WindowFunc (inline and named windows, frames), and a
+SELECT's WITH, target list, FROM (relations, sub-selects, CTEs, joins of every kind, USING), WHERE, GROUP BY,
+HAVING, WINDOW, DISTINCT [ON], set operations, ORDER BY, LIMIT/OFFSET. Unprintable among others: function and
+VALUES items in FROM, column alias lists, whole-row variables, WITH RECURSIVE, GROUPING SETS, named or VARIADIC
+arguments, ordered-set aggregates, the SQL-syntax functions other than EXTRACT and SYSTEM_USER (OVERLAY,
+POSITION, SUBSTRING, TRIM, AT TIME ZONE, ...), XML and JSON nodes.
+
 Names come from a ``Names`` (``passes.catalognames`` reads them from a data directory's catalogs): by OID, as
 the catalog says them, with ``visible(schema)`` saying whether the session's search_path reaches a schema
 (ruleutils qualifies what is not visible). Constants are printed by the value printers every command uses
