@@ -271,6 +271,9 @@ def python_value(formatter: ValueFormatter, typid: int, text: str | None):
 def python_converter(formatter: ValueFormatter, typid: int):
     """``python_value`` for values of one type: the type resolved once (a column's values, a row after another)."""
     kind, target = formatter.resolve(typid)
+    if target in datum.VECTOR_TYPES:   # int2vector, oidvector: their elements apart by spaces, no braces
+        elem = python_converter(formatter, datum.TYPES[target].elem)
+        return lambda text: None if text is None else [elem(x) for x in text.split()]
     if kind == "array":
         t = formatter.catalog.get(target)
         elem, delim = python_converter(formatter, t.typelem), t.typdelim or ","
@@ -328,6 +331,8 @@ def _array_items(text: str, convert, delim: str = ","):
     """array_in's reading of an array literal's text: nested lists of converted elements (None for NULL)."""
     if text.startswith("["):
         text = text[text.index("=") + 1:]
+    if not text.startswith("{"):
+        return text        # not an array literal: kept as it is, never a half-read list
     stack: list[list] = []
     out = None
     i, n = 0, len(text)
