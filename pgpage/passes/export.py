@@ -154,7 +154,7 @@ def _batch(dataset: str, columns: dict, n: int):
         if v is None:
             arrays.append(pa.nulls(n, field.type))
         elif isinstance(v, (str, int, bool)):
-            arrays.append(pa.array([v] * n, field.type))
+            arrays.append(pa.repeat(pa.scalar(v, field.type), n))
         elif isinstance(v, pa.Array):
             arrays.append(v)
         elif isinstance(v, np.ma.MaskedArray):
@@ -300,14 +300,16 @@ def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
                           tups.ctid_block.astype(np.int64), tups.ctid_offset.astype(np.int64))
     normal = items.flags[tups.item] == LP_NORMAL
 
-    def names(codes, table, where=None):
-        out = np.full(n, None, dtype=object)
-        text = np.array([table.get(c) for c in range(max(table) + 1)] if isinstance(table, dict) else list(table),
-                        dtype=object)[codes]
-        out[tups.item if where is None else tups.item[where]] = text if where is None else text[where]
-        return out
-
     pa = arrow()
+
+    def names(codes, table, where=None):
+        """The names of ``codes`` (of the tuples ``where`` says) at their line pointers, NULL elsewhere."""
+        index = np.full(n, -1, dtype=np.int32)
+        index[tups.item if where is None else tups.item[where]] = codes if where is None else codes[where]
+        words = [table.get(c) for c in range(max(table) + 1)] if isinstance(table, dict) else list(table)
+        return pa.DictionaryArray.from_arrays(pa.array(index, mask=index < 0), pa.array(words, pa.string())
+                                              ).cast(pa.string())
+
     ctid = pa.nulls(n, pa.string())
     if len(tups.item):   # (the line pointers with a tuple header get their t_ctid's text, in place)
         where = np.full(n, len(tups.item), dtype=np.int64)
