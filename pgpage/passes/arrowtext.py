@@ -31,9 +31,9 @@ def csv_text_table(lines: bytes, names: list[str]):
                                                            quoted_strings_can_be_null=False))
 
 
-def tid_texts(block: np.ndarray, offset: np.ndarray):
-    """``(block,offset)`` texts, as a TID prints, of two integer arrays (an Arrow string array)."""
+def tid_texts(block: np.ndarray, offset: np.ndarray, null: np.ndarray | None = None):
+    """``(block,offset)`` texts, as a TID prints, of two integer arrays (an Arrow string array; NULL where ``null``)."""
     pa = arrow()
     import pyarrow.compute as pc
-    return pc.binary_join_element_wise("(", pa.array(block).cast(pa.string()), ",", pa.array(offset).cast(pa.string()),
-                                       ")", "")
+    return pc.binary_join_element_wise("(", pa.array(block, mask=null).cast(pa.string()), ",",
+                                       pa.array(offset).cast(pa.string()), ")", "")

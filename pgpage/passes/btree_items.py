@@ -84,13 +84,10 @@ def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[di
         from_posting = po & (ntids[sel] > 0)
         from_pivot = ~po & heap_tid_attr & (s >= SIZEOF_IndexTupleData + SIZE_OF_ITEM_POINTER)
         from_ctid = ~po & ~pt & ~pivot
-        import pyarrow.compute as pc
-
-        from pgpage.passes.arrowtext import arrow
-        pa = arrow()
-        htid = pc.if_else(from_posting, tid_texts(u16(post_at) << 16 | u16(post_at + 2), u16(post_at + 4)),
-                          pc.if_else(from_pivot, tid_texts(u16(hid_at) << 16 | u16(hid_at + 2), u16(hid_at + 4)),
-                                     pc.if_else(from_ctid, ctid, pa.scalar(None, pa.string()))))
+        where = np.where(from_posting, post_at, hid_at)
+        block, offset = np.where(from_ctid, bi_hi[sel] << 16 | bi_lo[sel], u16(where) << 16 | u16(where + 2)), \
+            np.where(from_ctid, posid[sel], u16(where + 4))
+        htid = tid_texts(block, offset, null=~(from_posting | from_pivot | from_ctid))
         counts = leaf & ~high_key
         heap_tids = np.where(counts, np.where(po, ntids[sel], from_posting | from_pivot | from_ctid), 0)
         # the keys: a pivot's kept attributes (none for an internal page's first data key: minus infinity)
@@ -127,8 +124,10 @@ def _keys(chunk, at, end, info, natts, attrs, printer, page, lp, first, ctx):
     whole = np.flatnonzero(natts == width) if printer is not None else np.zeros(0, dtype=np.int64)
     texts, printed = [], []       # the whole items' lines, and which items they are
     declined = [] if printer is not None else list(range(n))
-    python: dict[int, list | None] = {}
-    for group in (whole, np.flatnonzero(natts != width) if printer is not None else ()):
+    python: dict[int, list | None] = {k: [] for k in np.flatnonzero(natts == 0).tolist()}   # minus infinity
+    if printer is None:
+        declined = [k for k in declined if k not in python]
+    for group in (whole, np.flatnonzero((natts != width) & (natts > 0)) if printer is not None else ()):
         pos = 0
         while pos < len(group):
             g = group[pos:]
@@ -142,8 +141,7 @@ def _keys(chunk, at, end, info, natts, attrs, printer, page, lp, first, ctx):
                 text = printer.out[:ends[-1] if done else 0].tobytes().decode("utf-8")
                 for k, s, e, good in zip(taken.tolist(), [0, *ends[:-1].tolist()], ends.tolist(), ok.tolist()):
                     if good:
-                        python[k] = [] if natts[k] == 0 else _fields(text[s:e], int(at[k]), int(natts[k]),
-                                                                     bool(hasnull[k]), flat)
+                        python[k] = _fields(text[s:e], int(at[k]), int(natts[k]), bool(hasnull[k]), flat)
             pos += done
     views: dict[int, dict] = {}
     for k in declined:
