@@ -24,7 +24,7 @@ def csv_text_table(lines: bytes, names: list[str]):
     from io import BytesIO
 
     import pyarrow.csv as csv
-    return csv.read_csv(BytesIO(lines), read_options=csv.ReadOptions(column_names=names, use_threads=False),
+    return csv.read_csv(BytesIO(lines), read_options=csv.ReadOptions(column_names=names, use_threads=True),
                         parse_options=csv.ParseOptions(newlines_in_values=True, ignore_empty_lines=False),
                         convert_options=csv.ConvertOptions(column_types={n: pa.string() for n in names},
                                                            null_values=[""], strings_can_be_null=True,
