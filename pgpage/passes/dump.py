@@ -15,6 +15,7 @@ already writes for `rows --csv`, which COPY reads back value for value.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -34,6 +35,7 @@ CLASS_OIDS = {"pg_class": 1259, "pg_type": 1247, "pg_namespace": 2615, "pg_const
 RELKIND_WORDS = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIEW", "S": "SEQUENCE", "i": "INDEX",
                  "I": "INDEX", "f": "FOREIGN TABLE"}
 DEFAULT_COLLATION_OID = 100         # pg_collation.dat's "default"
+RTE_RELID = re.compile(r":relid (\d+)")   # the relations a view's query reads (its RangeTblEntries)
 
 
 @dataclass
@@ -67,7 +69,6 @@ def name_pattern(text: str):
     """A psql pattern (``\\d``'s, pg_dump -t's: ``processSQLNamePattern``) as (schema regex or None, name regex):
     unquoted letters fold to lower case, ``*`` and ``?`` are wildcards outside double quotes, an unquoted dot
     splits the schema from the name."""
-    import re
     parts, current, quoted, i = [], [], False, 0
     while i < len(text):
         ch = text[i]
@@ -570,7 +571,11 @@ class Dump:
                      and w.get("rulename") == "_RETURN"), None)
         if rule is None:
             raise Unwritable("its _RETURN rule is not in pg_rewrite")
-        query = view_query(text_of(rule.get("ev_action"), "its query"), self.names).rstrip().rstrip(";")
+        tree = text_of(rule.get("ev_action"), "its query")
+        gone = [int(oid) for oid in RTE_RELID.findall(tree) if int(oid) in self.missing]
+        if gone:
+            raise Unwritable(f"it reads {self.rel_name(gone[0])}, which could not be written")
+        query = view_query(tree, self.names).rstrip().rstrip(";")
         options = [o for o in r.get("reloptions") or [] if not str(o).startswith("check_option=")]
         check = next((str(o).partition("=")[2] for o in r.get("reloptions") or []
                       if str(o).startswith("check_option=")), None)
