@@ -129,13 +129,12 @@ TYPE_RANGES = {"smallint": (-(1 << 15), (1 << 15) - 1), "integer": (-(1 << 31), 
                "bigint": (-(1 << 63), (1 << 63) - 1)}
 
 
-def sequence_options(s: Sequence, indent: str = "    ", sep: str = "\n") -> list[str]:
-    """The options as pg_dump writes them (dumpSequence): AS when not bigint, NO MINVALUE/NO MAXVALUE where
-    the bound is the default for the sign of the increment."""
+def sequence_options(s: Sequence, indent: str = "    ") -> list[str]:
+    """The options as pg_dump writes them (dumpSequence): NO MINVALUE/NO MAXVALUE where the bound is the default
+    for the sign of the increment (AS is CREATE SEQUENCE's: an identity's type is its column's)."""
     low, high = TYPE_RANGES.get(s.type, TYPE_RANGES["bigint"])
     default_min, default_max = (1, high) if s.increment > 0 else (low, -1)
-    out = [f"AS {s.type}"] if s.type != "bigint" else []
-    out += [f"START WITH {s.start}", f"INCREMENT BY {s.increment}",
+    out = [f"START WITH {s.start}", f"INCREMENT BY {s.increment}",
             "NO MINVALUE" if s.minimum == default_min else f"MINVALUE {s.minimum}",
             "NO MAXVALUE" if s.maximum == default_max else f"MAXVALUE {s.maximum}", f"CACHE {s.cache}"]
     if s.cycle:
@@ -144,7 +143,8 @@ def sequence_options(s: Sequence, indent: str = "    ", sep: str = "\n") -> list
 
 
 def create_sequence(s: Sequence) -> str:
-    return f"CREATE SEQUENCE {s.name}\n" + "\n".join(sequence_options(s)) + ";\n"
+    kind = [f"    AS {s.type}"] if s.type != "bigint" else []
+    return f"CREATE SEQUENCE {s.name}\n" + "\n".join(kind + sequence_options(s)) + ";\n"
 
 
 def identity(table: str, column: str, always: bool, s: Sequence) -> str:
