@@ -28,6 +28,8 @@ FK_ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": 
 FK_MATCH = {"f": " MATCH FULL", "p": " MATCH PARTIAL", "s": ""}                                  # confmatchtype
 PARTITION_STRATEGIES = {"r": "RANGE", "l": "LIST", "h": "HASH"}                                  # partstrat
 INDOPTION_DESC, INDOPTION_NULLS_FIRST = 1, 2                                                     # pg_index.h
+STORAGE_WORDS = {"p": "PLAIN", "e": "EXTERNAL", "m": "MAIN", "x": "EXTENDED"}                    # attstorage
+COMPRESSION_WORDS = {"p": "pglz", "l": "lz4"}                                                    # attcompression
 
 
 def quote_ident(name: str) -> str:
@@ -246,6 +248,10 @@ def foreign_key(cols: list[str], target: str, target_cols: list[str], match: str
 
 def add_constraint(table: str, name: str, definition: str, only: bool = True) -> str:
     return f"ALTER TABLE {'ONLY ' if only else ''}{table}\n    ADD CONSTRAINT {quote_ident(name)} {definition};\n"
+
+
+def alter_column(table: str, column: str, clause: str) -> str:
+    return f"ALTER TABLE ONLY {table} ALTER COLUMN {quote_ident(column)} {clause};"
 
 
 def comment(what: str, text: str) -> str:

@@ -152,7 +152,6 @@ class Dump:
             self.by_kind.setdefault(r["relkind"], []).append(r)
         cat.prefetch_attributes(r["oid"] for r in self.relations if r["relkind"] != "i")
         self.attrdef = {(r["adrelid"], r["adnum"]): r.get("adbin") for r in cat.rows("pg_attrdef")}
-        self.constraints = [c for c in cat.rows("pg_constraint") if c.get("contype") in "pucxf"]
         self.indexes = {r["indexrelid"]: r for r in cat.rows("pg_index")}
         self.inherits: dict[int, list[tuple[int, int]]] = {}
         for r in cat.rows("pg_inherits"):
@@ -479,9 +478,9 @@ class Dump:
                 if c.generated:
                     continue
             t.columns.append(c)
-        for c in sorted((c for c in self.constraints_of(oid, "c") if c.get("convalidated") is not False
-                         and c.get("conislocal") is not False), key=lambda c: c["conname"]):
-            t.checks.append((c["conname"], self.check(c)))
+        inline = sorted((c for c in self.constraints_of(oid, "c") if c.get("convalidated") is not False
+                         and c.get("conislocal") is not False), key=lambda c: c["conname"])
+        t.checks = [(c["conname"], self.check(c)) for c in inline]
         if r["relkind"] == "p":
             t.partition_by = self.partition_key(oid)
         am = self.ams.get(r.get("relam"))
@@ -492,6 +491,9 @@ class Dump:
         if toast is not None:
             t.options += ddl.reloptions_text(toast.get("reloptions"), "toast.")
         text = ddl.create_table(t).rstrip("\n")
+        for a in self.cat.attributes(oid):
+            if a.get("attisdropped") is not True and a.get("attislocal") is not False:
+                text += "".join("\n" + ddl.alter_column(name, a["attname"], clause) for clause in self.column_settings(a))
         for a in self.cat.attributes(oid):
             kind = (a.get("attidentity") or "").strip("\0")
             if kind and a.get("attisdropped") is not True:
@@ -504,7 +506,24 @@ class Dump:
         text += self.comment_on("pg_class", oid, f"TABLE {name}")
         for a in self.cat.attributes(oid):
             text += self.comment_on("pg_class", oid, f"COLUMN {name}.{quote_ident(a['attname'])}", a["attnum"])
+        for c in inline:
+            text += self.comment_on("pg_constraint", c["oid"], f"CONSTRAINT {quote_ident(c['conname'])} ON {name}")
         return text
+
+    def column_settings(self, a: dict) -> list[str]:
+        """What pg_dump sets on a column after CREATE TABLE: its storage where it is not its type's, its compression
+        method (14+) and statistics target where set."""
+        out = []
+        storage = ddl.STORAGE_WORDS.get(a.get("attstorage"))
+        if storage and a.get("attstorage") != self.types.get(a["atttypid"], {}).get("typstorage"):
+            out.append(f"SET STORAGE {storage}")
+        method = ddl.COMPRESSION_WORDS.get((a.get("attcompression") or "").strip("\0"))
+        if method:
+            out.append(f"SET COMPRESSION {method}")
+        target = a.get("attstattarget")
+        if isinstance(target, int) and target >= 0:
+            out.append(f"SET STATISTICS {target}")
+        return out
 
     def constraints_of(self, relid: int, kind: str) -> list[dict]:
         return [c for c in self.constraints_all if c.get("conrelid") == relid and c.get("contype") == kind]

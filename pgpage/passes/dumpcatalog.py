@@ -5,15 +5,17 @@ CATALOG_COLUMNS, with layouts from ``decode.versions``). A dump needs every colu
 (pg_constraint, pg_attrdef, pg_description, pg_sequence, pg_depend, ...): each is read here with its own
 pg_attribute rows as its layout, as the server deforms it, so that no second table of catalog layouts is kept.
 A catalog is found by name in pg_catalog through pg_class (its relfilenode, or the filenode map for the
-mapped ones). Visibility is decided as for every catalog (``decode.catalog``: hint bits, then pg_xact).
+mapped ones); a value stored out of line (a long view's query) is fetched from the catalog's TOAST table. Visibility is decided as for every catalog (``decode.catalog``: hint bits, then pg_xact).
 """
 from __future__ import annotations
 
 from functools import cached_property
 
 from pgpage.decode.catalog import read_catalog
+from pgpage.decode.datum import VARHDRSZ, ToastPointer, Unreadable
 from pgpage.decode.deform import Attribute
 from pgpage.findings import WARNING, Finding
+from pgpage.passes.toast import ToastStore
 
 PG_CATALOG_NAMESPACE = 11       # pg_catalog's oid (pg_namespace.dat), the same in every major
 FIRST_NORMAL_OBJECT_ID = 16384  # FirstNormalObjectId (transam.h): objects made after initdb
@@ -28,6 +30,7 @@ class DumpCatalog:
         self.findings: list[Finding] = []
         self._rows: dict[str, list[dict]] = {}
         self._attributes: dict[int, list[dict]] = {}
+        self._toast: dict[int, ToastStore] = {}
 
     @cached_property
     def catalog_classes(self) -> dict[str, dict]:
@@ -65,11 +68,32 @@ class DumpCatalog:
                             columns=layout, key="_tid", first_column=first_column)
         self.findings.extend(fork.findings)
         self.findings.extend(scan.findings)
+        for row in scan.rows:
+            for key, value in row.items():
+                if isinstance(value, ToastPointer):
+                    row[key] = self._detoasted(value, name)
         if scan.undecided:
             self.findings.append(Finding("catalog.visibility.undecided", f"{name}: {scan.undecided} rows kept"
                                          " without knowing whether their transaction committed", severity=WARNING,
                                          relation=name))
         return scan.rows
+
+    def _detoasted(self, pointer: ToastPointer, catalog: str):
+        """A text column's value stored out of line (a long view's query, a long default), from the catalog's TOAST
+        table; an Unreadable (the value's finding) when it cannot be fetched or is not text."""
+        toast = next((r for r in self.db.relations() if r.oid == pointer.va_toastrelid), None)
+        if toast is None or not toast.forks.get("main"):
+            return Unreadable("toast.relation_missing", f"{catalog}: TOAST relation {pointer.va_toastrelid} is not"
+                              " in the catalog or has no file")
+        if toast.oid not in self._toast:
+            self._toast[toast.oid] = ToastStore.open(toast, self.cluster)
+        value = self._toast[toast.oid].fetch([pointer])[0]
+        if isinstance(value, Unreadable):
+            return value
+        try:
+            return bytes(value[VARHDRSZ:]).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return Unreadable("toast.value.not_text", f"{catalog}: TOAST value {pointer.va_valueid}: {exc}")
 
     def attributes(self, relid: int) -> list[dict]:
         """Every column of pg_attribute for the user columns of relation ``relid`` (attnum > 0, dropped ones
