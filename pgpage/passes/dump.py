@@ -145,6 +145,7 @@ class Dump:
                          and self.classes.get(d["objid"], {}).get("relkind") == "S"}
         self.relations = [r for r in self.classes.values() if self._is_user(r["oid"], r.get("relnamespace"), "pg_class")
                           and r.get("relkind") in "rpvmSicI"]
+        self.indexes = {r["indexrelid"]: r for r in cat.rows("pg_index")}
         if self.options.table:
             self.relations = self._matching(self.options.table)
         self.by_kind: dict[str, list[dict]] = {}
@@ -152,7 +153,6 @@ class Dump:
             self.by_kind.setdefault(r["relkind"], []).append(r)
         cat.prefetch_attributes(r["oid"] for r in self.relations if r["relkind"] != "i")
         self.attrdef = {(r["adrelid"], r["adnum"]): r.get("adbin") for r in cat.rows("pg_attrdef")}
-        self.indexes = {r["indexrelid"]: r for r in cat.rows("pg_index")}
         self.inherits: dict[int, list[tuple[int, int]]] = {}
         for r in cat.rows("pg_inherits"):
             self.inherits.setdefault(r["inhrelid"], []).append((r.get("inhseqno") or 0, r["inhparent"]))
@@ -207,6 +207,8 @@ class Dump:
             self.data()
         if not o.data_only:
             self.post_data()
+        if not o.schema_only:
+            self.refresh()
         self.emit(render.trailer(self.result.findings, self.db.name))
         self.result.findings[:0] = self.cat.findings
         return self.result
@@ -615,8 +617,7 @@ class Dump:
     def data(self) -> None:
         from pgpage.passes.rows import RowOptions, TableRows
         from pgpage.render.rows import _write_lines, csv_line
-        tables = sorted((r for r in self.by_kind.get("r", []) if r["oid"] not in self.missing),
-                        key=lambda r: self.rel_name(r["oid"]))
+        tables = self.data_order()
         by_oid = {rel.oid: rel for rel in self.db.relations()}
         for r in tables:
             name = self.rel_name(r["oid"])
@@ -638,6 +639,28 @@ class Dump:
         for r in self.by_kind.get("S", []):
             if r["oid"] not in self.missing and self.owned_by.get(r["oid"], (None,))[0] not in self.missing:
                 self.attempt("SEQUENCE SET", self.rel_name(r["oid"]), None, lambda r=r: self.setval(r))
+
+    def data_order(self) -> list[dict]:
+        """The tables with data by name, each after the tables its foreign keys reference (pg_dump's order, so that
+        --data-only restores into a schema whose foreign keys are already there)."""
+        tables = {r["oid"]: r for r in self.by_kind.get("r", []) if r["oid"] not in self.missing}
+        refs: dict[int, set[int]] = {}
+        for c in self.constraints_all:
+            if c.get("contype") == "f" and c.get("conrelid") in tables and c.get("confrelid") != c.get("conrelid"):
+                refs.setdefault(c["conrelid"], set()).add(c["confrelid"])
+        done, order = set(), []
+
+        def visit(oid: int, path: tuple = ()) -> None:
+            if oid in done or oid in path:       # (a cycle of foreign keys: name order decides)
+                return
+            for ref in sorted(refs.get(oid, ()), key=self.rel_name):
+                if ref in tables:
+                    visit(ref, path + (oid,))
+            done.add(oid)
+            order.append(tables[oid])
+        for oid in sorted(tables, key=self.rel_name):
+            visit(oid)
+        return order
 
     def setval(self, r: dict) -> str:
         value, called = self.sequence_value(r)
@@ -666,6 +689,9 @@ class Dump:
                 self.index(r, ix)).rstrip("\n") + self.comment_on("pg_class", r["oid"], f"INDEX {self.rel_name(r['oid'])}"))
         for c in sorted((c for c in mine if c["contype"] == "f"), key=by_name):
             self.constraint(c)
+
+    def refresh(self) -> None:
+        """The materialized views' data: refreshed last, when everything they read is there (with the data)."""
         for r in self.by_kind.get("m", []):
             if r["oid"] not in self.missing and r.get("relispopulated") is not False:
                 self.entry("MATERIALIZED VIEW DATA", self.rel_name(r["oid"]),
