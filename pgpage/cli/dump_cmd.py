@@ -8,23 +8,19 @@ from pgpage.findings import ExitCode, PgpageError
 
 
 def dump_command(*, pgdata, db=None, output, schema_only=False, data_only=False, table=None) -> int:
-    from pgpage.passes.dump import Dump, DumpOptions, source_facts
-    from pgpage.render.dump import summary
-    from pgpage.storage.datadir import open_data_directory
+    from pgpage.passes.dump import DumpOptions, open_dump, source_facts
+    from pgpage.render.dump import summary, write_script
 
     if schema_only and data_only:
         raise PgpageError("give only one of --schema-only and --data-only", ExitCode.USAGE)
     if output != "-":
         refuse_output_inside(output, pgdata, "--output")
-    cluster = open_data_directory(pgdata)
-    database = cluster.database(db)
-    dump = Dump(cluster, database, DumpOptions(schema_only, data_only, table))
+    dump = open_dump(pgdata, db, DumpOptions(schema_only, data_only, table))
     if output == "-":
         sys.stdout.flush()
-        result = dump.write(sys.stdout.buffer, source_facts(cluster))
-        sys.stdout.buffer.flush()
+        write_script(sys.stdout.buffer, dump, source_facts(dump.cluster))
     else:
         with open(output, "wb") as out:
-            result = dump.write(out, source_facts(cluster))
-    sys.stderr.write(summary(result, database.name))
-    return exit_status(result.findings)
+            write_script(out, dump, source_facts(dump.cluster))
+    sys.stderr.write(summary(dump.result, dump.db.name))
+    return exit_status(dump.result.findings)

@@ -9,15 +9,14 @@ Definitions come from the catalogs (``passes.dumpcatalog``), their expressions f
 (``decode.nodetree`` parses them, ``analysis.deparse`` prints them as ruleutils.c does, every name qualified: the
 script runs with an empty search_path, as pg_dump's). An object whose tree cannot be printed is written as an SQL
 comment naming it, with a finding, and so are the objects that need it (a table's data, constraints and indexes);
-the rest of the dump goes on. Rows come from ``passes.rows.TableRows`` (the compiled printer), streamed a chunk at
-a time: memory stays flat. They are COPY's CSV (``COPY ... FROM stdin WITH (FORMAT csv)``): the text the printer
-already writes for `rows --csv`, which COPY reads back value for value.
+the rest of the dump goes on. Rows come from ``passes.rows.TableRows`` (the compiled printer), in COPY's text
+format as pg_dump writes them, streamed a chunk at a time: memory stays flat.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Iterator
 
 from pgpage.analysis import ddl
 from pgpage.analysis.ddl import qualified, quote_ident
@@ -34,6 +33,9 @@ CLASS_OIDS = {"pg_class": 1259, "pg_type": 1247, "pg_namespace": 2615, "pg_const
               "pg_extension": 3079}
 RELKIND_WORDS = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIEW", "S": "SEQUENCE", "i": "INDEX",
                  "I": "INDEX", "f": "FOREIGN TABLE"}
+DUMPED_CATALOGS = ("pg_namespace", "pg_depend", "pg_class", "pg_type", "pg_attrdef", "pg_constraint", "pg_index",
+                   "pg_inherits", "pg_opclass", "pg_description", "pg_enum", "pg_range", "pg_sequence",
+                   "pg_partitioned_table", "pg_rewrite", "pg_extension")
 DEFAULT_COLLATION_OID = 100         # pg_collation.dat's "default"
 RTE_RELID = re.compile(r":relid (\d+)")   # the relations a view's query reads (its RangeTblEntries)
 
@@ -51,6 +53,15 @@ class DumpResult:
     tables: int = 0
     rows: int = 0
     unprintable: list[str] = field(default_factory=list)   # objects written as comments
+
+
+@dataclass
+class CopyData:
+    """A table's rows: ``COPY name (columns) FROM stdin;`` and ``rows.copy_stream()``'s lines (``TableRows``)."""
+    name: str                 # qualified
+    columns: list[str]        # quoted
+    rows: object
+    count: int = 0            # rows written (the writer's)
 
 
 class Unwritable(Exception):
@@ -114,6 +125,13 @@ def source_facts(cluster) -> list[str]:
     return lines
 
 
+def open_dump(pgdata: str, db: str | None, options: DumpOptions) -> "Dump":
+    """The dump of database ``db`` (None: the only one) of data directory ``pgdata``."""
+    from pgpage.storage.datadir import open_data_directory
+    cluster = open_data_directory(pgdata)
+    return Dump(cluster, cluster.database(db), options)
+
+
 class Dump:
     """One database's dump: ``write(out)`` writes the script to a binary stream and returns a DumpResult."""
 
@@ -130,6 +148,8 @@ class Dump:
     # ------------------------------------------------------------------------------------------ what is dumped
     def _load(self) -> None:
         cat = self.cat
+        for name in DUMPED_CATALOGS:     # each read once, now: their findings go in the script's header
+            cat.rows(name)
         self.namespaces = {r["oid"]: r for r in cat.rows("pg_namespace") if isinstance(r.get("nspname"), str)}
         self.user_namespaces = {oid for oid, r in self.namespaces.items()
                                 if r["nspname"] not in SYSTEM_SCHEMAS and not r["nspname"].startswith(("pg_temp_",
@@ -192,29 +212,39 @@ class Dump:
         return {a["attnum"]: a["attname"] for a in self.cat.attributes(relid)}
 
     # ------------------------------------------------------------------------------------------ writing
-    def write(self, out: BinaryIO, header_lines: list[str] | None = None) -> DumpResult:
-        from pgpage.render import dump as render
+    def load(self) -> None:
+        """Read the catalogs (``render.dump.write_script`` then writes the header with what this met)."""
         self._load()
-        self.out = out
-        codec_name = database_codec(self.db.row, None)[1]
-        self.emit(render.header(header_lines or [], self.cluster.major, self.db.name, codec_name,
-                                self.cat.findings + self.db.findings))
-        self.emit(render.preamble(self.cluster.major))
+        self.encoding = database_codec(self.db.row, None)[1]
+        self.pending: list[str] = []
+
+    @property
+    def catalog_findings(self) -> list[Finding]:
+        return self.cat.findings + self.db.findings
+
+    def parts(self) -> Iterator["str | CopyData"]:
+        """The script after its preamble, in pg_dump's order: SQL text, and each table's rows as a CopyData (whose
+        ``count`` the writer sets before asking for the next part). ``result`` is complete at the end."""
         o = self.options
         if not o.data_only:
             self.pre_data()
+            yield from self.flush()
         if not o.schema_only:
-            self.data()
+            yield from self.data()
         if not o.data_only:
             self.post_data()
         if not o.schema_only:
             self.refresh()
-        self.emit(render.trailer(self.result.findings, self.db.name))
+        yield from self.flush()
         self.result.findings[:0] = self.cat.findings
-        return self.result
+
+    def flush(self) -> Iterator[str]:
+        if self.pending:
+            yield "".join(self.pending)
+            self.pending = []
 
     def emit(self, text: str) -> None:
-        self.out.write(text.encode("utf-8"))
+        self.pending.append(text)
 
     def entry(self, kind: str, name: str, text: str) -> None:
         """One object, with pg_dump's comment line before it."""
@@ -467,17 +497,19 @@ class Dump:
         if needed:
             raise Unwritable(f"it needs {self.rel_name(needed[0]) if needed[0] in self.classes else self.type_name(needed[0])},"
                              " which could not be written")
+        inherited = {a["attname"]: self.column(parents[0], a) for a in self.cat.attributes(parents[0])
+                     if a.get("attisdropped") is not True} if t.partition_of else {}
         for a in self.cat.attributes(oid):
-            if a.get("attisdropped") is True or (a.get("attislocal") is False and not t.partition_of) or \
-                    (t.partition_of and a.get("atthasdef") is not True and a.get("attnotnull") is not True):
+            if a.get("attisdropped") is True or (a.get("attislocal") is False and not t.partition_of):
                 continue
             c = self.column(oid, a)
             if (a.get("attidentity") or "").strip("\0"):
                 c.default = None         # (the identity's sequence is given below)
-            if t.partition_of:           # a partition's columns are its parent's: only what it adds
-                c = ddl.Column(c.name, "WITH OPTIONS", default=c.default, generated=c.generated,
-                               not_null=c.not_null)
-                if c.generated:
+            if t.partition_of:           # a partition's columns are its parent's: only what it adds to them
+                parent = inherited.get(c.name, ddl.Column(c.name, ""))
+                c = ddl.Column(c.name, "WITH OPTIONS", default=c.default if c.default != parent.default else None,
+                               not_null=c.not_null and not parent.not_null)
+                if (a.get("attgenerated") or "").strip("\0") or (c.default is None and not c.not_null):
                     continue
             t.columns.append(c)
         inline = sorted((c for c in self.constraints_of(oid, "c") if c.get("convalidated") is not False
@@ -614,31 +646,28 @@ class Dump:
         return text
 
     # ------------------------------------------------------------------------------------------ data
-    def data(self) -> None:
+    def data(self) -> Iterator["str | CopyData"]:
         from pgpage.passes.rows import RowOptions, TableRows
-        from pgpage.render.rows import _write_lines, csv_line
-        tables = self.data_order()
         by_oid = {rel.oid: rel for rel in self.db.relations()}
-        for r in tables:
-            name = self.rel_name(r["oid"])
+        for r in self.data_order():
             rel = by_oid.get(r["oid"])
-            cols = [a["attname"] for a in self.cat.attributes(r["oid"]) if a.get("attisdropped") is not True
-                    and not (a.get("attgenerated") or "").strip("\0")]
             if rel is None:
                 continue
-            rows = TableRows(self.cluster, rel, RowOptions(columns=cols, timezone="UTC"))
-            self.emit(f"--\n-- Data for Name: {name}; Type: TABLE DATA\n--\n\n"
-                      f"COPY {name} ({', '.join(map(quote_ident, cols))}) FROM stdin WITH (FORMAT csv);\n")
-            self.out.flush()
-            single = len(cols) == 1
-            n = _write_lines(rows.csv_stream(), lambda row: csv_line(row, False, single), _BinaryText(self.out))
-            self.emit("\\.\n\n")
+            name = self.rel_name(r["oid"])
+            cols = [a["attname"] for a in self.cat.attributes(r["oid"]) if a.get("attisdropped") is not True
+                    and not (a.get("attgenerated") or "").strip("\0")]
+            self.emit(f"--\n-- Data for Name: {name}; Type: TABLE DATA\n--\n\n")
+            yield from self.flush()
+            copy = CopyData(name, [quote_ident(c) for c in cols],
+                            TableRows(self.cluster, rel, RowOptions(columns=cols, timezone="UTC")))
+            yield copy
             self.result.tables += 1
-            self.result.rows += n
-            self.result.findings.extend(rows.findings)
+            self.result.rows += copy.count
+            self.result.findings.extend(copy.rows.findings)
         for r in self.by_kind.get("S", []):
             if r["oid"] not in self.missing and self.owned_by.get(r["oid"], (None,))[0] not in self.missing:
                 self.attempt("SEQUENCE SET", self.rel_name(r["oid"]), None, lambda r=r: self.setval(r))
+        yield from self.flush()
 
     def data_order(self) -> list[dict]:
         """The tables with data by name, each after the tables its foreign keys reference (pg_dump's order, so that
@@ -751,18 +780,3 @@ class Dump:
         return ddl.Index(r["relname"], self.rel_name(relid), am, keys, include, ix.get("indisunique") is True,
                          ix.get("indnullsnotdistinct") is True, am == "btree", ddl.reloptions_text(r.get("reloptions")),
                          predicate)
-
-
-class _BinaryText:
-    """A text stream over the dump's binary output (``render.rows._write_lines`` writes UTF-8 through it)."""
-
-    encoding = "utf-8"
-
-    def __init__(self, raw: BinaryIO):
-        self.buffer = raw
-
-    def write(self, text: str) -> None:
-        self.buffer.write(text.encode("utf-8"))
-
-    def flush(self) -> None:
-        self.buffer.flush()

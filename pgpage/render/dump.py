@@ -1,6 +1,9 @@
-"""`pgpage dump`'s script around the objects: the header (what the files cannot say), pg_dump's SET preamble, and
-the closing lines (what reading the rows met). The objects' statements are ``analysis.ddl``'s."""
+"""`pgpage dump`'s script: the header (what the files cannot say), pg_dump's SET preamble, the parts the dump pass
+gives (``passes.dump.Dump.parts``: statements, ``analysis.ddl``'s, and COPY blocks whose rows the compiled
+printer writes straight to the file), and the closing lines (what reading the rows met)."""
 from __future__ import annotations
+
+from typing import BinaryIO
 
 TABLE_ACCESS_METHODS_SINCE = 12     # default_table_access_method exists from 12 on
 
@@ -60,3 +63,37 @@ def summary(result, database: str | None) -> str:
         more = f" (and {len(fs) - 1} more)" if len(fs) > 1 else ""
         lines.append(_finding_line(fs[0]) + more)
     return "\n".join(lines) + "\n"
+
+
+def write_script(out: BinaryIO, dump, facts: list[str]) -> None:
+    """The whole script of ``dump`` (a ``passes.dump.Dump``) to the binary stream ``out``, a part at a time: each
+    table's rows as COPY's text format, a chunk of lines at a time (memory stays flat)."""
+    from pgpage.render.rows import _write_lines, copy_text_line
+    dump.load()
+    text = _Utf8(out)
+    text.write(header(facts, dump.cluster.major, dump.db.name, dump.encoding, dump.catalog_findings))
+    text.write(preamble(dump.cluster.major))
+    for part in dump.parts():
+        if isinstance(part, str):
+            text.write(part)
+            continue
+        text.write(f"COPY {part.name} ({', '.join(part.columns)}) FROM stdin;\n")
+        part.count = _write_lines(part.rows.copy_stream(), copy_text_line, text)
+        text.write("\\.\n\n")
+    text.write(trailer(dump.result.findings[len(dump.cat.findings):], dump.db.name))
+    out.flush()
+
+
+class _Utf8:
+    """A text stream over a binary one (``render.rows._write_lines`` writes the printer's UTF-8 to ``buffer``)."""
+
+    encoding = "utf-8"
+
+    def __init__(self, raw: BinaryIO):
+        self.buffer = raw
+
+    def write(self, text: str) -> None:
+        self.buffer.write(text.encode("utf-8"))
+
+    def flush(self) -> None:
+        self.buffer.flush()
