@@ -260,7 +260,6 @@ def catalog_has_oid_system_column(catalog: str, major: int) -> bool:
 _WITH_OIDS_BEFORE_12 = frozenset({
     "pg_class", "pg_type", "pg_database", "pg_namespace", "pg_am", "pg_tablespace", "pg_proc",
     "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum", "pg_collation", "pg_opclass",
-    "pg_operator", "pg_opfamily", "pg_rewrite", "pg_extension",   # (read by `pgpage dump`)
 })
 
 
