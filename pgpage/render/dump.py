@@ -54,7 +54,7 @@ def trailer(findings: list, database: str | None) -> str:
 
 def summary(result, database: str | None) -> str:
     """stderr's closing lines: what was written, the objects left out, the findings by code."""
-    lines = [f"{database}: {result.tables} tables, {result.rows} rows"
+    lines = [f"{database}: {result.tables} table{'s' if result.tables != 1 else ''}, {result.rows} rows"
              + (f"; {len(result.unprintable)} objects written as comments" if result.unprintable else "")]
     by_code: dict[str, list] = {}
     for f in result.findings:
