@@ -22,8 +22,9 @@ from pgpage.analysis import ddl
 from pgpage.analysis.ddl import qualified, quote_ident
 from pgpage.decode.datum import Unreadable
 from pgpage.decode.encodings import database_codec
-from pgpage.findings import ERROR, INFO, Finding
+from pgpage.findings import Finding
 from pgpage.passes.dumpcatalog import FIRST_NORMAL_OBJECT_ID, DumpCatalog
+from pgpage.storage.names import name_pattern
 
 SYSTEM_SCHEMAS = {"pg_catalog", "information_schema", "pg_toast"}
 PRESENT_SCHEMAS = {"public"}        # in every new database: commented, not created
@@ -76,36 +77,6 @@ def text_of(value, what: str) -> str:
     raise Unwritable(f"{what} cannot be read: {reason}")
 
 
-def name_pattern(text: str):
-    """A psql pattern (``\\d``'s, pg_dump -t's: ``processSQLNamePattern``) as (schema regex or None, name regex):
-    unquoted letters fold to lower case, ``*`` and ``?`` are wildcards outside double quotes, an unquoted dot
-    splits the schema from the name."""
-    parts, current, quoted, i = [], [], False, 0
-    while i < len(text):
-        ch = text[i]
-        if ch == '"':
-            if quoted and text[i + 1:i + 2] == '"':
-                current.append(re.escape('"'))
-                i += 1
-            else:
-                quoted = not quoted
-        elif quoted:
-            current.append(re.escape(ch))
-        elif ch == ".":
-            parts.append("".join(current))
-            current = []
-        elif ch == "*":
-            current.append(".*")
-        elif ch == "?":
-            current.append(".")
-        else:
-            current.append(re.escape(ch.lower()))
-        i += 1
-    parts.append("".join(current))
-    compiled = [re.compile(f"^(?:{p})$", re.S) for p in parts[-2:]]
-    return (compiled[0], compiled[1]) if len(compiled) == 2 else (None, compiled[0])
-
-
 def source_facts(cluster) -> list[str]:
     """What the header says of the cluster: where it was read, pg_control's state and last checkpoint, and what a
     cluster not shut down cleanly means for the rows (transactions in progress at the crash never committed)."""
@@ -133,7 +104,7 @@ def open_dump(pgdata: str, db: str | None, options: DumpOptions) -> "Dump":
 
 
 class Dump:
-    """One database's dump: ``write(out)`` writes the script to a binary stream and returns a DumpResult."""
+    """One database's dump: ``load()``, then ``parts()`` (what ``render.dump.write_script`` writes); ``result``."""
 
     def __init__(self, cluster, db, options: DumpOptions | None = None, names=None):
         from pgpage.passes.catalognames import names_for
