@@ -8,21 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Words quote_identifier (ruleutils.c) quotes: every keyword that is not UNRESERVED_KEYWORD, as the server lists
-# them (SELECT word FROM pg_get_keywords() WHERE catcode <> 'U', on 15; the few that later majors added are
-# not reserved, so 15's list quotes what each of 10-18 needs).
-RESERVED_WORDS = frozenset("""
-all analyse analyze and any array as asc asymmetric authorization between bigint binary bit boolean both case
-cast char character check coalesce collate collation column concurrently constraint create cross current_catalog
-current_date current_role current_schema current_time current_timestamp current_user dec decimal default deferrable
-desc distinct do else end except exists extract false fetch float for foreign freeze from full grant greatest group
-grouping having ilike in initially inner inout int integer intersect interval into is isnull join lateral leading
-least left like limit localtime localtimestamp national natural nchar none normalize not notnull null nullif numeric
-offset on only or order out outer overlaps overlay placing position precision primary real references returning
-right row select session_user setof similar smallint some substring symmetric table tablesample then time timestamp
-to trailing treat trim true union unique user using values varchar variadic verbose when where window with
-xmlattributes xmlconcat xmlelement xmlexists xmlforest xmlnamespaces xmlparse xmlpi xmlroot xmlserialize xmltable
-""".split())
+from pgpage.analysis.deparse import quote_identifier as quote_ident, simple_quote_literal as literal
 
 FK_ACTIONS = {"a": None, "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL", "d": "SET DEFAULT"}   # confupdtype
 FK_MATCH = {"f": " MATCH FULL", "p": " MATCH PARTIAL", "s": ""}                                  # confmatchtype
@@ -32,22 +18,8 @@ STORAGE_WORDS = {"p": "PLAIN", "e": "EXTERNAL", "m": "MAIN", "x": "EXTENDED"}   
 COMPRESSION_WORDS = {"p": "pglz", "l": "lz4"}                                                    # attcompression
 
 
-def quote_ident(name: str) -> str:
-    """quote_identifier: as is when lower-case letters, digits and _ (not first a digit) and not a reserved word."""
-    if (name and (name[0].islower() or name[0] == "_") and name.isascii()
-            and all(c.islower() or c.isdigit() or c == "_" for c in name) and name not in RESERVED_WORDS):
-        return name
-    return '"' + name.replace('"', '""') + '"'
-
-
 def qualified(schema: str, name: str) -> str:
     return f"{quote_ident(schema)}.{quote_ident(name)}"
-
-
-def literal(text: str) -> str:
-    """A string literal with standard_conforming_strings on (the dump sets it): quotes doubled, backslashes as
-    they are."""
-    return "'" + text.replace("'", "''") + "'"
 
 
 def reloptions_text(options, prefix: str = "") -> list[str]:
@@ -158,7 +130,8 @@ def identity(table: str, column: str, always: bool, s: Sequence) -> str:
 
 @dataclass
 class IndexColumn:
-    key: str                          # a column name, quoted, or an expression (printed)
+    key: str                          # a column name, quoted, or an expression (printed, in parentheses unless a
+    #                                   function call: deparse.key_expression)
     expression: bool = False
     collation: str | None = None      # qualified, when not the key's own
     opclass: str | None = None        # qualified, when not the default
@@ -167,7 +140,7 @@ class IndexColumn:
 
 
 def index_column_text(c: IndexColumn, ordered: bool) -> str:
-    text = f"({c.key})" if c.expression else c.key
+    text = c.key
     if c.collation:
         text += f" COLLATE {c.collation}"
     if c.opclass:

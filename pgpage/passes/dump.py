@@ -18,8 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from pgpage.analysis import ddl
+from pgpage.analysis import ddl, deparse
 from pgpage.analysis.ddl import qualified, quote_ident
+from pgpage.decode import nodetree
 from pgpage.decode.datum import Unreadable
 from pgpage.decode.encodings import database_codec
 from pgpage.findings import Finding
@@ -70,11 +71,19 @@ class Unwritable(Exception):
 
 
 def text_of(value, what: str) -> str:
-    """A catalog column that must be text (a node tree): refused (Unwritable) when it could not be read."""
+    """A catalog column that must be text: refused (Unwritable) when it could not be read."""
     if isinstance(value, str):
         return value
     reason = value.message if isinstance(value, Unreadable) else "it is missing"
     raise Unwritable(f"{what} cannot be read: {reason}")
+
+
+def tree_of(value, what: str):
+    """A pg_node_tree column parsed (``decode.nodetree``): refused (Unwritable) when it is not a node tree."""
+    try:
+        return nodetree.parse(text_of(value, what))
+    except nodetree.NodeTreeError as exc:
+        raise Unwritable(f"{what} is not a node tree: {exc}") from None
 
 
 def source_facts(cluster) -> list[str]:
@@ -111,8 +120,7 @@ class Dump:
         self.cluster, self.db = cluster, db
         self.options = options or DumpOptions()
         self.cat = DumpCatalog(db)
-        self.names = names if names is not None else names_for(db)
-        self.names.qualify_all = True
+        self.names = names if names is not None else names_for(db, qualify_all=True)   # (search_path '')
         self.result = DumpResult()
         self.missing: set[int] = set()   # oids of objects written as comments (what needs them is left out too)
 
@@ -179,6 +187,17 @@ class Dump:
             raise Unwritable(f"type {oid} is not in pg_type")
         return qualified(self.namespaces[t["typnamespace"]]["nspname"], t["typname"])
 
+    def collation_name(self, oid: int) -> str:
+        return deparse.qualified(self.names, *self.names.collation(oid))
+
+    def function_name(self, oid: int) -> str:
+        return deparse.qualified(self.names, *self.names.function(oid))
+
+    def operator_name(self, oid: int) -> str:
+        """As an EXCLUDE constraint's element names it, in OPERATOR() (the operator's schema always said)."""
+        schema, name = self.names.operator(oid)
+        return f"OPERATOR({quote_ident(schema)}.{name})"
+
     def column_names(self, relid: int) -> dict[int, str]:
         return {a["attnum"]: a["attname"] for a in self.cat.attributes(relid)}
 
@@ -225,10 +244,9 @@ class Dump:
     def attempt(self, kind: str, name: str, oid: int | None, make) -> bool:
         """``make()``'s statements as one entry, or, when the object cannot be written (``Unwritable``, or a node
         tree deparse refuses), an SQL comment naming it and a finding."""
-        from pgpage.analysis.deparse import Unprintable
         try:
             text = make()
-        except (Unwritable, Unprintable) as exc:
+        except (Unwritable, deparse.Unprintable) as exc:
             if oid is not None:
                 self.missing.add(oid)
             self.result.unprintable.append(f"{kind} {name}")
@@ -334,7 +352,6 @@ class Dump:
         return self.cat.by("pg_range", "rngtypid")
 
     def type_definition(self, t: dict) -> str:
-        from pgpage.analysis.deparse import expression
         name, kind = self.type_name(t["oid"]), t["typtype"]
         if kind == "e":
             labels = sorted((e for e in self.cat.rows("pg_enum") if e.get("enumtypid") == t["oid"]),
@@ -345,16 +362,16 @@ class Dump:
             base = self.types.get(t["typbasetype"], {})
             text = f"CREATE DOMAIN {name} AS {self.names.type_name(t['typbasetype'], t.get('typtypmod', -1))}"
             if t.get("typcollation") and t["typcollation"] != base.get("typcollation"):
-                text += f" COLLATE {self.names.collation_name(t['typcollation'])}"
+                text += f" COLLATE {self.collation_name(t['typcollation'])}"
             if t.get("typdefaultbin") is not None:
-                text += f" DEFAULT {expression(text_of(t['typdefaultbin'], 'its default'), self.names)}"
+                text += f" DEFAULT {deparse.expression(tree_of(t['typdefaultbin'], 'its default'), self.names)}"
             if t.get("typnotnull") is True:
                 text += " NOT NULL"
             checks = sorted((c for c in self.cat.rows("pg_constraint")
                              if c.get("contypid") == t["oid"] and c.get("contype") == "c"), key=lambda c: c["conname"])
             for c in checks:
                 text += (f"\n\tCONSTRAINT {quote_ident(c['conname'])} CHECK ("
-                         f"{expression(text_of(c.get('conbin'), 'its CHECK'), self.names)})"
+                         f"{deparse.expression(tree_of(c.get('conbin'), 'its CHECK'), self.names)})"
                          + ("" if c.get("convalidated") is not False else " NOT VALID"))
             text += ";"
             text += "".join(self.comment_on("pg_constraint", c["oid"], f"CONSTRAINT {quote_ident(c['conname'])} "
@@ -376,10 +393,10 @@ class Dump:
         if opc is not None and opc.get("opcdefault") is not True:
             out.append(f"subtype_opclass = {self.opclass_name(opc)}")
         if rng.get("rngcollation") and rng["rngcollation"] != self.types.get(rng["rngsubtype"], {}).get("typcollation"):
-            out.append(f"collation = {self.names.collation_name(rng['rngcollation'])}")
+            out.append(f"collation = {self.collation_name(rng['rngcollation'])}")
         for key, word in (("rngcanonical", "canonical"), ("rngsubdiff", "subtype_diff")):
             if rng.get(key):
-                out.append(f"{word} = {self.names.function_name(rng[key])}")
+                out.append(f"{word} = {self.function_name(rng[key])}")
         if rng.get("rngmultitypid"):
             out.append(f"multirange_type_name = {self.type_name(rng['rngmultitypid'])}")
         return out
@@ -437,21 +454,19 @@ class Dump:
         return order
 
     def column(self, relid: int, a: dict, defaults: bool = True) -> ddl.Column:
-        from pgpage.analysis.deparse import expression
         typ = self.types.get(a["atttypid"], {})
         c = ddl.Column(a["attname"], self.names.type_name(a["atttypid"], a.get("atttypmod", -1)))
         if a.get("attcollation") and a["attcollation"] != typ.get("typcollation"):
-            c.collation = self.names.collation_name(a["attcollation"])
+            c.collation = self.collation_name(a["attcollation"])
         if defaults:
             if a.get("atthasdef") is True:
                 tree = self.attrdef.get((relid, a["attnum"]))
-                c.default = expression(text_of(tree, f"the default of column {a['attname']}"), self.names, relid)
+                c.default = deparse.expression(tree_of(tree, f"the default of column {a['attname']}"), self.names, relid)
                 c.generated = (a.get("attgenerated") or "").strip("\0") == "s"
             c.not_null = a.get("attnotnull") is True
         return c
 
     def table(self, r: dict) -> str:
-        from pgpage.analysis.deparse import partition_bound
         oid = r["oid"]
         name = self.rel_name(oid)
         t = ddl.Table(name, unlogged=r.get("relpersistence") == "u")
@@ -460,7 +475,7 @@ class Dump:
             if not parents:
                 raise Unwritable("a partition whose parent pg_inherits does not name")
             t.partition_of = self.rel_name(parents[0])
-            t.bound = partition_bound(text_of(r.get("relpartbound"), "its partition bound"), self.names, oid)
+            t.bound = deparse.partition_bound(tree_of(r.get("relpartbound"), "its partition bound"), self.names, oid)
         else:
             t.inherits = [self.rel_name(p) for p in parents]
         needed = [p for p in parents if p in self.missing] + [
@@ -538,8 +553,7 @@ class Dump:
         return self.cat.rows("pg_constraint")
 
     def check(self, c: dict) -> str:
-        from pgpage.analysis.deparse import expression
-        text = f"CHECK ({expression(text_of(c.get('conbin'), 'its CHECK expression'), self.names, c['conrelid'])})"
+        text = f"CHECK ({deparse.expression(tree_of(c.get('conbin'), 'its CHECK expression'), self.names, c['conrelid'])})"
         if c.get("connoinherit") is True:
             text += " NO INHERIT"
         return text
@@ -547,16 +561,24 @@ class Dump:
     def partition_key(self, relid: int) -> str:
         """pg_get_partkeydef: the strategy and each key, a column or an expression, with its opclass and
         collation where they are not the default."""
-        from pgpage.analysis.deparse import expressions
         p = self.cat.by("pg_partitioned_table", "partrelid").get(relid)
         if p is None:
             raise Unwritable("its pg_partitioned_table row is missing")
-        exprs = iter(expressions(text_of(p["partexprs"], "its partition key expressions"), self.names, relid)
-                     if p.get("partexprs") is not None else [])
+        exprs = self.key_expressions(p.get("partexprs"), "its partition key expressions", relid)
         keys = self.key_columns(relid, p["partattrs"], p.get("partclass") or [], p.get("partcollation") or [],
                                 [], exprs)
         return f"{ddl.PARTITION_STRATEGIES.get(p['partstrat'], '?')} (" + \
             ", ".join(ddl.index_column_text(k, False) for k in keys) + ")"
+
+    def key_expressions(self, value, what: str, relid: int):
+        """An index's or partition key's expressions (pg_index.indexprs, partexprs), each as pg_get_indexdef prints
+        a key: in parentheses unless a function call."""
+        if value is None:
+            return iter(())
+        tree = tree_of(value, what)
+        if not isinstance(tree, list):
+            raise Unwritable(f"{what} are not a list")
+        return iter([deparse.key_expression(item, self.names, relid) for item in tree])
 
     def key_columns(self, relid: int, attnums, classes, collations, options, exprs) -> list[ddl.IndexColumn]:
         """Index or partition key columns: a column by name or the next expression, with the opclass when it
@@ -578,7 +600,7 @@ class Dump:
                 own_collation = a.get("attcollation")
             coll = collations[i] if i < len(collations) else 0
             if coll and coll != own_collation and not (key.expression and coll == DEFAULT_COLLATION_OID):
-                key.collation = self.names.collation_name(coll)
+                key.collation = self.collation_name(coll)
             opc = self.opclasses.get(classes[i]) if i < len(classes) else None
             if opc is not None and opc.get("opcdefault") is not True:
                 key.opclass = self.opclass_name(opc)
@@ -588,18 +610,18 @@ class Dump:
 
     # ---- views
     def view(self, r: dict) -> str:
-        from pgpage.analysis.deparse import view_query
         oid = r["oid"]
         name = self.rel_name(oid)
         rule = next((w for w in self.cat.rows("pg_rewrite") if w.get("ev_class") == oid
                      and w.get("rulename") == "_RETURN"), None)
         if rule is None:
             raise Unwritable("its _RETURN rule is not in pg_rewrite")
-        tree = text_of(rule.get("ev_action"), "its query")
-        gone = [int(oid) for oid in RTE_RELID.findall(tree) if int(oid) in self.missing]
+        text = text_of(rule.get("ev_action"), "its query")
+        gone = [int(oid) for oid in RTE_RELID.findall(text) if int(oid) in self.missing]
         if gone:
             raise Unwritable(f"it reads {self.rel_name(gone[0])}, which could not be written")
-        query = view_query(tree, self.names).rstrip().rstrip(";")
+        columns = [a["attname"] for a in self.cat.attributes(oid) if a.get("attisdropped") is not True]
+        query = deparse.view_query(tree_of(text, "its query"), self.names, columns).rstrip().rstrip(";")
         options = [o for o in r.get("reloptions") or [] if not str(o).startswith("check_option=")]
         check = next((str(o).partition("=")[2] for o in r.get("reloptions") or []
                       if str(o).startswith("check_option=")), None)
@@ -728,7 +750,7 @@ class Dump:
                 index = self.index(ix_rel, ix)
                 if kind == "x":
                     for key, op in zip(index.columns, c.get("conexclop") or []):
-                        key.operator = self.names.operator_name(op)
+                        key.operator = self.operator_name(op)
                 definition = ddl.key_constraint(kind, index, later)
             return ddl.add_constraint(table, c["conname"], definition,
                                       only=self.classes[c["conrelid"]].get("relkind") != "p").rstrip("\n") + \
@@ -736,17 +758,15 @@ class Dump:
         self.attempt("CONSTRAINT" if c["contype"] != "f" else "FK CONSTRAINT", label, c.get("oid"), make)
 
     def index(self, r: dict, ix: dict) -> ddl.Index:
-        from pgpage.analysis.deparse import expression, expressions
         relid = ix["indrelid"]
         am = self.ams.get(r.get("relam"), "btree")
         nkey = ix.get("indnkeyatts") or ix.get("indnatts") or len(ix["indkey"])
-        exprs = iter(expressions(text_of(ix["indexprs"], "its expressions"), self.names, relid)
-                     if ix.get("indexprs") is not None else [])
+        exprs = self.key_expressions(ix.get("indexprs"), "its expressions", relid)
         keys = self.key_columns(relid, ix["indkey"][:nkey], ix.get("indclass") or [], ix.get("indcollation") or [],
                                 ix.get("indoption") or [], exprs)
         names = self.column_names(relid)
         include = [quote_ident(names[k]) for k in ix["indkey"][nkey:] if k in names]
-        predicate = expression(text_of(ix["indpred"], "its predicate"), self.names, relid) \
+        predicate = deparse.expression(tree_of(ix["indpred"], "its predicate"), self.names, relid) \
             if ix.get("indpred") is not None else None
         return ddl.Index(r["relname"], self.rel_name(relid), am, keys, include, ix.get("indisunique") is True,
                          ix.get("indnullsnotdistinct") is True, am == "btree", ddl.reloptions_text(r.get("reloptions")),
