@@ -61,7 +61,7 @@ class DumpCatalog:
         fork = self._fork(name)
         layout = self._layout(row["oid"]) if row is not None else []
         if fork is None or not fork.exists or not layout:
-            self.findings.append(Finding("dump.catalog.missing", f"{name}: not found in pg_class, no file or no"
+            self.findings.append(Finding("catalog.missing", f"{name}: not found in pg_class, no file or no"
                                          " pg_attribute rows: what it holds is not in the dump", relation=name))
             return []
         scan = read_catalog(name, fork.iter_chunks(), self.cluster.major, self.cluster.clog, relation=name,
