@@ -17,7 +17,15 @@ value is text (or a list of texts, or None), so two databases compare with ``==`
 """
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
+import os
+import shutil
+import tarfile
+import tempfile
+from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
 RunSql = Callable[[str], list]
@@ -224,3 +232,37 @@ def _ident(name: str) -> str:
 
 def capture(run_sql: RunSql) -> dict:
     return {"major": server_major(run_sql), "trees": capture_trees(run_sql), "objects": capture_objects(run_sql)}
+
+
+# --------------------------------------------------------------------------- the committed fixtures
+
+DUMP_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dump"
+
+
+def fixture_majors() -> list[int]:
+    return sorted(int(p.name[2:]) for p in DUMP_FIXTURES.glob("pg*") if (p / "data.tar.xz").is_file())
+
+
+@lru_cache(maxsize=None)
+def fixture_oracle(major: int) -> dict:
+    with gzip.open(DUMP_FIXTURES / f"pg{major}" / "oracle.json.gz") as f:
+        return json.load(f)
+
+
+@lru_cache(maxsize=None)
+def fixture_data_dir(major: int) -> Path:
+    """The fixture's data directory, extracted once into the system's temp area (named by the archive's digest,
+    shared by test processes, left for the next run); read-only use."""
+    archive = DUMP_FIXTURES / f"pg{major}" / "data.tar.xz"
+    digest = hashlib.sha256(archive.read_bytes()).hexdigest()[:16]
+    home = Path(tempfile.gettempdir()) / f"pgpage-dump-fixtures-{os.getuid()}" / f"pg{major}-{digest}"
+    if not (home / "data" / "PG_VERSION").is_file():
+        home.parent.mkdir(parents=True, exist_ok=True)
+        part = Path(tempfile.mkdtemp(prefix=f"pg{major}-", dir=home.parent))
+        with tarfile.open(archive) as tf:
+            tf.extractall(part, filter="data")
+        try:
+            part.rename(home)   # atomic: another test process may have got there first
+        except OSError:
+            shutil.rmtree(part, ignore_errors=True)
+    return home / "data"

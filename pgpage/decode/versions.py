@@ -260,6 +260,12 @@ def catalog_has_oid_system_column(catalog: str, major: int) -> bool:
 _WITH_OIDS_BEFORE_12 = frozenset({
     "pg_class", "pg_type", "pg_database", "pg_namespace", "pg_am", "pg_tablespace", "pg_proc",
     "pg_authid", "pg_constraint", "pg_attrdef", "pg_enum", "pg_collation", "pg_opclass",
+    # the others 11's catalog headers declare without BKI_WITHOUT_OIDS (what a dump's names come from)
+    "pg_operator", "pg_opfamily", "pg_rewrite", "pg_trigger", "pg_language", "pg_cast", "pg_conversion",
+    "pg_amop", "pg_amproc", "pg_extension", "pg_ts_config", "pg_ts_dict", "pg_ts_parser", "pg_ts_template",
+    "pg_default_acl", "pg_event_trigger", "pg_foreign_data_wrapper", "pg_foreign_server", "pg_user_mapping",
+    "pg_policy", "pg_publication", "pg_publication_rel", "pg_subscription", "pg_statistic_ext", "pg_transform",
+    "pg_largeobject_metadata",
 })
 
 
