@@ -7,7 +7,7 @@ from pgpage.cli.common import exit_status, refuse_output_inside
 from pgpage.findings import ExitCode, PgpageError
 
 
-def dump_command(*, pgdata, db=None, output, schema_only=False, data_only=False, table=None) -> int:
+def dump_command(*, pgdata, db=None, output="-", schema_only=False, data_only=False, table=None) -> int:
     from pgpage.passes.dump import DumpOptions, open_dump, source_facts
     from pgpage.render.dump import summary, write_script
 

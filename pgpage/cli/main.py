@@ -318,7 +318,8 @@ def dump(
     pgdata: str = typer.Argument(..., help="A PostgreSQL data directory (server down, crashed, or a copy)."),
     db: Optional[str] = typer.Option(None, "--db", help="The database to dump (needed when the cluster has"
                                      " several)."),
-    output: str = typer.Option(..., "--output", "-o", help="The SQL script to write ('-': stdout)."),
+    output: str = typer.Option("-", "--output", "-o", help="The SQL script to write (default, or '-': stdout, as"
+                               " pg_dump)."),
     schema_only: bool = typer.Option(False, "--schema-only", "-s", help="Only the definitions, no data."),
     data_only: bool = typer.Option(False, "--data-only", "-a", help="Only the data (COPY blocks and the"
                                    " sequences' values)."),
