@@ -70,22 +70,6 @@ class Unwritable(Exception):
     """An object that cannot be written: why (its tree cannot be printed, or something it needs is missing)."""
 
 
-def text_of(value, what: str) -> str:
-    """A catalog column that must be text: refused (Unwritable) when it could not be read."""
-    if isinstance(value, str):
-        return value
-    reason = value.message if isinstance(value, Unreadable) else "it is missing"
-    raise Unwritable(f"{what} cannot be read: {reason}")
-
-
-def tree_of(value, what: str):
-    """A pg_node_tree column parsed (``decode.nodetree``): refused (Unwritable) when it is not a node tree."""
-    try:
-        return nodetree.parse(text_of(value, what))
-    except nodetree.NodeTreeError as exc:
-        raise Unwritable(f"{what} is not a node tree: {exc}") from None
-
-
 def source_facts(cluster) -> list[str]:
     """What the header says of the cluster: where it was read, pg_control's state and last checkpoint, and what a
     cluster not shut down cleanly means for the rows (transactions in progress at the crash never committed)."""
@@ -157,9 +141,15 @@ class Dump:
             self.inherits.setdefault(r["inhrelid"], []).append((r.get("inhseqno") or 0, r["inhparent"]))
         self.opclasses = {r["oid"]: r for r in cat.rows("pg_opclass")}
         self.ams = {r["oid"]: r["amname"] for r in self.db.catalog_rows["pg_am"]}
-        self.comments: dict[tuple[int, int, int], str] = {
-            (d["classoid"], d["objoid"], d["objsubid"]): d["description"] for d in cat.rows("pg_description")
-            if d.get("objoid", 0) >= FIRST_NORMAL_OBJECT_ID and isinstance(d.get("description"), str)}
+        self.comments: dict[tuple[int, int, int], str] = {}
+        for d in cat.rows("pg_description"):
+            if isinstance(d.get("objoid"), int) and d["objoid"] >= FIRST_NORMAL_OBJECT_ID:
+                text = cat.detoasted(d.get("description"), "pg_description")
+                if isinstance(text, str):
+                    self.comments[(d["classoid"], d["objoid"], d["objsubid"])] = text
+                else:
+                    self.result.findings.append(Finding("dump.object.unprintable", f"the comment on object"
+                                                        f" {d['objoid']} cannot be read: it is not in the dump"))
 
     def _is_user(self, oid, namespace, catalog: str) -> bool:
         return (isinstance(oid, int) and oid >= FIRST_NORMAL_OBJECT_ID and namespace in self.user_namespaces
@@ -186,6 +176,22 @@ class Dump:
         if t is None or t.get("typnamespace") not in self.namespaces:
             raise Unwritable(f"type {oid} is not in pg_type")
         return qualified(self.namespaces[t["typnamespace"]]["nspname"], t["typname"])
+
+    def text_of(self, value, what: str) -> str:
+        """A catalog column that must be text (fetched from TOAST when stored there): refused (Unwritable) when it
+        could not be read."""
+        value = self.cat.detoasted(value, what)
+        if isinstance(value, str):
+            return value
+        reason = value.message if isinstance(value, Unreadable) else "it is missing"
+        raise Unwritable(f"{what} cannot be read: {reason}")
+
+    def tree_of(self, value, what: str):
+        """A pg_node_tree column parsed (``decode.nodetree``): refused (Unwritable) when it is not a node tree."""
+        try:
+            return nodetree.parse(self.text_of(value, what))
+        except nodetree.NodeTreeError as exc:
+            raise Unwritable(f"{what} is not a node tree: {exc}") from None
 
     def collation_name(self, oid: int) -> str:
         return deparse.qualified(self.names, *self.names.collation(oid))
@@ -356,7 +362,7 @@ class Dump:
         if kind == "e":
             labels = sorted((e for e in self.cat.rows("pg_enum") if e.get("enumtypid") == t["oid"]),
                             key=lambda e: e["enumsortorder"])
-            body = ",\n    ".join(ddl.literal(text_of(e["enumlabel"], "an enum label")) for e in labels)
+            body = ",\n    ".join(ddl.literal(self.text_of(e["enumlabel"], "an enum label")) for e in labels)
             text = f"CREATE TYPE {name} AS ENUM (\n    {body}\n);"
         elif kind == "d":
             base = self.types.get(t["typbasetype"], {})
@@ -364,14 +370,14 @@ class Dump:
             if t.get("typcollation") and t["typcollation"] != base.get("typcollation"):
                 text += f" COLLATE {self.collation_name(t['typcollation'])}"
             if t.get("typdefaultbin") is not None:
-                text += f" DEFAULT {deparse.expression(tree_of(t['typdefaultbin'], 'its default'), self.names)}"
+                text += f" DEFAULT {deparse.expression(self.tree_of(t['typdefaultbin'], 'its default'), self.names)}"
             if t.get("typnotnull") is True:
                 text += " NOT NULL"
             checks = sorted((c for c in self.cat.rows("pg_constraint")
                              if c.get("contypid") == t["oid"] and c.get("contype") == "c"), key=lambda c: c["conname"])
             for c in checks:
                 text += (f"\n\tCONSTRAINT {quote_ident(c['conname'])} CHECK ("
-                         f"{deparse.expression(tree_of(c.get('conbin'), 'its CHECK'), self.names)})"
+                         f"{deparse.expression(self.tree_of(c.get('conbin'), 'its CHECK'), self.names)})"
                          + ("" if c.get("convalidated") is not False else " NOT VALID"))
             text += ";"
             text += "".join(self.comment_on("pg_constraint", c["oid"], f"CONSTRAINT {quote_ident(c['conname'])} "
@@ -461,7 +467,7 @@ class Dump:
         if defaults:
             if a.get("atthasdef") is True:
                 tree = self.attrdef.get((relid, a["attnum"]))
-                c.default = deparse.expression(tree_of(tree, f"the default of column {a['attname']}"), self.names, relid)
+                c.default = deparse.expression(self.tree_of(tree, f"the default of column {a['attname']}"), self.names, relid)
                 c.generated = (a.get("attgenerated") or "").strip("\0") == "s"
             c.not_null = a.get("attnotnull") is True
         return c
@@ -475,7 +481,7 @@ class Dump:
             if not parents:
                 raise Unwritable("a partition whose parent pg_inherits does not name")
             t.partition_of = self.rel_name(parents[0])
-            t.bound = deparse.partition_bound(tree_of(r.get("relpartbound"), "its partition bound"), self.names, oid)
+            t.bound = deparse.partition_bound(self.tree_of(r.get("relpartbound"), "its partition bound"), self.names, oid)
         else:
             t.inherits = [self.rel_name(p) for p in parents]
         needed = [p for p in parents if p in self.missing] + [
@@ -553,7 +559,7 @@ class Dump:
         return self.cat.rows("pg_constraint")
 
     def check(self, c: dict) -> str:
-        text = f"CHECK ({deparse.expression(tree_of(c.get('conbin'), 'its CHECK expression'), self.names, c['conrelid'])})"
+        text = f"CHECK ({deparse.expression(self.tree_of(c.get('conbin'), 'its CHECK expression'), self.names, c['conrelid'])})"
         if c.get("connoinherit") is True:
             text += " NO INHERIT"
         return text
@@ -575,7 +581,7 @@ class Dump:
         a key: in parentheses unless a function call."""
         if value is None:
             return iter(())
-        tree = tree_of(value, what)
+        tree = self.tree_of(value, what)
         if not isinstance(tree, list):
             raise Unwritable(f"{what} are not a list")
         return iter([deparse.key_expression(item, self.names, relid) for item in tree])
@@ -616,12 +622,12 @@ class Dump:
                      and w.get("rulename") == "_RETURN"), None)
         if rule is None:
             raise Unwritable("its _RETURN rule is not in pg_rewrite")
-        text = text_of(rule.get("ev_action"), "its query")
+        text = self.text_of(rule.get("ev_action"), "its query")
         gone = [int(oid) for oid in RTE_RELID.findall(text) if int(oid) in self.missing]
         if gone:
             raise Unwritable(f"it reads {self.rel_name(gone[0])}, which could not be written")
         columns = [a["attname"] for a in self.cat.attributes(oid) if a.get("attisdropped") is not True]
-        query = deparse.view_query(tree_of(text, "its query"), self.names, columns).rstrip().rstrip(";")
+        query = deparse.view_query(self.tree_of(text, "its query"), self.names, columns).rstrip().rstrip(";")
         options = [o for o in r.get("reloptions") or [] if not str(o).startswith("check_option=")]
         check = next((str(o).partition("=")[2] for o in r.get("reloptions") or []
                       if str(o).startswith("check_option=")), None)
@@ -766,7 +772,7 @@ class Dump:
                                 ix.get("indoption") or [], exprs)
         names = self.column_names(relid)
         include = [quote_ident(names[k]) for k in ix["indkey"][nkey:] if k in names]
-        predicate = deparse.expression(tree_of(ix["indpred"], "its predicate"), self.names, relid) \
+        predicate = deparse.expression(self.tree_of(ix["indpred"], "its predicate"), self.names, relid) \
             if ix.get("indpred") is not None else None
         return ddl.Index(r["relname"], self.rel_name(relid), am, keys, include, ix.get("indisunique") is True,
                          ix.get("indnullsnotdistinct") is True, am == "btree", ddl.reloptions_text(r.get("reloptions")),

@@ -5,7 +5,8 @@ CATALOG_COLUMNS, with layouts from ``decode.versions``). A dump needs every colu
 (pg_constraint, pg_attrdef, pg_description, pg_sequence, pg_depend, ...): each is read here with its own
 pg_attribute rows as its layout, as the server deforms it, so that no second table of catalog layouts is kept.
 A catalog is found by name in pg_catalog through pg_class (its relfilenode, or the filenode map for the
-mapped ones); a value stored out of line (a long view's query) is fetched from the catalog's TOAST table. Visibility is decided as for every catalog (``decode.catalog``: hint bits, then pg_xact).
+mapped ones); a value stored out of line (a long view's query) is fetched from the catalog's TOAST table when
+asked for (``detoasted``). Visibility is decided as for every catalog (``decode.catalog``: hint bits, then pg_xact).
 """
 from __future__ import annotations
 
@@ -68,19 +69,19 @@ class DumpCatalog:
                             columns=layout, key="_tid", first_column=first_column)
         self.findings.extend(fork.findings)
         self.findings.extend(scan.findings)
-        for row in scan.rows:
-            for key, value in row.items():
-                if isinstance(value, ToastPointer):
-                    row[key] = self._detoasted(value, name)
         if scan.undecided:
             self.findings.append(Finding("catalog.visibility.undecided", f"{name}: {scan.undecided} rows kept"
                                          " without knowing whether their transaction committed", severity=WARNING,
                                          relation=name))
         return scan.rows
 
-    def _detoasted(self, pointer: ToastPointer, catalog: str):
-        """A text column's value stored out of line (a long view's query, a long default), from the catalog's TOAST
-        table; an Unreadable (the value's finding) when it cannot be fetched or is not text."""
+    def detoasted(self, value, catalog: str):
+        """A text column's value, fetched from the catalog's TOAST table where it is stored out of line (a long
+        view's query, a long default: fetched when asked for, not for every row of the catalog); an Unreadable (the
+        value's finding) when it cannot be fetched or is not text."""
+        if not isinstance(value, ToastPointer):
+            return value
+        pointer = value
         toast = next((r for r in self.db.relations() if r.oid == pointer.va_toastrelid), None)
         if toast is None or not toast.forks.get("main"):
             return Unreadable("toast.relation_missing", f"{catalog}: TOAST relation {pointer.va_toastrelid} is not"
