@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path

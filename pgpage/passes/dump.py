@@ -193,6 +193,10 @@ class Dump:
         except nodetree.NodeTreeError as exc:
             raise Unwritable(f"{what} is not a node tree: {exc}") from None
 
+    def expression(self, value, what: str, relid: int | None = None) -> str:
+        """pg_get_expr of a node tree column (over relation ``relid``'s columns)."""
+        return deparse.expression(self.tree_of(value, what), self.names, relid)
+
     def collation_name(self, oid: int) -> str:
         return deparse.qualified(self.names, *self.names.collation(oid))
 
@@ -288,7 +292,8 @@ class Dump:
             column = self.column_names(table).get(attnum)
             if column is not None:
                 self.entry("SEQUENCE OWNED BY", self.rel_name(seq),
-                           f"ALTER SEQUENCE {self.rel_name(seq)} OWNED BY {self.rel_name(table)}.{quote_ident(column)};")
+                           f"ALTER SEQUENCE {self.rel_name(seq)} OWNED BY {self.rel_name(table)}."
+                           f"{quote_ident(column)};")
         views = sorted(self.by_kind.get("v", []) + self.by_kind.get("m", []), key=lambda r: r["oid"])
         for r in views:
             kind = "VIEW" if r["relkind"] == "v" else "MATERIALIZED VIEW"
@@ -370,14 +375,14 @@ class Dump:
             if t.get("typcollation") and t["typcollation"] != base.get("typcollation"):
                 text += f" COLLATE {self.collation_name(t['typcollation'])}"
             if t.get("typdefaultbin") is not None:
-                text += f" DEFAULT {deparse.expression(self.tree_of(t['typdefaultbin'], 'its default'), self.names)}"
+                text += f" DEFAULT {self.expression(t['typdefaultbin'], 'its default')}"
             if t.get("typnotnull") is True:
                 text += " NOT NULL"
             checks = sorted((c for c in self.cat.rows("pg_constraint")
                              if c.get("contypid") == t["oid"] and c.get("contype") == "c"), key=lambda c: c["conname"])
             for c in checks:
                 text += (f"\n\tCONSTRAINT {quote_ident(c['conname'])} CHECK ("
-                         f"{deparse.expression(self.tree_of(c.get('conbin'), 'its CHECK'), self.names)})"
+                         f"{self.expression(c.get('conbin'), 'its CHECK')})"
                          + ("" if c.get("convalidated") is not False else " NOT VALID"))
             text += ";"
             text += "".join(self.comment_on("pg_constraint", c["oid"], f"CONSTRAINT {quote_ident(c['conname'])} "
@@ -467,7 +472,7 @@ class Dump:
         if defaults:
             if a.get("atthasdef") is True:
                 tree = self.attrdef.get((relid, a["attnum"]))
-                c.default = deparse.expression(self.tree_of(tree, f"the default of column {a['attname']}"), self.names, relid)
+                c.default = self.expression(tree, f"the default of column {a['attname']}", relid)
                 c.generated = (a.get("attgenerated") or "").strip("\0") == "s"
             c.not_null = a.get("attnotnull") is True
         return c
@@ -481,14 +486,15 @@ class Dump:
             if not parents:
                 raise Unwritable("a partition whose parent pg_inherits does not name")
             t.partition_of = self.rel_name(parents[0])
-            t.bound = deparse.partition_bound(self.tree_of(r.get("relpartbound"), "its partition bound"), self.names, oid)
+            bound = self.tree_of(r.get("relpartbound"), "its partition bound")
+            t.bound = deparse.partition_bound(bound, self.names, oid)
         else:
             t.inherits = [self.rel_name(p) for p in parents]
         needed = [p for p in parents if p in self.missing] + [
             a["atttypid"] for a in self.cat.attributes(oid) if self.base_type(a["atttypid"]) in self.missing]
         if needed:
-            raise Unwritable(f"it needs {self.rel_name(needed[0]) if needed[0] in self.classes else self.type_name(needed[0])},"
-                             " which could not be written")
+            what = self.rel_name(needed[0]) if needed[0] in self.classes else self.type_name(needed[0])
+            raise Unwritable(f"it needs {what}, which could not be written")
         inherited = {a["attname"]: self.column(parents[0], a) for a in self.cat.attributes(parents[0])
                      if a.get("attisdropped") is not True} if t.partition_of else {}
         for a in self.cat.attributes(oid):
@@ -519,7 +525,8 @@ class Dump:
         text = ddl.create_table(t).rstrip("\n")
         for a in self.cat.attributes(oid):
             if a.get("attisdropped") is not True and a.get("attislocal") is not False:
-                text += "".join("\n" + ddl.alter_column(name, a["attname"], clause) for clause in self.column_settings(a))
+                text += "".join("\n" + ddl.alter_column(name, a["attname"], clause)
+                                for clause in self.column_settings(a))
         for a in self.cat.attributes(oid):
             kind = (a.get("attidentity") or "").strip("\0")
             if kind and a.get("attisdropped") is not True:
@@ -559,7 +566,7 @@ class Dump:
         return self.cat.rows("pg_constraint")
 
     def check(self, c: dict) -> str:
-        text = f"CHECK ({deparse.expression(self.tree_of(c.get('conbin'), 'its CHECK expression'), self.names, c['conrelid'])})"
+        text = f"CHECK ({self.expression(c.get('conbin'), 'its CHECK expression', c['conrelid'])})"
         if c.get("connoinherit") is True:
             text += " NO INHERIT"
         return text
@@ -714,7 +721,8 @@ class Dump:
                 self.skip("INDEX", self.rel_name(r["oid"]), ix["indrelid"])
                 continue
             self.attempt("INDEX", self.rel_name(r["oid"]), r["oid"], lambda r=r, ix=ix: ddl.create_index(
-                self.index(r, ix)).rstrip("\n") + self.comment_on("pg_class", r["oid"], f"INDEX {self.rel_name(r['oid'])}"))
+                self.index(r, ix)).rstrip("\n") + self.comment_on("pg_class", r["oid"],
+                                                                  f"INDEX {self.rel_name(r['oid'])}"))
         for c in sorted((c for c in mine if c["contype"] == "f"), key=by_name):
             self.constraint(c)
 
@@ -772,7 +780,7 @@ class Dump:
                                 ix.get("indoption") or [], exprs)
         names = self.column_names(relid)
         include = [quote_ident(names[k]) for k in ix["indkey"][nkey:] if k in names]
-        predicate = deparse.expression(self.tree_of(ix["indpred"], "its predicate"), self.names, relid) \
+        predicate = self.expression(ix["indpred"], "its predicate", relid) \
             if ix.get("indpred") is not None else None
         return ddl.Index(r["relname"], self.rel_name(relid), am, keys, include, ix.get("indisunique") is True,
                          ix.get("indnullsnotdistinct") is True, am == "btree", ddl.reloptions_text(r.get("reloptions")),
