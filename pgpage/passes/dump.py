@@ -23,7 +23,7 @@ from pgpage.analysis.ddl import qualified, quote_ident
 from pgpage.decode import nodetree
 from pgpage.decode.datum import Unreadable
 from pgpage.decode.encodings import database_codec
-from pgpage.findings import Finding
+from pgpage.findings import Finding, PgpageError
 from pgpage.passes.dumpcatalog import FIRST_NORMAL_OBJECT_ID, DumpCatalog
 from pgpage.storage.names import name_pattern
 
@@ -257,15 +257,19 @@ class Dump:
         try:
             text = make()
         except (Unwritable, deparse.Unprintable) as exc:
-            if oid is not None:
-                self.missing.add(oid)
-            self.result.unprintable.append(f"{kind} {name}")
-            self.result.findings.append(Finding("dump.object.unprintable", f"{kind} {name} is not in the dump: {exc}",
-                                                relation=name))
-            self.emit(f"--\n-- pgpage: {kind} {name} could not be written: {exc}\n--\n\n")
+            self.unwritten(kind, name, oid, str(exc))
             return False
         self.entry(kind, name, text)
         return True
+
+    def unwritten(self, kind: str, name: str, oid: int | None, reason: str) -> None:
+        """An object left out: an SQL comment naming it, a finding; what needs it (``oid``) is left out too."""
+        if oid is not None:
+            self.missing.add(oid)
+        self.result.unprintable.append(f"{kind} {name}")
+        self.result.findings.append(Finding("dump.object.unprintable", f"{kind} {name} is not in the dump: {reason}",
+                                            relation=name))
+        self.emit(f"--\n-- pgpage: {kind} {name} could not be written: {reason}\n--\n\n")
 
     def comment_on(self, catalog: str, oid: int, what: str, subid: int = 0) -> str:
         text = self.comments.get((CLASS_OIDS[catalog], oid, subid))
@@ -656,16 +660,19 @@ class Dump:
         from pgpage.passes.rows import RowOptions, TableRows
         by_oid = {rel.oid: rel for rel in self.db.relations()}
         for r in self.data_order():
-            rel = by_oid.get(r["oid"])
-            if rel is None:
-                continue
             name = self.rel_name(r["oid"])
             cols = [a["attname"] for a in self.cat.attributes(r["oid"]) if a.get("attisdropped") is not True
                     and not (a.get("attgenerated") or "").strip("\0")]
+            try:
+                if r["oid"] not in by_oid:
+                    raise PgpageError("the database's relations do not hold it")
+                rows = TableRows(self.cluster, by_oid[r["oid"]], RowOptions(columns=cols, timezone="UTC"))
+            except PgpageError as exc:      # (its columns cannot be read: the table is there, empty)
+                self.unwritten("TABLE DATA", name, None, str(exc))
+                continue
             self.emit(f"--\n-- Data for Name: {name}; Type: TABLE DATA\n--\n\n")
             yield from self.flush()
-            copy = CopyData(name, [quote_ident(c) for c in cols],
-                            TableRows(self.cluster, rel, RowOptions(columns=cols, timezone="UTC")))
+            copy = CopyData(name, [quote_ident(c) for c in cols], rows)
             yield copy
             self.result.tables += 1
             self.result.rows += copy.count
