@@ -217,10 +217,12 @@ class Dump:
         self._load()
         self.encoding = database_codec(self.db.row, None)[1]
         self.pending: list[str] = []
+        # what reading pg_class & co. met (not the check of every relation's files: each table's rows say theirs)
+        self.db_findings = list(self.db.findings)
 
     @property
     def catalog_findings(self) -> list[Finding]:
-        return self.cat.findings + self.db.findings
+        return self.cat.findings + self.db_findings
 
     def parts(self) -> Iterator["str | CopyData"]:
         """The script after its preamble, in pg_dump's order: SQL text, and each table's rows as a CopyData (whose
@@ -236,7 +238,7 @@ class Dump:
         if not o.schema_only:
             self.refresh()
         yield from self.flush()
-        self.result.findings[:0] = self.cat.findings
+        self.result.findings[:0] = self.catalog_findings
 
     def flush(self) -> Iterator[str]:
         if self.pending:

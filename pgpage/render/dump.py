@@ -71,6 +71,7 @@ def write_script(out: BinaryIO, dump, facts: list[str]) -> None:
     from pgpage.render.rows import _write_lines, copy_text_line
     dump.load()
     text = _Utf8(out)
+    shown = {id(f) for f in dump.catalog_findings}
     text.write(header(facts, dump.cluster.major, dump.db.name, dump.encoding, dump.catalog_findings))
     text.write(preamble(dump.cluster.major))
     for part in dump.parts():
@@ -80,7 +81,7 @@ def write_script(out: BinaryIO, dump, facts: list[str]) -> None:
         text.write(f"COPY {part.name} ({', '.join(part.columns)}) FROM stdin;\n")
         part.count = _write_lines(part.rows.copy_stream(), copy_text_line, text)
         text.write("\\.\n\n")
-    text.write(trailer(dump.result.findings[len(dump.cat.findings):], dump.db.name))
+    text.write(trailer([f for f in dump.result.findings if id(f) not in shown], dump.db.name))
     out.flush()
 
 
