@@ -23,6 +23,7 @@ from pgpage.analysis.ddl import qualified, quote_ident
 from pgpage.decode import nodetree
 from pgpage.decode.datum import Unreadable
 from pgpage.decode.encodings import database_codec
+from pgpage.decode.versions import TABLE_ACCESS_METHODS_SINCE
 from pgpage.findings import Finding, PgpageError
 from pgpage.passes.dumpcatalog import FIRST_NORMAL_OBJECT_ID, DumpCatalog
 from pgpage.storage.names import name_pattern
@@ -216,6 +217,7 @@ class Dump:
         """Read the catalogs (``render.dump.write_script`` then writes the header with what this met)."""
         self._load()
         self.encoding = database_codec(self.db.row, None)[1]
+        self.table_access_methods = (self.cluster.major or 0) >= TABLE_ACCESS_METHODS_SINCE
         self.pending: list[str] = []
         # what reading pg_class & co. met (not the check of every relation's files: each table's rows say theirs)
         self.db_findings = list(self.db.findings)

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
-TABLE_ACCESS_METHODS_SINCE = 12     # default_table_access_method exists from 12 on
-
-
 def _comment_lines(lines: list[str]) -> str:
     return "".join(f"-- {line}".rstrip() + "\n" for line in lines)
 
@@ -29,15 +26,15 @@ def header(facts: list[str], major: int | None, database: str | None, encoding: 
     return "--\n" + _comment_lines(lines) + "--\n\n"
 
 
-def preamble(major: int | None) -> str:
+def preamble(table_access_methods: bool) -> str:
     """pg_dump's SET lines: no timeouts, UTF-8 text, standard strings, an empty search_path (every name in the
-    script is qualified), function bodies not checked."""
+    script is qualified), function bodies not checked; the default table access method where the major has one."""
     lines = ["SET statement_timeout = 0;", "SET lock_timeout = 0;", "SET idle_in_transaction_session_timeout = 0;",
              "SET client_encoding = 'UTF8';", "SET standard_conforming_strings = on;",
              "SELECT pg_catalog.set_config('search_path', '', false);", "SET check_function_bodies = false;",
              "SET xmloption = content;", "SET client_min_messages = warning;", "SET row_security = off;", "",
              "SET default_tablespace = '';", ""]
-    if major is not None and major >= TABLE_ACCESS_METHODS_SINCE:
+    if table_access_methods:
         lines += ["SET default_table_access_method = heap;", ""]
     return "\n".join(lines) + "\n"
 
@@ -73,7 +70,7 @@ def write_script(out: BinaryIO, dump, facts: list[str]) -> None:
     text = _Utf8(out)
     shown = {id(f) for f in dump.catalog_findings}
     text.write(header(facts, dump.cluster.major, dump.db.name, dump.encoding, dump.catalog_findings))
-    text.write(preamble(dump.cluster.major))
+    text.write(preamble(dump.table_access_methods))
     for part in dump.parts():
         if isinstance(part, str):
             text.write(part)
