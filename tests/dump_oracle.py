@@ -58,9 +58,8 @@ def server_major(run_sql: RunSql) -> int:
     return int(run_sql("SHOW server_version_num")[0][0]) // 10000
 
 
-def _tree_queries(major: int) -> dict[str, str]:
-    part = major >= 10
-    q = {
+def _tree_queries() -> dict[str, str]:
+    return {
         "attrdef": f"""
             SELECT {_rel('c')} || '.' || a.attname AS key, {_rel('c')} AS relation, a.attname AS column,
                    d.adbin::text AS tree, pg_get_expr(d.adbin, d.adrelid) AS sql
@@ -89,17 +88,15 @@ def _tree_queries(major: int) -> dict[str, str]:
                    pg_get_viewdef(c.oid) AS sql
             FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE r.rulename = '_RETURN' AND {USER_NS}""",
-    }
-    if part:
-        q["partbound"] = f"""
+        "partbound": f"""
             SELECT {_rel('c')} AS key, c.relpartbound::text AS tree, pg_get_expr(c.relpartbound, c.oid) AS sql
             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE c.relpartbound IS NOT NULL AND {USER_NS}"""
-        q["partkey"] = f"""
+            WHERE c.relpartbound IS NOT NULL AND {USER_NS}""",
+        "partkey": f"""
             SELECT {_rel('c')} AS key, p.partexprs::text AS tree, pg_get_partkeydef(c.oid) AS sql
             FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
-            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {USER_NS}"""
-    return q
+            JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {USER_NS}""",
+    }
 
 
 SQL_FIELDS = ("sql", "pred_sql", "def")
@@ -111,11 +108,10 @@ def _set_path(run_sql: RunSql, path: str) -> None:
 
 
 def capture_trees(run_sql: RunSql) -> dict[str, dict]:
-    major = server_major(run_sql)
     path = run_sql("SHOW search_path")[0][0]
     trees: dict[str, dict] = {}
     try:
-        for kind, sql in _tree_queries(major).items():
+        for kind, sql in _tree_queries().items():
             _set_path(run_sql, "public")
             trees[kind] = _keyed(_json_rows(run_sql, sql))
             _set_path(run_sql, "")
@@ -128,9 +124,9 @@ def capture_trees(run_sql: RunSql) -> dict[str, dict]:
     return trees
 
 
-def _objects_queries(major: int) -> dict[str, str]:
+def _objects_queries() -> dict[str, str]:
     return {
-        "columns": f"""
+        "columns": """
             SELECT c.table_schema || '.' || c.table_name || '.' || c.column_name AS key, c.ordinal_position,
                    c.column_default, c.is_nullable, c.data_type, c.character_maximum_length, c.numeric_precision,
                    c.numeric_scale, c.datetime_precision, c.interval_type, c.collation_name, c.domain_schema,
@@ -187,7 +183,7 @@ def _objects_queries(major: int) -> dict[str, str]:
                           quote_ident(s.sequencename))::regclass AND d.refclassid = 'pg_class'::regclass
                           AND d.deptype IN ('a', 'i')) AS owned_by
             FROM pg_sequences s""",
-        "comments": f"""
+        "comments": """
             SELECT pg_describe_object(d.classoid, d.objoid, d.objsubid) AS key, d.description
             FROM pg_description d
             WHERE d.objoid >= 16384 AND pg_describe_object(d.classoid, d.objoid, d.objsubid) IS NOT NULL""",
@@ -210,8 +206,7 @@ def _objects_queries(major: int) -> dict[str, str]:
 
 
 def capture_objects(run_sql: RunSql) -> dict[str, dict]:
-    major = server_major(run_sql)
-    objects = {kind: _keyed(_json_rows(run_sql, sql)) for kind, sql in _objects_queries(major).items()}
+    objects = {kind: _keyed(_json_rows(run_sql, sql)) for kind, sql in _objects_queries().items()}
     for key in objects["sequences"]:
         schema, name = key.split(".", 1)
         last, called = run_sql(f"SELECT last_value::text, is_called FROM {_ident(schema)}.{_ident(name)}")[0]

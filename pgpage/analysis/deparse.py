@@ -27,7 +27,7 @@ PRETTYINDENT_STD, PRETTYINDENT_JOIN, PRETTYINDENT_VAR, PRETTYINDENT_LIMIT = 8, 4
 COERCE_EXPLICIT_CALL, COERCE_EXPLICIT_CAST, COERCE_IMPLICIT_CAST, COERCE_SQL_SYNTAX = 0, 1, 2, 3
 EXISTS_SUBLINK, ALL_SUBLINK, ANY_SUBLINK, ROWCOMPARE_SUBLINK, EXPR_SUBLINK, MULTIEXPR_SUBLINK, ARRAY_SUBLINK = \
     0, 1, 2, 3, 4, 5, 6
-RTE_RELATION, RTE_SUBQUERY, RTE_JOIN, RTE_GROUP = 0, 1, 2, 9
+RTE_RELATION, RTE_SUBQUERY, RTE_JOIN, RTE_CTE, RTE_GROUP = 0, 1, 2, 6, 9
 JOIN_INNER, JOIN_LEFT, JOIN_FULL, JOIN_RIGHT = 0, 1, 2, 3
 SETOP_UNION, SETOP_INTERSECT, SETOP_EXCEPT = 1, 2, 3
 FRAMEOPTION_NONDEFAULT = 0x1
@@ -74,6 +74,7 @@ class Names(Protocol):
     def visible(self, schema: str) -> bool: ...           # is the schema on the search path (pg_catalog always)
     def function(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
     def operator(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
+    def operator_kind(self, oid: int) -> str: ...  # pg_operator.oprkind: b, l (prefix), r (postfix, before 14)
     def relation(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
     def column(self, relid: int, attnum: int) -> str: ...
     def collation(self, oid: int) -> tuple[str, str]: ...  # (schema, name)
@@ -159,7 +160,7 @@ class _Level:
     """One query level being printed (ruleutils' deparse_namespace): its range table and the names of its
     entries."""
 
-    def __init__(self, query: Node | None, rtable: list, refnames: list, group_rte: bool = False):
+    def __init__(self, query: Node | None, rtable: list, refnames: list):
         self.query = query
         self.rtable = rtable
         self.refnames = refnames
@@ -196,8 +197,7 @@ class _Context:
 
     def sub(self) -> "_Context":
         """A context writing into its own buffer (a target list entry, a FROM item), same levels and indent."""
-        c = _Context(self.names, self.levels, self.varprefix, self.indent)
-        return c
+        return _Context(self.names, self.levels, self.varprefix, self.indent)
 
 
 def _type(node) -> str:
@@ -312,6 +312,9 @@ class _Printer:
             self.expr(args[0], c, True)
             c.buf.append(f" {self.operator_name(node['opno'])} ")
             self.expr(args[1], c, True)
+        elif len(args) == 1 and self.names.operator_kind(node["opno"]) == "r":
+            self.expr(args[0], c, True)
+            c.buf.append(f" {self.operator_name(node['opno'])}")
         elif len(args) == 1:
             c.buf.append(f"{self.operator_name(node['opno'])} ")
             self.expr(args[0], c, True)
@@ -482,6 +485,25 @@ class _Printer:
     def _nextvalueexpr(self, node: Node, c: _Context, showimplicit: bool) -> None:
         schema, name = self.names.relation(node["seqid"])
         c.buf.append("nextval(" + simple_quote_literal(qualified(self.names, schema, name)) + ")")
+
+    def _subscriptingref(self, node: Node, c: _Context, showimplicit: bool) -> None:
+        if node.get("refassgnexpr") is not None:
+            raise Unprintable("SUBSCRIPTINGREF assigning an element")
+        arg = node["refexpr"]
+        parens = _type(arg) not in ("VAR", "FIELDSELECT")
+        c.buf.append("(" if parens else "")
+        self.expr(arg, c, showimplicit)
+        c.buf.append(")" if parens else "")
+        lower = node.get("reflowerindexpr") or []
+        for i, upper in enumerate(node.get("refupperindexpr") or []):
+            c.buf.append("[")
+            if lower:
+                if lower[i] is not None:
+                    self.expr(lower[i], c, False)
+                c.buf.append(":")
+            if upper is not None:
+                self.expr(upper, c, False)
+            c.buf.append("]")
 
     def _fieldselect(self, node: Node, c: _Context, showimplicit: bool) -> None:
         arg = node["arg"]
@@ -738,7 +760,7 @@ class _Printer:
         """get_query_def of a SELECT (a view's, a sub-select's, a set operation's branch)."""
         if _type(query) != "QUERY" or query["commandType"] != 1:
             raise Unprintable(f"{_type(query)} that is not a SELECT")
-        for unsupported in ("cteList", "rowMarks", "groupingSets"):
+        for unsupported in ("rowMarks", "groupingSets"):
             if query.get(unsupported):
                 raise Unprintable(f"QUERY with {unsupported}")
         if query.get("utilityStmt") is not None:
@@ -750,8 +772,33 @@ class _Printer:
         self.select(query, c, colnames)
         return c.text()
 
+    def with_clause(self, query: Node, c: _Context) -> None:
+        """get_with_clause (no RECURSIVE, SEARCH or CYCLE)"""
+        ctes = query.get("cteList") or []
+        if not ctes:
+            return
+        if query.get("hasRecursive"):
+            raise Unprintable("WITH RECURSIVE")
+        c.indent += PRETTYINDENT_STD
+        c.buf.append(" ")
+        for i, cte in enumerate(ctes):
+            if cte.get("search_clause") is not None or cte.get("cycle_clause") is not None:
+                raise Unprintable("COMMONTABLEEXPR with SEARCH or CYCLE")
+            c.buf.append(("WITH " if i == 0 else ", ") + quote_identifier(cte["ctename"]))
+            if cte.get("aliascolnames"):
+                c.buf.append("(" + ", ".join(quote_identifier(n) for n in cte["aliascolnames"]) + ")")
+            c.buf.append(" AS " + {1: "MATERIALIZED ", 2: "NOT MATERIALIZED "}.get(cte.get("ctematerialized") or 0, ""))
+            c.buf.append("(")
+            c.keyword("", 0, 0, 0)
+            c.buf.append(self.query(cte["ctequery"], c.levels, c.indent))
+            c.keyword("", 0, 0, 0)
+            c.buf.append(")")
+        c.indent -= PRETTYINDENT_STD
+        c.keyword("", 0, 0, 0)
+
     def select(self, query: Node, c: _Context, colnames: list[str] | None) -> None:
         """get_select_query_def"""
+        self.with_clause(query, c)
         if query.get("setOperations") is not None:
             self.setop(query["setOperations"], query, c, colnames)
         else:
@@ -852,7 +899,7 @@ class _Printer:
 
     def target_list(self, tlist: list, c: _Context, colnames: list[str] | None) -> None:
         """get_target_list with wrapColumn 0: every column after the first on a line of its own."""
-        sep, colno, last_multiline = " ", 0, False
+        sep, colno = " ", 0
         for tle in tlist:
             if tle["resjunk"]:
                 continue
@@ -873,12 +920,9 @@ class _Printer:
             text = item.text()
             if text.startswith("\n"):
                 c.strip_spaces()
-            else:
-                if colno > 1:   # wrapColumn 0: every line overflows
-                    c.keyword("", -PRETTYINDENT_STD, PRETTYINDENT_STD, PRETTYINDENT_VAR)
-            last_multiline = "\n" in text[1:] if text.startswith("\n") else "\n" in text
+            elif colno > 1:   # wrapColumn 0: every line overflows
+                c.keyword("", -PRETTYINDENT_STD, PRETTYINDENT_STD, PRETTYINDENT_VAR)
             c.buf.append(text)
-        del last_multiline
 
     def from_clause(self, query: Node, c: _Context) -> None:
         """get_from_clause"""
@@ -916,6 +960,11 @@ class _Printer:
             if rte["rtekind"] == RTE_SUBQUERY:
                 c.buf.append("(" + self.query(rte["subquery"], c.levels, c.indent) + ")")
                 if rte.get("alias") is not None:
+                    c.buf.append(" " + quote_identifier(refname))
+                return
+            if rte["rtekind"] == RTE_CTE:
+                c.buf.append(quote_identifier(rte["ctename"]))
+                if rte.get("alias") is not None or refname != rte["ctename"]:
                     c.buf.append(" " + quote_identifier(refname))
                 return
             if rte["rtekind"] != RTE_RELATION:

@@ -66,6 +66,10 @@ class CatalogNames:
         return self._by_oid("pg_operator", "oprname", "oprnamespace")
 
     @cached_property
+    def operator_kinds(self) -> dict[int, str]:
+        return {r["oid"]: r.get("oprkind") for r in self.table("pg_operator") if isinstance(r.get("oid"), int)}
+
+    @cached_property
     def collations(self) -> dict[int, tuple[str, str]]:
         return self._by_oid("pg_collation", "collname", "collnamespace")
 
@@ -103,6 +107,9 @@ class CatalogNames:
 
     def operator(self, oid: int) -> tuple[str, str]:
         return self._get(self.operators, oid, "operator")
+
+    def operator_kind(self, oid: int) -> str:
+        return self._get(self.operator_kinds, oid, "operator")
 
     def relation(self, oid: int) -> tuple[str, str]:
         return self._get(self.relations, oid, "relation")
