@@ -127,6 +127,8 @@ def commands(a: Path, b: Path) -> list[list[str]]:
         out += [["heap", str(a), "--rel", "heap_hot"], ["heap", str(a), "--rel", "heap_hot", "--json"]]
     if "diff" in names:
         out += [["diff", str(a), str(b)], ["diff", str(a), str(b), "--json"]]
+    if "dump" in names:     # (its script outside the data directories)
+        out += [["dump", str(a), "--db", "pgpage", "-o", str(a.parent / "dump.sql")]]
     if "export" in names:   # (its output outside the data directories)
         out += [["export", str(a), "-o", str(a.parent / "export"), "--rows"],
                 ["rows", str(a), "--rel", "heap_hot", "--parquet", str(a.parent / "rows.parquet")]]

@@ -313,6 +313,28 @@ def export(
     _run(export_command, options)
 
 
+@app.command()
+def dump(
+    pgdata: str = typer.Argument(..., help="A PostgreSQL data directory (server down, crashed, or a copy)."),
+    db: Optional[str] = typer.Option(None, "--db", help="The database to dump (needed when the cluster has"
+                                     " several)."),
+    output: str = typer.Option("-", "--output", "-o", help="The SQL script to write (default, or '-': stdout, as"
+                               " pg_dump)."),
+    schema_only: bool = typer.Option(False, "--schema-only", "-s", help="Only the definitions, no data."),
+    data_only: bool = typer.Option(False, "--data-only", "-a", help="Only the data (COPY blocks and the"
+                                   " sequences' values)."),
+    table: Optional[str] = typer.Option(None, "--table", "-t", help="Only the tables, views and sequences this"
+                                        " psql pattern names (as pg_dump -t: schema.name, * and ? wildcards)."),
+) -> None:
+    """A plain SQL script like pg_dump's that `psql -v ON_ERROR_STOP=1 -f FILE` restores into an empty
+    database: schemas, types, sequences, tables, views, every table's live rows, constraints, indexes and
+    comments, read from the files alone. Exit status 1 when an object could not be written (it is an SQL
+    comment in the script) or rows could not be read."""
+    options = dict(locals())  # every option, by the name the command function takes it
+    from pgpage.cli.dump_cmd import dump_command
+    _run(dump_command, options)
+
+
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     try:

@@ -165,6 +165,9 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  *
  * K_enum values are printed from enums and labels (Out's).
  *
+ * With params[CP_copy_text], each line is instead the tuple's line of COPY's text format (`pgpage dump`): values
+ * tab-separated, bare and escaped as CopyAttributeOutText escapes them, NULL as \N (no system columns).
+ *
  * With params[CP_json], each line is instead the tuple's `pgpage rows --json` record (put_json_head, then the values
  * by name, as JSON strings or null): sys has 11 rows (block, item, xmin, xmax, status index, xmin's and xmax's
  * verdict indexes, t_ctid's block and offset, t_infomask, t_infomask2); status_text holds the nstatus status names,
@@ -193,9 +196,9 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     const int single = params[CP_single_column] != 0, system = params[CP_system] != 0;
     const int index = params[CP_index_tuples] != 0;   /* B-tree leaf tuples (t_hoff 8 or 16) instead of heap tuples */
     const int64_t bits_at = index ? INDEX_BITS_AT : HEAP_BITS_AT, slack = index ? 7 : 0;
-    const int json = params[CP_json] != 0;
+    const int json = params[CP_json] != 0, text = params[CP_copy_text] != 0;
     const int64_t nxid = params[CP_json_nxid], keys_at = nstatus + nxid;
-    Out o = {out, out + out_cap, 0, json, enums, labels};
+    Out o = {out, out + out_cap, 0, json || text, enums, labels};
     int usable = natt <= MAX_TUPLE_ATTS;
     int64_t nk_given = 0;
     for (int64_t c = 0; c < ncols; c++) {
@@ -271,6 +274,18 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                                                                     0);
                 json_escape(&o, value);
                 if (room(&o, 1)) *o.p++ = '"';
+                continue;
+            }
+            if (text) {   /* COPY's text format: tab-separated, \N for NULL, each value escaped */
+                if (c > 0 && room(&o, 1)) *o.p++ = '\t';
+                if (is_null) {
+                    if (room(&o, 2)) o.p = put_str(o.p, "\\N");
+                    continue;
+                }
+                uint8_t *const value = o.p;
+                good = given ? put_text(&o, v, vlen, 0) : put_column(&o, kinds[c], extra + 5 * c, v, vlen, &zone, major,
+                                                                    0);
+                copy_text_escape(&o, value);
                 continue;
             }
             if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';

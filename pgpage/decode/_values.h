@@ -105,6 +105,7 @@ PGP_INTERNAL int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, con
                            int single);
 PGP_INTERNAL void csv_quote(Out *o, uint8_t *from);
 PGP_INTERNAL void json_escape(Out *o, uint8_t *from);
+PGP_INTERNAL void copy_text_escape(Out *o, uint8_t *from);
 PGP_INTERNAL int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *ex, const Zone *zone, int64_t major);
 PGP_INTERNAL int put_tsvector(Out *o, const uint8_t *s, int64_t n);
 PGP_INTERNAL int put_geometry(Out *o, int64_t k, const uint8_t *v, int64_t len);

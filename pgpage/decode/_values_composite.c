@@ -401,6 +401,32 @@ PGP_INTERNAL void json_escape(Out *o, uint8_t *from)
     }
 }
 
+/* What was written from `from` on, escaped as COPY's text format escapes a field (copyto.c CopyAttributeOutText,
+   tab the delimiter): backslash doubled, \b \f \n \r \t \v as a backslash and their letter, the other bytes as
+   they are. */
+static const uint8_t copy_short[32] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+                                       ['\v'] = 'v'};
+PGP_INTERNAL void copy_text_escape(Out *o, uint8_t *from)
+{
+    int64_t extra = 0;
+    for (const uint8_t *q = from; q < o->p; q++)
+        extra += (*q < 0x20 && copy_short[*q]) || *q == '\\';
+    if (!extra || !room(o, extra)) return;
+    uint8_t *src = o->p, *dst = o->p + extra;
+    o->p = dst;
+    while (src > from) {   /* from the end, so that each byte moves before it is overwritten */
+        const uint8_t c = *--src;
+        if (c < 0x20 && copy_short[c]) {
+            *--dst = copy_short[c];
+            *--dst = '\\';
+        } else if (c == '\\') {
+            *--dst = c;
+            *--dst = '\\';
+        } else
+            *--dst = c;
+    }
+}
+
 /*
  * jsonb_out of a jsonb value (s, n: after its varlena header), bare, as typeout/jsonb.py prints it: its
  * containers walked with an explicit stack, keys and values in stored order, ", " and ": " between them, strings

@@ -401,12 +401,13 @@ class CsvPrinter:
     ``nested``: for each column (its position in ``kinds``) of kind "array", its elements' kind name, typlen,
     alignment in bytes, delimiter (an int) and type oid; of kind "range" or "multirange", its bounds' kind name,
     typlen, alignment in bytes, 0 and the type oid each value must store (0: any). ``enum_labels``: pg_enum's
-    labels by oid (kind "enum")."""
+    labels by oid (kind "enum"). With ``copy_text``, each line is instead COPY's text format (`pgpage dump`):
+    tab-separated, ``\\N`` for NULL, values escaped as CopyAttributeOutText does (no system columns)."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
                  index_tuples: bool = False, json: "JsonRecords | None" = None, nested: dict | None = None,
-                 enum_labels: dict[int, str] | None = None):
+                 enum_labels: dict[int, str] | None = None, copy_text: bool = False):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
         self.cols = _i64(cols)
         self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
@@ -432,6 +433,7 @@ class CsvPrinter:
         self.params[TABLES.CSV_PARAMS.index("single_column")] = int(single_column)
         self.params[TABLES.CSV_PARAMS.index("system")] = int(system)
         self.params[TABLES.CSV_PARAMS.index("index_tuples")] = int(index_tuples)
+        self.params[TABLES.CSV_PARAMS.index("copy_text")] = int(copy_text)
         if json is not None:
             self.params[TABLES.CSV_PARAMS.index("json")] = 1
             self.params[TABLES.CSV_PARAMS.index("json_nxid")] = len(json.xid_states)

@@ -121,7 +121,7 @@ class PrintedTypes:
 
     def printer(self, attrs: list[Attribute], cols: list[int], kinds: list[str | None], statuses: list[str],
                 system: bool, index_tuples: bool = False,
-                json: kernels.JsonRecords | None = None) -> kernels.CsvPrinter | None:
+                json: kernels.JsonRecords | None = None, copy_text: bool = False) -> kernels.CsvPrinter | None:
         """The printer of attributes ``cols`` of ``attrs`` (a relation's, attnum order, dropped ones included),
         each printed as ``kinds`` says; None when it cannot print them all, or cannot write the names it would
         write unquoted (``statuses``, the row statuses, and ``json``'s verdicts, with ``system``)."""
@@ -136,4 +136,5 @@ class PrintedTypes:
                                   cols, kinds, self.zone if self.zone is not None else kernels.zone_array(fixed=0),
                                   list(statuses), system, self.formatter.major,
                                   single_column=not system and len(kinds) == 1, index_tuples=index_tuples,
-                                  json=json, nested=nested, enum_labels=self.catalog.enum_labels)
+                                  json=json, nested=nested, enum_labels=self.catalog.enum_labels,
+                                  copy_text=copy_text)

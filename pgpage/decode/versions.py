@@ -111,6 +111,10 @@ def has_oid_system_column(major: int) -> bool:
     return major < 12
 
 
+TABLE_ACCESS_METHODS_SINCE = 12
+"""Tables have an access method (pg_class.relam, ``CREATE TABLE ... USING``, default_table_access_method) from 12
+on; before, every table is heap and relam is 0."""
+
 TOAST_COMPRESSION_METHODS_SINCE = 14
 """From 14 the top two bits of va_tcinfo (inline compressed) and va_extinfo (external pointer) carry
 the compression method (0 pglz, 1 lz4; ``varatt.h``/``postgres.h``); before 14 they are always 0 and

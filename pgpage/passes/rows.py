@@ -497,6 +497,16 @@ class TableRows(CompiledPrinting):
         for chunk in self.chunks():
             yield from self._printed_chunk(printer, chunk, system)
 
+    def copy_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
+        """The body of ``COPY ... TO`` in its text format (`pgpage dump`), as ``csv_stream`` gives CSV lines: runs of
+        lines the compiled printer wrote between the versions it declined (``render.rows.copy_text_line``)."""
+        printer = self.csv_printer(system=False, copy_text=True)
+        if printer is None:
+            yield from self
+            return
+        for chunk in self.chunks():
+            yield from self._printed_chunk(printer, chunk, system=False)
+
     def json_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """``rows --json``'s records as ``csv_stream`` gives CSV lines: runs of them the compiled printer wrote
         (``(text, rows)``) between the versions it declined (``RowVersion.record`` makes their records)."""
@@ -511,10 +521,11 @@ class TableRows(CompiledPrinting):
         """How the compiled printer prints each selected column (``decode.printer``), None where it cannot."""
         return self.printed.kinds([a for _, a in self.columns])
 
-    def csv_printer(self, system: bool, index_attrs: list[Attribute] | None = None, json: bool = False):
+    def csv_printer(self, system: bool, index_attrs: list[Attribute] | None = None, json: bool = False,
+                    copy_text: bool = False):
         """The compiled printer of the selected columns, None when it cannot print them all; with ``index_attrs``
         (a B-tree's attributes, attnum order), of every attribute of that index's leaf tuples instead; with
-        ``json``, of ``rows --json``'s records (``RowVersion.record``)."""
+        ``json``, of ``rows --json``'s records (``RowVersion.record``); with ``copy_text``, of COPY's text format."""
         if index_attrs is None:   # a row's columns of other types: Python's texts, given to the printer
             attrs, cols = self.attrs, [i for i, _ in self.columns]
             kinds = ["given" if k is None else k for k in self.csv_kinds()]
@@ -528,7 +539,7 @@ class TableRows(CompiledPrinting):
             records = kernels.JsonRecords(verdicts, STATUS_NAMES.index("updated"),
                                           [dumps(n, ensure_ascii=False) + ":" for n in self.column_names])
         return self.printed.printer(attrs, cols, kinds, STATUS_NAMES, system, index_tuples=index_attrs is not None,
-                                    json=records)
+                                    json=records, copy_text=copy_text)
 
     def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int, value=None) -> list:
         """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept), each

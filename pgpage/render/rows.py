@@ -6,6 +6,7 @@ rows a table has.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from itertools import islice
 from typing import Iterable
@@ -40,6 +41,23 @@ def csv_field(value: str | None, single_column: bool = False) -> str:
     if (value == "" or any(c in value for c in ',"\n\r') or (single_column and value == "\\.")):
         return '"' + value.replace('"', '""') + '"'
     return value
+
+
+COPY_TEXT_ESCAPES = {"\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+COPY_TEXT_SPECIAL = re.compile("[\\\\\b\f\n\r\t\v]")
+
+
+def copy_text_field(value: str | None) -> str:
+    """One field as COPY's text format writes it (``commands/copyto.c`` CopyAttributeOutText, tab the delimiter):
+    NULL as ``\\N``; backslash and \\b \\f \\n \\r \\t \\v escaped with a backslash."""
+    if value is None:
+        return "\\N"
+    return COPY_TEXT_SPECIAL.sub(lambda m: COPY_TEXT_ESCAPES[m.group()], value)
+
+
+def copy_text_line(row) -> str:
+    """A row version's line of COPY's text format (its values only)."""
+    return "\t".join(copy_text_field(v) for v in row.values) + "\n"
 
 
 def _system(row) -> list[str]:

@@ -8,6 +8,7 @@ quotes is one ``"``), and an unquoted dot splits the schema from the name (psql'
 from __future__ import annotations
 
 import difflib
+import re
 
 from pgpage.findings import ExitCode, PgpageError
 
@@ -41,6 +42,35 @@ def split_name(text: str) -> tuple[str | None, str]:
         raise PgpageError(f"{text!r} is not a relation name: give [schema.]name (quote a name holding dots:"
                           ' \'"my.table"\')', ExitCode.USAGE)
     return (parts[0], parts[1]) if len(parts) == 2 else (None, parts[0])
+
+
+def name_pattern(text: str):
+    """A psql pattern (``\\dt``'s, pg_dump -t's: ``processSQLNamePattern``) as (schema regex or None, name regex):
+    what ``split_name`` reads, with ``*`` and ``?`` wildcards outside double quotes (inside them, as they are)."""
+    parts, current, quoted, i = [], [], False, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            if quoted and text[i + 1:i + 2] == '"':
+                current.append(re.escape('"'))
+                i += 1
+            else:
+                quoted = not quoted
+        elif quoted:
+            current.append(re.escape(ch))
+        elif ch == ".":
+            parts.append("".join(current))
+            current = []
+        elif ch == "*":
+            current.append(".*")
+        elif ch == "?":
+            current.append(".")
+        else:
+            current.append(re.escape(ch.lower()))
+        i += 1
+    parts.append("".join(current))
+    compiled = [re.compile(f"^(?:{p})$", re.S) for p in parts[-2:]]
+    return (compiled[0], compiled[1]) if len(compiled) == 2 else (None, compiled[0])
 
 
 def quote_ident(name: str) -> str:
