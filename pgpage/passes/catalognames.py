@@ -1,6 +1,7 @@
 """The names ``analysis.deparse`` prints, read offline from a database's catalogs (``names_for(db)``).
 
-pg_proc, pg_operator, pg_type and pg_collation are read whole (with their pg_attribute columns), once; pg_class and pg_attribute through the database's own readers. The search
+pg_proc, pg_operator, pg_type and pg_collation are read whole (with their pg_attribute columns, through
+``dumpcatalog.DumpCatalog``), once; pg_class and pg_attribute through the database's own readers. The search
 path decides what is qualified, as in a session: ``qualify_all=False`` is a default session's (``public``
 on the path, what pg_get_expr and pg_get_viewdef print there), ``qualify_all=True`` is pg_dump's
 ``search_path = ''`` (everything outside pg_catalog qualified). Constants are printed by the column value
@@ -12,9 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 
 from pgpage.analysis.deparse import Unprintable, format_type, qualified
-from pgpage.decode.catalog import read_catalog
 from pgpage.decode.datum import Undecoded, Unreadable
-from pgpage.decode.deform import Attribute
 from pgpage.decode.ksy.type_oids import REGCLASSOID, REGPROCOID, REGTYPEOID
 from pgpage.decode.values import ValueFormatter
 
@@ -24,25 +23,18 @@ PG_CATALOG = "pg_catalog"
 class CatalogNames:
     """``deparse.Names`` over a ``storage.datadir.Database``."""
 
-    def __init__(self, db, qualify_all: bool = False, timezone: str = "UTC"):
+    def __init__(self, db, qualify_all: bool = False, timezone: str = "UTC", catalog=None):
+        from pgpage.passes.dumpcatalog import DumpCatalog
         self.db = db
+        self.catalog = catalog if catalog is not None else DumpCatalog(db)
         self.major = db.cluster.major
         self.path = () if qualify_all else ("public",)
         self.formatter = ValueFormatter(db.types, db.cluster.major, timezone)
 
     def table(self, catalog: str) -> list[dict]:
-        """The visible rows of a catalog of the database, deformed with its pg_attribute columns (``oid`` too,
-        a system column before 12); out-of-line values are not fetched (the names are never TOASTed)."""
-        rel = self.db.relation(f"{PG_CATALOG}.{catalog}")
-        attrs = [Attribute(a["attname"], a["atttypid"], a["attlen"], a["attalign"], a["attbyval"] is True,
-                           a.get("attisdropped") is True) for a in self.db.attributes(rel.oid)]
-        fork = rel.forks.get("main")
-        if fork is None or not attrs:
-            return []
-        scan = read_catalog(catalog, fork.iter_chunks(), self.db.cluster.major, self.db.cluster.clog,
-                            relation=catalog, columns=attrs, key="_tid")
-        self.db.findings.extend(scan.findings)
-        return scan.rows
+        """The visible rows of a catalog of the database (``dumpcatalog.DumpCatalog``'s: each catalog read once,
+        shared with the dump when it gives its own)."""
+        return self.catalog.rows(catalog)
 
     def _by_oid(self, catalog: str, name: str, namespace: str) -> dict[int, tuple[str, str]]:
         out = {}
@@ -147,6 +139,7 @@ class CatalogNames:
         return str(text)
 
 
-def names_for(db, qualify_all: bool = False, timezone: str = "UTC") -> CatalogNames:
-    """The names of ``db``'s catalogs, for ``analysis.deparse``."""
-    return CatalogNames(db, qualify_all, timezone)
+def names_for(db, qualify_all: bool = False, timezone: str = "UTC", catalog=None) -> CatalogNames:
+    """The names of ``db``'s catalogs, for ``analysis.deparse`` (``catalog``: a ``dumpcatalog.DumpCatalog`` of
+    ``db`` to read them through, e.g. the dump's own)."""
+    return CatalogNames(db, qualify_all, timezone, catalog)

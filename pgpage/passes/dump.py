@@ -105,7 +105,7 @@ class Dump:
         self.cluster, self.db = cluster, db
         self.options = options or DumpOptions()
         self.cat = DumpCatalog(db)
-        self.names = names if names is not None else names_for(db, qualify_all=True)   # (search_path '')
+        self.names = names if names is not None else names_for(db, qualify_all=True, catalog=self.cat)   # (path '')
         self.result = DumpResult()
         self.missing: set[int] = set()   # oids of objects written as comments (what needs them is left out too)
 
