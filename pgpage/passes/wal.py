@@ -327,7 +327,8 @@ class WalReader:
 class _CompiledScan:
     """pgp_wal_scan's parameters, buffers and one call over the segment ``pos`` lies in."""
     CAP = 1 << 16
-    SCRATCH = 1 << 20            # records longer than this are left to the Python reader
+    SCRATCH = 1024               # a record's headers, gathered when it crosses pages: at most 24 + 33 blocks * 27
+                                 # (block, image, compression headers, relfilenode, block number) + 13 bytes
     WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END = range(6)   # _walscan.c's state[] and stop codes
     WS_SEGMENT_DONE, WS_PYTHON, WS_END, WS_FULL = range(4)
 
