@@ -8,8 +8,8 @@ non-HOT updates, deletes, a checkpoint in the middle so that full-page images ap
 stops the server; with ``--pgdata DIR --start LSN --end LSN`` it reads a stopped cluster made before (a pgbench
 run, say). Then it times each tool ``--runs`` times in turns over the same LSN range, output to /dev/null, after
 one untimed run of each (the page cache warm, pgpage's bytecode compiled), and prints per tool the median wall
-and CPU (user + system) seconds, the spread of each (max - min, the noise of a shared machine) and the peak RSS,
-and the ratios pg_waldump / pgpage (>= 1 meets the target). CPU time is the fairer figure on a busy machine.
+and CPU (user + system) seconds, the spread of each (max - min, the noise of a shared machine), and the
+ratios pg_waldump / pgpage (>= 1 meets the target). CPU time is the fairer figure on a busy machine.
 
 pgpage runs as an installed package would: its bytecode cached (``PYTHONPYCACHEPREFIX`` under ~/.cache/pgpage,
 ``PYTHONDONTWRITEBYTECODE`` dropped) instead of compiling every module on each run.
@@ -33,34 +33,35 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 
-def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds: user + system, peak RSS in kB) of one run of ``cmd``."""
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds: user + system) of one run of ``cmd``. (Not its peak RSS: wait4's counts the
+    forked bench process's too.)"""
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=REPO)
     _, _, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
     proc.returncode = 0        # reaped by wait4
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+    return wall, usage.ru_utime + usage.ru_stime
 
 
-def compare(waldump: list[str], pgpage: list[str], runs: int) -> dict[str, list[tuple[float, float, int]]]:
+def compare(waldump: list[str], pgpage: list[str], runs: int) -> dict[str, list[tuple[float, float]]]:
     env = dict(os.environ, PYTHONPYCACHEPREFIX=str(Path.home() / ".cache" / "pgpage" / "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     timed(waldump), timed(pgpage, env)          # warm: the page cache, pgpage's bytecode and compiled library
-    times: dict[str, list[tuple[float, float, int]]] = {"pg_waldump": [], "pgpage": []}
+    times: dict[str, list[tuple[float, float]]] = {"pg_waldump": [], "pgpage": []}
     for _ in range(runs):
         times["pg_waldump"].append(timed(waldump))
         times["pgpage"].append(timed(pgpage, env))
     return times
 
 
-def report(times: dict[str, list[tuple[float, float, int]]]) -> None:
+def report(times: dict[str, list[tuple[float, float]]]) -> None:
     med = {}
     for k, runs in times.items():
-        wall, cpu, rss = zip(*runs)
+        wall, cpu = zip(*runs)
         med[k] = (statistics.median(wall), statistics.median(cpu))
         print(f"  {k:<11} wall {med[k][0]:6.3f} s (spread {max(wall) - min(wall):.3f})   "
-              f"CPU {med[k][1]:6.3f} s (spread {max(cpu) - min(cpu):.3f})   peak RSS {max(rss) / 1024:.0f} MB")
+              f"CPU {med[k][1]:6.3f} s (spread {max(cpu) - min(cpu):.3f})")
         print(f"  {'':<11} wall runs: {', '.join(f'{x:.3f}' for x in wall)}; CPU runs: {', '.join(f'{x:.3f}' for x in cpu)}")
     print(f"  ratio pg_waldump/pgpage: wall {med['pg_waldump'][0] / med['pgpage'][0]:.2f}, "
           f"CPU {med['pg_waldump'][1] / med['pgpage'][1]:.2f} (target >= 1)")

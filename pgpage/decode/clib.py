@@ -14,9 +14,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import subprocess
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -48,6 +46,8 @@ def _cache_dir() -> Path:
 def build(out: Path, sha: str) -> Path:
     """Compile the C ``SOURCES`` into ``out`` with the system's C compiler (atomically: a temporary name, then a
     rename, so concurrent first runs do not trip over each other)."""
+    import subprocess       # here: only a first run compiles
+    import tempfile
     out.parent.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out.parent)
