@@ -424,15 +424,11 @@ class RecordCounts:
         self.first_lsn: int | None = None
         self.end_lsn: int | None = None
 
-    @staticmethod
-    def slot(rmid: int, info: int) -> int:
-        recid = info >> 4
-        if rmid == versions.RMGR_XACT:
-            recid &= versions.XACT_OPMASK >> 4
-        return rmid * 16 + recid
-
     def add(self, rec: Record) -> None:
-        fpi, at = rec.fpi_length, self.slot(rec.rmid, rec.info) * 3
+        recid = rec.info >> 4
+        if rec.rmid == versions.RMGR_XACT:
+            recid &= versions.XACT_OPMASK >> 4
+        fpi, at = rec.fpi_length, (rec.rmid * 16 + recid) * 3
         self.acc[at] += 1
         self.acc[at + 1] += rec.length - fpi
         self.acc[at + 2] += fpi
