@@ -3,7 +3,7 @@ the rows printer (_rows.c, _values.c, _values_composite.c), the page dumper (_pa
 (_btorder.c) and the WAL scan (_walscan.c), one shared library.
 
 It is plain C loaded with ctypes (no Python.h), stamped with the SHA-256 over its sources and the headers they
-include, so that ``pgpage.decode.kernels`` never uses a build of other sources (it rebuilds with ``cc`` into
+include, so that ``pgpage.decode.clib`` never uses a build of other sources (it rebuilds with ``cc`` into
 ~/.cache/pgpage then). Everything else about the package is in pyproject.toml.
 """
 import hashlib
@@ -12,7 +12,7 @@ from pathlib import Path
 from setuptools import Extension, setup
 
 D = "pgpage/decode/"
-# kernels.SOURCES and kernels.HEADERS, in their order
+# clib.SOURCES and clib.HEADERS, in their order
 SOURCES = [D + name for name in ("_heapscan.c", "_btree.c", "_verify.c", "_values.c", "_values_composite.c",
                                  "_rows.c", "_pagedump.c", "_btorder.c", "_walscan.c")]
 HEADERS = [D + "_kernel.h", D + "_values.h", D + "ksy/pgp_layout.h"]

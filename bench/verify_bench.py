@@ -120,7 +120,7 @@ def main() -> int:
                         pass
         pgpage = [sys.executable, "-m", "pgpage"]
         # the compiled kernel is built (or found) once before anything is timed
-        run([sys.executable, "-c", "from pgpage.decode import kernels; kernels.lib()"])
+        run([sys.executable, "-c", "from pgpage.decode import clib; clib.lib()"])
         cmds = {}
         for name, (files, size, filenode) in rels.items():
             cmds[f"pg_checksums {name}"] = as_postgres([str(PGBIN / "pg_checksums"), "--check", "-D", str(pgdata),

@@ -142,7 +142,7 @@ CODES = frozenset({
     "page.header.bad_pagesize", "page.header.bad_special", "page.header.bad_upper", "page.header.bad_version",
     "page.new_not_zeroed", "page.truncated", "page.undecodable", "page.unrecognised",
     "relation.empty", "relation.file_missing", "relation.orphan_file",
-    "rows.carve.checksum_mismatch", "rows.wal.old_tuple_unknown", "rows.wal.unreadable", "rows.dropped.typed", "rows.dropped.untyped", "rows.timezone.default", "rows.toast.not_followed", "rows.tuple.unreadable", "rows.visibility.undecided", "rows.type.not_decoded", "rows.value.unreadable",
+    "rows.carve.checksum_mismatch", "rows.wal.old_tuple_unknown", "rows.wal.relfilenode_changed", "rows.wal.unreadable", "rows.dropped.typed", "rows.dropped.untyped", "rows.timezone.default", "rows.toast.not_followed", "rows.tuple.unreadable", "rows.visibility.undecided", "rows.type.not_decoded", "rows.value.unreadable",
     "segment.extra", "segment.grew", "segment.missing", "segment.oversized", "segment.partial_block",
     "segment.short", "segment.shrank",
     "sequence.bad_magic",

@@ -5,6 +5,7 @@ that ``pgpage --help`` stays fast.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Optional
@@ -337,6 +338,7 @@ def dump(
 
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
+    gc.freeze()     # what start-up made (modules, Typer) lives as long as the process: no collection walks it again
     try:
         app()
     except PgpageError as e:

@@ -83,7 +83,7 @@ uint32_t pgp_crc32c(uint32_t crc, const uint8_t *p, int64_t len)
  * xl_info and the bytes of full-page images. It handles only what a healthy segment holds: valid page
  * headers, records that end inside the buffer, built-in resource managers, a matching prev-link and CRC,
  * block headers that add up. At anything else (a segment's first page, a record running into the next
- * segment, a record longer than the scratch buffer, any check that fails) it stops *before* that record
+ * segment, block headers longer than the scratch buffer, any check that fails) it stops *before* that record
  * and says so (WS_PYTHON): the Python reader takes that one record (and gives the finding if it is a
  * defect), then hands back. So every finding is the Python reader's; this loop only counts faster.
  *
@@ -132,30 +132,31 @@ static int page_ok(const int64_t *P, const uint8_t *b, int64_t n, int64_t off, u
     return 1;
 }
 
-/* full-page image bytes of the record, or -1 when its block headers do not add up (DecodeXLogRecord's checks) */
-static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t tot)
+/* full-page image bytes of the record of `tot` bytes whose first `avail` bytes (its headers at least) are at `r`,
+ * or -1 when its block headers do not add up (DecodeXLogRecord's checks) or lie past `avail` */
+static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t avail, int64_t tot)
 {
     int64_t pos = P[WP_REC_SIZE], datatotal = 0, fpi = 0, prev_id = -1;
     int have_rel = 0;
     while (tot - pos > datatotal) {
-        if (pos + 1 > tot)
+        if (pos + 1 > avail)
             return -1;
         int64_t id = r[pos];
         if (id == P[WP_ID_SHORT]) {
-            if (pos + 2 > tot) return -1;
+            if (pos + 2 > avail) return -1;
             datatotal += r[pos + 1];
             pos += 2;
             break;
         }
         if (id == P[WP_ID_LONG]) {
-            if (pos + 5 > tot) return -1;
+            if (pos + 5 > avail) return -1;
             datatotal += rd32(r + pos + 1);
             pos += 5;
             break;
         }
         if (id == P[WP_ID_ORIGIN]) { pos += 3; continue; }
         if (id == P[WP_ID_TOPLEVEL] && P[WP_ID_TOPLEVEL] >= 0) { pos += 5; continue; }
-        if (id > P[WP_MAX_BLOCK_ID] || id <= prev_id || pos + P[WP_BLK_HDR_SIZE] > tot)
+        if (id > P[WP_MAX_BLOCK_ID] || id <= prev_id || pos + P[WP_BLK_HDR_SIZE] > avail)
             return -1;
         prev_id = id;
         uint8_t flags = r[pos + P[WP_BLK_FORK_FLAGS]];
@@ -165,7 +166,7 @@ static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t tot)
             return -1;
         datatotal += dlen;
         if (flags & P[WP_HAS_IMAGE]) {
-            if (pos + P[WP_IMG_HDR_SIZE] > tot) return -1;
+            if (pos + P[WP_IMG_HDR_SIZE] > avail) return -1;
             int64_t len = rd16(r + pos + P[WP_IMG_LENGTH]), hole_off = rd16(r + pos + P[WP_IMG_HOLE_OFFSET]);
             uint8_t bimg = r[pos + P[WP_IMG_BIMG_INFO]];
             int64_t hole_len = 0;
@@ -173,7 +174,7 @@ static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t tot)
             pos += P[WP_IMG_HDR_SIZE];
             if (with_hole) {
                 if (compressed) {
-                    if (pos + P[WP_CMP_HDR_SIZE] > tot) return -1;
+                    if (pos + P[WP_CMP_HDR_SIZE] > avail) return -1;
                     hole_len = rd16(r + pos);
                     pos += P[WP_CMP_HDR_SIZE];
                 } else
@@ -192,7 +193,7 @@ static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t tot)
             have_rel = 1;
         }
         pos += 4;                                   /* BlockNumber */
-        if (pos > tot) return -1;
+        if (pos > avail) return -1;
     }
     return tot - pos == datatotal ? fpi : -1;
 }
@@ -223,42 +224,53 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
         if (at + 4 > n)
             break;
         int64_t tot = rd32(b + at);
-        if (tot < P[WP_REC_SIZE] || tot > scratch_size)
+        if (tot < P[WP_REC_SIZE])
             break;
-        const uint8_t *rec;
-        int64_t last = at + tot;                    /* one past the record's last byte */
-        if (at % page + tot <= page) {
+        const uint8_t *head = b + at;               /* its first `avail` bytes, contiguous: its headers */
+        int64_t first = page - at % page, avail = tot, last = at + tot;
+        uint32_t crc = 0xFFFFFFFFu;
+        if (tot <= first) {
             if (at + tot > n)
                 break;
-            rec = b + at;
-            last = at + tot;
-        } else {                                    /* across pages: gather into scratch */
-            int64_t got = page - at % page, cur = at - at % page + page;
+            crc = pgp_crc32c(crc, head + P[WP_REC_SIZE], tot - P[WP_REC_SIZE]);
+        } else {
+            /* across pages: the CRC runs over each page's piece where it lies (past the record header, which
+             * it takes last), only the first `avail` bytes are gathered into scratch (the record header, split
+             * by the page end or not, and the block headers) */
+            const uint8_t *piece = head;
+            int64_t take = first, got = 0, cur = at - at % page;
             int ok = 1;
-            if (at + got > n)
+            if (at + first > n)
                 break;
-            memcpy(scratch, b + at, got);
-            while (got < tot) {
-                if (!page_ok(P, b, n, cur, seg_lsn, tot - got, &tli)) { ok = 0; break; }
-                int64_t take = tot - got < page - P[WP_SHORT_PHD] ? tot - got : page - P[WP_SHORT_PHD];
-                if (cur + P[WP_SHORT_PHD] + take > n) { ok = 0; break; }
-                memcpy(scratch + got, b + cur + P[WP_SHORT_PHD], take);
+            avail = tot < scratch_size ? tot : scratch_size;
+            for (;;) {
+                if (got < avail)
+                    memcpy(scratch + got, piece, take < avail - got ? take : avail - got);
+                if (got + take > P[WP_REC_SIZE]) {
+                    int64_t skip = got < P[WP_REC_SIZE] ? P[WP_REC_SIZE] - got : 0;
+                    crc = pgp_crc32c(crc, piece + skip, take - skip);
+                }
                 got += take;
-                last = cur + P[WP_SHORT_PHD] + take;
+                if (got == tot)
+                    break;
                 cur += page;
+                if (!page_ok(P, b, n, cur, seg_lsn, tot - got, &tli)) { ok = 0; break; }
+                take = tot - got < page - P[WP_SHORT_PHD] ? tot - got : page - P[WP_SHORT_PHD];
+                if (cur + P[WP_SHORT_PHD] + take > n) { ok = 0; break; }
+                piece = b + cur + P[WP_SHORT_PHD];
+                last = cur + P[WP_SHORT_PHD] + take;
             }
             if (!ok)
                 break;
-            rec = scratch;
+            head = scratch;
         }
-        uint8_t rmid = rec[P[WP_REC_RMID]], info = rec[P[WP_REC_INFO]];
-        if (rmid > P[WP_MAX_RMID] || (prev >= 0 && rd64(rec + P[WP_REC_PREV]) != (uint64_t) prev))
+        uint8_t rmid = head[P[WP_REC_RMID]], info = head[P[WP_REC_INFO]];
+        if (rmid > P[WP_MAX_RMID] || (prev >= 0 && rd64(head + P[WP_REC_PREV]) != (uint64_t) prev))
             break;
-        uint32_t crc = pgp_crc32c(0xFFFFFFFFu, rec + P[WP_REC_SIZE], tot - P[WP_REC_SIZE]);
-        crc = pgp_crc32c(crc, rec, P[WP_REC_CRC]) ^ 0xFFFFFFFFu;
-        if (crc != rd32(rec + P[WP_REC_CRC]))
+        crc = pgp_crc32c(crc, head, P[WP_REC_CRC]) ^ 0xFFFFFFFFu;
+        if (crc != rd32(head + P[WP_REC_CRC]))
             break;
-        int64_t fpi = record_fpi(P, rec, tot);
+        int64_t fpi = record_fpi(P, head, avail, tot);
         if (fpi < 0)
             break;
         int64_t next = (last + 7) & ~(int64_t) 7;   /* MAXALIGN */
@@ -268,7 +280,7 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
             o_lsn[count] = (int64_t) seg_lsn + at;
             o_end[count] = (int64_t) seg_lsn + next;
             o_len[count] = (uint32_t) tot;
-            o_xid[count] = rd32(rec + P[WP_REC_XID]);
+            o_xid[count] = rd32(head + P[WP_REC_XID]);
             o_rmid[count] = rmid;
             o_info[count] = info;
             o_fpi[count] = (uint32_t) fpi;

@@ -17,7 +17,7 @@ import numpy as np
 
 from pgpage.decode.checksum import checksum_pages
 from pgpage.decode.heap import INFOMASK2_NAMES, INFOMASK_NAMES
-from pgpage.decode.kernels import lib
+from pgpage.decode.clib import lib
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.nbtree import BTPO_FLAG_NAMES
 from pgpage.decode.page import PD_FLAG_NAMES

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from pgpage.decode import versions
 from pgpage.decode.control import format_lsn
-from pgpage.decode.kernels import crc32c_update
+from pgpage.decode.clib import crc32c_update
 from pgpage.decode.wal.record import (BKPBLOCK_WILL_INIT, CRC_OFFSET, SIZE_OF_LONG_PHD, SIZE_OF_RECORD,
                                       SIZE_OF_SHORT_PHD, XLOG_BLCKSZ,
                                     XLP_ALL_FLAGS, XLP_FIRST_IS_CONTRECORD, XLP_LONG_HEADER, Record,
@@ -327,17 +327,18 @@ class WalReader:
 class _CompiledScan:
     """pgp_wal_scan's parameters, buffers and one call over the segment ``pos`` lies in."""
     CAP = 1 << 16
-    SCRATCH = 1 << 20            # records longer than this are left to the Python reader
+    SCRATCH = 1024               # a record's headers, gathered when it crosses pages: at most 24 + 33 blocks * 27
+                                 # (block, image, compression headers, relfilenode, block number) + 13 bytes
     WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END = range(6)   # _walscan.c's state[] and stop codes
     WS_SEGMENT_DONE, WS_PYTHON, WS_END, WS_FULL = range(4)
 
     def __init__(self, reader: "WalReader", counts: "RecordCounts | None" = None):
-        import numpy as np
+        import ctypes
 
-        from pgpage.decode import kernels
+        from pgpage.decode import clib
         from pgpage.decode.ksy.layouts import LAYOUTS
         from pgpage.decode.wal import record as r
-        self.np, self.kernels, self.reader = np, kernels, reader
+        self.clib, self.reader = clib, reader
         f = lambda t, name: LAYOUTS[f"xlog::{t}"]["fields"][name][0]  # noqa: E731
         since15 = reader.major >= versions.BKPIMAGE_COMPRESS_METHODS_SINCE
         bimg = r.BKPIMAGE_15 if since15 else r.BKPIMAGE_10
@@ -361,11 +362,12 @@ class _CompiledScan:
             "MAX_BLOCK_ID": r.XLR_MAX_BLOCK_ID, "MAX_RMID": MAX_BUILTIN_RMID, "SWITCH_RMID": versions.RMGR_XLOG,
             "SWITCH_INFO": XLOG_SWITCH, "BLCKSZ": r.XLOG_BLCKSZ, "XACT_RMID": versions.RMGR_XACT,
             "XACT_RECID_MASK": versions.XACT_OPMASK >> 4}
-        self.params = np.array([values[n] for n in kernels.wal_param_names()], np.int64)
-        self.state = np.zeros(6, np.int64)
+        names = clib.wal_param_names()
+        self.params = (ctypes.c_int64 * len(names))(*(values[n] for n in names))
+        self.state = (ctypes.c_int64 * 6)()
         self.counts = counts
-        self.scratch = np.zeros(self.SCRATCH, np.uint8)
-        self.out = kernels.WalScanOutputs(self.CAP)
+        self.scratch = ctypes.create_string_buffer(self.SCRATCH)
+        self.out = None if counts is not None else clib.WalScanOutputs(self.CAP)   # counting needs no rows
         self.python_next = False
 
     def run(self, pos: int, prev: int | None, start: int | None, end: int | None):
@@ -380,11 +382,11 @@ class _CompiledScan:
         c = self.counts
         self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0,
                          -1 if c is None or c.first_lsn is None else c.first_lsn, 0)
-        o = self.out if c is None else None
-        n = self.kernels.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
-                                  self.scratch, o, start or 0, None if c is None else c.acc)
-        reader._tli = int(self.state[self.WS_TLI])
-        stop = int(self.state[self.WS_STOP])
+        o = self.out
+        n = self.clib.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
+                               self.scratch, o, start or 0, None if c is None else c.acc)
+        reader._tli = self.state[self.WS_TLI]
+        stop = self.state[self.WS_STOP]
         self.python_next = stop == self.WS_PYTHON
         chunk = None
         if n and c is not None:
@@ -411,15 +413,28 @@ def record_row(rec: Record) -> dict:
 class RecordCounts:
     """Records counted per resource manager and record type as pg_waldump --stats and pg_get_wal_stats count
     them: ``acc[(rmid * 16 + recid) * 3 + 0..2]`` = count, bytes without images (``XLogRecGetLen``'s rec_len),
-    image bytes; recid = ``xl_info >> 4`` (``& 0x07`` for transactions). The compiled scan adds to ``acc``
-    directly (_walscan.c); ``add``/``add_chunk`` are the same rule in Python."""
+    image bytes; recid = ``xl_info >> 4`` (``& 0x07`` for transactions). The compiled scan adds to ``acc`` (a
+    ctypes array: counting needs no numpy) directly (_walscan.c); ``add``/``add_chunk`` are the same rule in
+    Python, for one record and for a chunk of ``record_arrays``."""
     SLOTS = 256 * 16
 
     def __init__(self):
-        import numpy as np
-        self.acc = np.zeros(self.SLOTS * 3, np.int64)
+        import ctypes
+        self.acc = (ctypes.c_int64 * (self.SLOTS * 3))()
         self.first_lsn: int | None = None
         self.end_lsn: int | None = None
+
+    def add(self, rec: Record) -> None:
+        recid = rec.info >> 4
+        if rec.rmid == versions.RMGR_XACT:
+            recid &= versions.XACT_OPMASK >> 4
+        fpi, at = rec.fpi_length, (rec.rmid * 16 + recid) * 3
+        self.acc[at] += 1
+        self.acc[at + 1] += rec.length - fpi
+        self.acc[at + 2] += fpi
+        if self.first_lsn is None:
+            self.first_lsn = rec.lsn
+        self.end_lsn = rec.end_lsn
 
     def add_chunk(self, c: dict) -> None:
         import numpy as np
@@ -430,7 +445,7 @@ class RecordCounts:
         recid[rmid == versions.RMGR_XACT] &= versions.XACT_OPMASK >> 4
         key = rmid * 16 + recid
         fpi = np.bincount(key, weights=c["fpi_length"], minlength=self.SLOTS)
-        acc = self.acc.reshape(-1, 3)
+        acc = np.frombuffer(self.acc, np.int64).reshape(-1, 3)
         acc[:, 0] += np.bincount(key, minlength=self.SLOTS)
         acc[:, 1] += (np.bincount(key, weights=c["length"], minlength=self.SLOTS) - fpi).astype(np.int64)
         acc[:, 2] += fpi.astype(np.int64)
@@ -438,27 +453,24 @@ class RecordCounts:
             self.first_lsn = int(c["lsn"][0])
         self.end_lsn = int(c["end_lsn"][-1])
 
-    def add(self, rec: Record) -> None:
-        self.add_chunk(record_row(rec))
-
     @property
     def records(self) -> int:
-        return int(self.acc[0::3].sum())
+        return sum(self.acc[0::3])
 
     @property
     def bytes(self) -> int:
-        return int(self.acc[1::3].sum() + self.acc[2::3].sum())
+        return sum(self.acc[1::3]) + sum(self.acc[2::3])
 
     @property
     def fpi_bytes(self) -> int:
-        return int(self.acc[2::3].sum())
+        return sum(self.acc[2::3])
 
 
 def wal_stats(counts: RecordCounts, major: int) -> dict:
     """The statistics document of ``counts``: per resource manager and per record type, count, record_size,
     fpi_size, combined_size and their percentages, as pg_get_wal_stats gives them, and the totals."""
-    acc = counts.acc.reshape(-1, 3)
-    per_type = {(int(k) // 16, int(k) % 16): [int(x) for x in acc[k]] for k in acc[:, 0].nonzero()[0]}
+    acc = counts.acc
+    per_type = {divmod(k, 16): acc[k * 3:k * 3 + 3] for k in range(counts.SLOTS) if acc[k * 3]}
     per_rmgr: dict[int, list[int]] = {}
     for (rmid, _), row in per_type.items():
         total_row = per_rmgr.setdefault(rmid, [0, 0, 0])

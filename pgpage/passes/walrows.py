@@ -5,8 +5,14 @@ version: the new tuple of an INSERT, MULTI_INSERT, UPDATE or HOT_UPDATE (``decod
 rebuilt as redo rebuilds it, an UPDATE's prefix and suffix taken from the tuple it replaced: the newest one WAL
 put at that place, else the page's tuple there whose xmax is the updater) and every tuple of a full-page image.
 A version is its place and xmin; the first record that holds it gives its LSN. A DELETE or UPDATE that ends it
-gives its xmax. Its transaction's fate comes from its COMMIT or ABORT record, else from pg_xact (and hint bits,
-for a tuple of an image).
+gives its xmax. Its transaction's fate comes from its COMMIT or ABORT record (a prepared transaction's from its
+COMMIT PREPARED or ROLLBACK PREPARED record), else from pg_xact (and hint bits, for a tuple of an image); an xmax
+that is a multixact (an image's HEAP_XMAX_IS_MULTI, or the ending record's XLHL_XMAX_IS_MULTI) by its updating
+member, from pg_multixact as for pages.
+
+Only the table's current relfilenode is read. When the WAL shows that file being made (smgr CREATE) by a
+transaction that dropped other files when it committed (TRUNCATE, VACUUM FULL, CLUSTER), the versions in the
+older file are not attributed, and a finding says so (``rows.wal.relfilenode_changed``).
 
 The versions the pages still hold (at the same line pointer with the same xmin, or carved back by ``--all`` from
 the same block with the same bytes) are left out: what remains has status ``wal`` and is printed after the
@@ -19,16 +25,21 @@ from __future__ import annotations
 import numpy as np
 
 from pgpage.analysis.rowstatus import STATUS_NAMES
-from pgpage.decode.flags import HEAP_NATTS_MASK
+from pgpage.decode import versions
+from pgpage.decode.flags import HEAP_NATTS_MASK, HEAP_XMAX_IS_MULTI
 from pgpage.decode.ksy.constants import SizeofHeapTupleHeader
 from pgpage.decode.vector import decode_heap_chunk
-from pgpage.decode.wal.heaptuple import TUPLE_HEADER, WalTuple, deleted, image_tuples, inserted, outcome
-from pgpage.decode.wal.record import RecordError
+from pgpage.decode.wal.heaptuple import TUPLE_HEADER, WalTuple, deleted, image_tuples, inserted
+from pgpage.decode.wal.smgr import CREATE
+from pgpage.decode.wal.xact import parse as parse_xact
+from pgpage.decode.wal.record import FORK_NAMES, RecordError
 from pgpage.decode.control import format_lsn
-from pgpage.decode.xact import ST_ABORTED, ST_COMMITTED, ST_INVALID, ST_LOCK_ONLY, xmax_is_locked_only, xmin_states
+from pgpage.decode.xact import (ST_ABORTED, ST_COMMITTED, ST_INVALID, ST_LOCK_ONLY, xmax_is_locked_only, xmax_states,
+                                xmin_states)
 from pgpage.findings import ERROR, WARNING, Finding
 
 WAL = STATUS_NAMES.index("wal")
+MAIN_FORKNUM = FORK_NAMES.index("main")
 ALIGN = 8        # each tuple starts MAXALIGNed in the chunk, as on a page
 
 
@@ -49,15 +60,32 @@ class WalRows:
         self.outcomes: dict[int, bool] = {}                        # xid -> committed (COMMIT/ABORT records)
         self.lsns: dict[tuple[int, int, int], str] = {}            # the printed versions' LSNs (RowVersion.lsn)
         self._held: set = set()
+        created = None                                             # (LSN, xid) of the smgr CREATE of the file
+        dropped: dict[int, list] = {}                              # xid -> the files its commit dropped
         for rec in reader.records():
-            fate = outcome(rec, self.major)
-            if fate is not None:
-                for x in fate[1]:
-                    self.outcomes[x] = fate[0]
+            x = parse_xact(rec, self.major)       # a transaction's end (a prepared one's in a *_PREPARED record)
+            if x is not None:
+                committed, xids = x.name in ("COMMIT", "COMMIT_PREPARED"), x.xids(rec)
+                for xid in xids:
+                    self.outcomes[xid] = committed
+                if committed and x.rels:
+                    dropped[xids[0]] = x.rels
                 continue
+            if (rec.rmid == versions.RMGR_STORAGE and versions.wal_record_type(self.major, rec.rmid, rec.info) == "CREATE"
+                    and CREATE.unpack_from(rec.main_data) == (*node, MAIN_FORKNUM)):
+                created = (rec.lsn, rec.xid)
             refs = [b for b in rec.blocks if (b.spc, b.db, b.rel) == node and b.fork == "main"]
             if refs:
                 self._record(rec, refs)
+        if created is not None and created[1] in dropped:
+            older = [r for r in dropped[created[1]] if r[:2] == node[:2]]
+            table.findings.append(Finding(
+                "rows.wal.relfilenode_changed",
+                f"the table's file {'/'.join(map(str, node))} was made at {format_lsn(created[0])} by transaction "
+                f"{created[1]}, which dropped {', '.join('/'.join(map(str, r)) for r in older)} when it committed "
+                "(TRUNCATE, VACUUM FULL, CLUSTER rewrote it): the versions WAL holds in its older file, one of "
+                "those, are not read",
+                WARNING, relation=table.label))
         table.findings.extend(reader.findings)
         if reader.stop is not None:
             table.findings.append(reader.stop)
@@ -80,7 +108,7 @@ class WalRows:
             gone = self._at.get(ends[:2])
             v = self.versions.get((*ends[:2], gone.xmin)) if gone is not None else None
             if v is not None and not v.xmax:
-                v.xmax = ends[2]
+                v.xmax, v.xmax_multi = ends[2], ends[3]
         for t in new:
             self._at[(t.block, t.offset)] = t
             self.versions.setdefault((t.block, t.offset, t.xmin), t)
@@ -133,14 +161,21 @@ class WalRows:
         infomask = np.array([t.infomask for t in keep], dtype=np.int64)
         xmin = np.array([t.xmin for t in keep], dtype=np.int64)
         xmax = np.array([t.xmax for t in keep], dtype=np.int64)
-        clog = self.table.cluster.clog
+        cluster = self.table.cluster
+        clog = cluster.clog
         xmin_state, _ = xmin_states(infomask, xmin, clog)
-        xmax_state, _ = xmin_states(np.zeros_like(xmax), xmax, clog)   # (the deleter's fate as an inserter's)
+        # the deleter's fate from pg_xact, a multixact's from its updating member (pg_multixact), as for pages; no
+        # other hint bit: a tuple's own ones predate the xmax a later record gave it
+        multi = np.array([t.xmax_multi for t in keep], dtype=bool)
+        xmax_state, _ = xmax_states(np.where(multi, HEAP_XMAX_IS_MULTI, 0), xmax, clog, cluster.multi_update_xid)
+        decider = xmax.copy()          # the xid whose commit or abort record decides the xmax
+        if multi.any():
+            decider[multi] = cluster.multi_update_xid(xmax[multi])
         for k, t in enumerate(keep):
             if t.xmin in self.outcomes:
                 xmin_state[k] = ST_COMMITTED if self.outcomes[t.xmin] else ST_ABORTED
-            if t.xmax in self.outcomes:
-                xmax_state[k] = ST_COMMITTED if self.outcomes[t.xmax] else ST_ABORTED
+            if int(decider[k]) in self.outcomes:
+                xmax_state[k] = ST_COMMITTED if self.outcomes[int(decider[k])] else ST_ABORTED
         xmax_state[xmax == 0] = ST_INVALID
         xmax_state[(xmax != 0) & xmax_is_locked_only(infomask)] = ST_LOCK_ONLY
         block = np.array([t.block for t in keep], dtype=np.int64)

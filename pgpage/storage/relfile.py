@@ -14,11 +14,12 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterator
 
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_BLCKSZ = 8192
 DEFAULT_RELSEG_SIZE = 131072  # blocks per segment at 8 KiB: 1 GiB
@@ -43,6 +44,7 @@ def page_aligned(nbytes: int) -> np.ndarray:
     anonymous memory on 2 MiB boundaries, asking for transparent huge pages: physically contiguous, so which
     cache sets it falls into no longer changes from run to run (`verify` of a 1.6 GB heap, 8 runs each in turns
     on the benchmark VM: 2.16 s on average against 2.42 s, the slow runs fewer)."""
+    import numpy as np      # here, not at the top: `wal --stats` opens a data directory and never a relation
     if nbytes < HUGE_PAGE // 2:
         raw = np.zeros(nbytes + PAGE_ALIGN, dtype=np.uint8)
         start = -raw.ctypes.data % PAGE_ALIGN
@@ -64,7 +66,7 @@ class StagedReader:
 
     def __init__(self):
         self.stage = page_aligned(STAGE_BYTES)
-        from pgpage.decode.kernels import lib
+        from pgpage.decode.clib import lib
         self._read = lib().pgp_pread_staged
 
     def pread(self, fd: int, dest: np.ndarray, offset: int) -> int:
@@ -366,6 +368,7 @@ class BlockReader:
         n, bs = len(blknos), self.fork.block_size
         if len(self.buf) < n:
             self.buf = page_aligned(n * bs).reshape(n, bs)
+        import numpy as np
         out = self.buf[:n]
         filled = np.zeros(n, dtype=bool)   # the rows read: the others (unreadable, past an end) are zeroed
         for fd, offset, row, count in self.runs(blknos):
@@ -381,6 +384,7 @@ class BlockReader:
         """(fd, byte offset in its segment file, first row, rows) of each run of consecutive block numbers of
         ``blknos`` (sorted) within one segment file, the file open (read-only) while the caller reads the run.
         Segment files that cannot be opened, and blocks past their ends, are left out."""
+        import numpy as np
         n = len(blknos)
         if not n:
             return

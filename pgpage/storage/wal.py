@@ -154,8 +154,10 @@ class WalDirectory:
 
     @staticmethod
     def read(f: SegmentFile, limit: int | None = None):
-        """The segment's bytes (at most ``limit``): a plain file mapped read-only (the pages the reader touches
-        are read, once), a .gz one decompressed; a file shorter than a segment is returned as it is."""
+        """The segment's bytes (at most ``limit``): a plain file mapped (the pages the reader touches are read,
+        once), a .gz one decompressed; a file shorter than a segment is returned as it is. The mapping is private
+        (copy-on-write, ACCESS_COPY) rather than read-only because ctypes hands the compiled scan the address of
+        writable buffers only; nothing writes to it, and a private mapping never reaches the file."""
         try:
             if f.path.suffix == ".gz":
                 with gzip.open(f.path, "rb") as fh:
@@ -164,6 +166,6 @@ class WalDirectory:
                 if limit is not None or fh.seek(0, 2) == 0:
                     fh.seek(0)
                     return fh.read(-1 if limit is None else limit)
-                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_COPY)
         except (OSError, EOFError, ValueError, gzip.BadGzipFile) as e:
             raise PgpageError(f"{f.path}: cannot read: {e}", ExitCode.UNREADABLE) from e

@@ -97,6 +97,17 @@ def test_stats_json_as_pg_get_wal_stats(major):
     assert re.search(rf"^Heap/INSERT\s+{inserts} ", text, re.M)
 
 
+def test_stats_start_without_numpy():
+    """wal --stats of a data directory (its pg_control read) never imports numpy: the import alone costs more CPU
+    than pg_waldump --stats takes for hundreds of MB (issue 38's target), so the count runs on ctypes arrays."""
+    code = ("import sys\nfrom pgpage.cli.main import run\n"
+            f"sys.argv = ['pgpage', 'wal', {str(data_dir(15))!r}, '--wal', {str(WAL / 'pg15' / 'archive')!r}, '--stats']\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\nprint('numpy' in sys.modules, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert re.search(r"^Heap/INSERT\s+\d+ ", r.stdout, re.M), r.stdout + r.stderr
+    assert r.stderr.splitlines()[-1] == "False", r.stderr
+
+
 # ------------------------------------------------------------------ damaged input
 
 

@@ -123,11 +123,11 @@ def test_scanner_builds_from_its_source_and_says_which(tmp_path):
     """The compiled scanner a source checkout builds with cc carries the SHA-256 of the C file it came from (the
     loader uses a build only when that matches), and exports the tables the Python side indexes by name."""
     import ctypes
-    from pgpage.decode import kernels
-    path = kernels.build(tmp_path / "scanner.so", kernels.source_sha())
-    built = kernels._declare(ctypes.CDLL(str(path)))
-    assert built.pgp_names(6).decode() == kernels.source_sha()
-    assert kernels.lib().pgp_names(6).decode() == kernels.source_sha()
+    from pgpage.decode import clib, kernels
+    path = clib.build(tmp_path / "scanner.so", clib.source_sha())
+    built = clib._declare(ctypes.CDLL(str(path)))
+    assert built.pgp_names(6).decode() == clib.source_sha()
+    assert clib.lib().pgp_names(6).decode() == clib.source_sha()
     names = built.pgp_names(0).decode().strip(",").split(",")
     from pgpage.analysis.heapstats import HeapStats
     assert set(HeapStats.counter_names()) <= set(names)
@@ -137,31 +137,31 @@ def test_scanner_builds_from_its_source_and_says_which(tmp_path):
 
 def test_the_build_stamp_covers_every_source_and_header_setup_py_builds(tmp_path, monkeypatch):
     """The library's stamp is the SHA-256 over every C file and every header they include (an edited header never
-    runs with a stale build), and setup.py builds and stamps the same files as kernels.py."""
+    runs with a stale build), and setup.py builds and stamps the same files as clib.py."""
     import ast
     import re
     import shutil
-    from pgpage.decode import kernels
-    decode = kernels.HERE
-    included = {(src.parent / name).resolve() for src in kernels.SOURCES + kernels.HEADERS
+    from pgpage.decode import clib
+    decode = clib.HERE
+    included = {(src.parent / name).resolve() for src in clib.SOURCES + clib.HEADERS
                 for name in re.findall(r'^#include "([^"]+)"', src.read_text(), re.M)}
-    assert included == {h.resolve() for h in kernels.HEADERS}
-    assert set(decode.glob("_*.c")) == set(kernels.SOURCES) and set(decode.glob("_*.h")) <= set(kernels.HEADERS)
+    assert included == {h.resolve() for h in clib.HEADERS}
+    assert set(decode.glob("_*.c")) == set(clib.SOURCES) and set(decode.glob("_*.h")) <= set(clib.HEADERS)
     root = decode.parents[1]
     setup = ast.parse((root / "setup.py").read_text())
     namespace = {}   # setup.py's D, SOURCES and HEADERS, evaluated without running setup()
     exec(compile(ast.Module([n for n in setup.body if isinstance(n, ast.Assign)
                              and {t.id for t in n.targets} <= {"D", "SOURCES", "HEADERS"}], []), "setup.py", "exec"),
          namespace)
-    assert [root / s for s in namespace["SOURCES"]] == list(kernels.SOURCES)
-    assert [root / h for h in namespace["HEADERS"]] == list(kernels.HEADERS)
+    assert [root / s for s in namespace["SOURCES"]] == list(clib.SOURCES)
+    assert [root / h for h in namespace["HEADERS"]] == list(clib.HEADERS)
     # one byte more in a header: another stamp
     copy = tmp_path / "pgp_layout.h"
-    shutil.copy(kernels.HEADERS[-1], copy)
-    before = kernels.source_sha()
+    shutil.copy(clib.HEADERS[-1], copy)
+    before = clib.source_sha()
     copy.write_bytes(copy.read_bytes() + b"\n")
-    monkeypatch.setattr(kernels, "HEADERS", kernels.HEADERS[:-1] + (copy,))
-    assert kernels.source_sha() != before
+    monkeypatch.setattr(clib, "HEADERS", clib.HEADERS[:-1] + (copy,))
+    assert clib.source_sha() != before
 
 
 def test_verify_jobs_cut_heaps_into_ranges_and_say_the_same(tmp_path, monkeypatch):

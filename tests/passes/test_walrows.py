@@ -1,6 +1,7 @@
 """`rows --all --wal DIR` brings back the row versions only WAL holds (passes/walrows.py, decode/wal/heaptuple.py),
 on fixtures/walrows/ (make_walrows.py: inserts, COPY, HOT and non-HOT updates, an update after a checkpoint,
-rolled-back transactions, deletes, then VACUUM) of every major 10 to 18: every version VACUUM took from the pages
+rolled-back transactions, a multixact xmax, prepared transactions, a table rewritten by VACUUM FULL, deletes, then
+VACUUM) of every major 10 to 18: every version VACUUM took from the pages
 comes back with the values the server printed, its xmin and its transaction's fate; no version the pages still
 hold comes twice; a damaged segment is a finding, not a traceback."""
 from __future__ import annotations
@@ -165,9 +166,76 @@ def test_update_prefix_from_the_page(major, unpacked):
     items = {(i["lp"], i["t_xmin"]): i for i in oracle(major)["u_items"] if i["lp_flags"] == LP_NORMAL}
     page = rows.fork.read_block(0)
     rebuilt = list(rows.wal.versions.values())
-    updater = oracle(major)["facts"]["committed_xids"][-3]     # (then the update after the checkpoint, the delete)
+    committed = oracle(major)["facts"]["committed_xids"]
+    updater = committed[committed.index(oracle(major)["facts"]["multixact"]["updater"]) - 1]   # (u's, then t's)
     assert len([v for v in rebuilt if v.xmin == updater]) == 10 and all(v.block == 0 for v in rebuilt)
     for v in rebuilt:
         item = items[(v.offset, v.xmin)]
         on_page = page[item["lp_off"]:item["lp_off"] + item["lp_len"]]
         assert v.data[TUPLE_HEADER.size:] == on_page[TUPLE_HEADER.size:], v.offset
+
+
+@pytest.mark.parametrize("major", REQUIRED_MAJORS)
+def test_prepared_transactions_decided_by_their_records(major, unpacked):
+    """A prepared transaction's fate is in its COMMIT PREPARED or ROLLBACK PREPARED record (the record's own xid is
+    the committer's, the prepared one's is in xl_xact_twophase): its rows that VACUUM took come back with it."""
+    o = oracle(major)
+    prepared = o["facts"]["prepared"]
+    t = table(unpacked(major), WALROWS / f"pg{major}" / "archive")
+    wal = {(r["ctid"], r["xmin"]): r for r in t.text_records() if r["status"] == "wal"}
+    assert t.wal.outcomes[prepared["committed"]] is True and t.wal.outcomes[prepared["aborted"]] is False
+    names = [c["name"] for c in o["columns"]]
+    by_xmin = {}
+    for (ctid, xmin), r in wal.items():
+        by_xmin.setdefault(xmin, set()).add(r["values"]["id"])
+        if xmin in prepared.values():
+            assert [r["values"][n] for n in names] == gone(o)[(ctid, xmin)], (ctid, xmin)
+            assert r["xmin_status"] == ("committed" if xmin == prepared["committed"] else "aborted")
+    assert by_xmin[prepared["committed"]] >= {"602", "604"}        # deleted, then vacuumed
+    assert by_xmin[prepared["aborted"]] == {"610", "611", "612", "613", "614"}
+
+
+@pytest.mark.parametrize("major", REQUIRED_MAJORS)
+def test_multixact_xmax_decided_through_pg_multixact(major, unpacked, tmp_path):
+    """Row 21 was key-share-locked by one session and updated by another: the replaced version's xmax is a
+    multixact (the one the locker saw), decided by its updating member from pg_multixact as for pages; without
+    pg_multixact it is unknown, never the fate of the xid that has the multixact's number."""
+    import shutil
+
+    import numpy as np
+    o = oracle(major)
+    mx = o["facts"]["multixact"]
+    archive = WALROWS / f"pg{major}" / "archive"
+
+    def replaced(data):
+        t = table(data, archive)
+        rows = [r for r in t.text_records() if r["status"] == "wal" and r["values"]["id"] == str(mx["id"])
+                and r["xmax"] == mx["xmax"]]
+        assert len(rows) == 1, rows
+        return t, rows[0]
+
+    t, r = replaced(unpacked(major))
+    assert [v for v in t.wal.versions.values() if v.xmax == mx["xmax"] and v.xmax_multi]
+    assert int(t.cluster.multi_update_xid(np.array([mx["xmax"]]))[0]) == mx["updater"]
+    assert r["xmax_status"] == "committed" and mx["updater"] in o["facts"]["committed_xids"]
+    copy = tmp_path / "data"
+    shutil.copytree(unpacked(major), copy)
+    shutil.rmtree(copy / "pg_multixact" / "members")
+    _, r = replaced(copy)
+    assert r["xmax_status"] == "unknown", r
+
+
+@pytest.mark.parametrize("major", REQUIRED_MAJORS)
+def test_rewritten_table_is_a_finding(major, unpacked):
+    """Table w was rewritten by VACUUM FULL in the WAL's span: its current file is read, and a finding names the
+    files the rewriting transaction dropped, the older one among them (its versions are not attributed)."""
+    rewritten = oracle(major)["facts"]["rewritten"]
+    t = resolve(str(unpacked(major)), "pgpage", "w", "main", need_relation=True, what="table")
+    assert t.relation.relfilenode == rewritten["after"]
+    rows = TableRows(t.cluster, t.relation, RowOptions(all_versions=True, wal=str(WALROWS / f"pg{major}" / "archive")))
+    records = list(rows.text_records())
+    assert sorted(r["values"]["id"] for r in records if r["status"] == "live") == ["1", "3", "4", "5"]
+    found = [f for f in rows.findings if f.code == "rows.wal.relfilenode_changed"]
+    assert len(found) == 1 and found[0].severity == "warning", rows.findings
+    assert f"/{rewritten['after']} was made" in found[0].message
+    assert f"/{rewritten['before']}" in found[0].message.split("dropped")[1]

@@ -1,7 +1,6 @@
 """Heap tuples as WAL records hold them, rebuilt as redo rebuilds them (heapam.c heap_xlog_insert,
-heap_xlog_multi_insert, heap_xlog_update), and the tuples of full-page images; the outcome of transactions
-from their COMMIT and ABORT records. For `rows --wal` (passes.walrows): the tuples' bytes go to the same
-decoder as the tuples of pages.
+heap_xlog_multi_insert, heap_xlog_update), and the tuples of full-page images. For `rows --wal`
+(passes.walrows): the tuples' bytes go to the same decoder as the tuples of pages.
 
 A record's new tuple is its block 0 data: an ``xl_heap_header`` (MULTI_INSERT: an ``xl_multi_insert_tuple``
 per tuple, SHORTALIGNed), then the tuple from its null bitmap on. The HeapTupleHeader is rebuilt from those
@@ -19,10 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from pgpage.decode import versions
-from pgpage.decode.flags import LP_NORMAL
-from pgpage.decode.ksy.constants import (XLH_UPDATE_PREFIX_FROM_OLD, XLH_UPDATE_SUFFIX_FROM_OLD, XLOG_HEAP_INIT_PAGE,
-                                         SizeofHeapTupleHeader)
-from pgpage.decode.ksy.layouts import ENUMS
+from pgpage.decode.flags import HEAP_XMAX_IS_MULTI, LP_NORMAL
+from pgpage.decode.ksy.constants import (XLH_UPDATE_PREFIX_FROM_OLD, XLH_UPDATE_SUFFIX_FROM_OLD, XLHL_XMAX_IS_MULTI,
+                                         XLOG_HEAP_INIT_PAGE, SizeofHeapTupleHeader)
 from pgpage.decode.vector import decode_heap_chunk, tuple_has_header
 from pgpage.decode.wal.heap import DELETE, INSERT, MULTI_INSERT, UPDATE
 from pgpage.decode.wal.record import Record, RecordError, page_image, unpacker
@@ -30,8 +28,6 @@ from pgpage.decode.wal.record import Record, RecordError, page_image, unpacker
 HEAP_HEADER = unpacker("xlog_records::xl_heap_header")              # t_infomask2, t_infomask, t_hoff
 MULTI_INSERT_TUPLE = unpacker("xlog_records::xl_multi_insert_tuple")  # datalen, t_infomask2, t_infomask, t_hoff
 TUPLE_HEADER = unpacker("heap_tuple")   # t_xmin, t_xmax, t_field3, bi_hi, bi_lo, ip_posid, t_infomask2, ...
-XINFO = {name: bit for bit, name in ENUMS["xlog_records::xact_xinfo"].items()}
-XLOG_XACT_HAS_INFO = 0x80   # xl_info bit: an xl_xact_xinfo follows xact_time (access/xact.h; as decode.wal.xact)
 FIRST_OFFSET = 1            # FirstOffsetNumber: an initialised page's first tuple
 
 
@@ -46,6 +42,7 @@ class WalTuple:
     xmax: int
     infomask: int
     lp_off: int | None = None    # where it lies in its page, when a full-page image says
+    xmax_multi: bool = False     # xmax is a MultiXactId (its image's HEAP_XMAX_IS_MULTI, or its ender's XLHL_ bit)
 
 
 def tuple_bytes(xmin: int, xmax: int, block: int, offset: int, infomask2: int, infomask: int, t_hoff: int,
@@ -149,12 +146,14 @@ def image_tuples(rec: Record, ref) -> list[WalTuple]:
             continue
         off, ln = int(items.off[i]), int(items.len[i])
         out.append(WalTuple(rec.lsn, ref.block, int(items.lp[i]), page[0, off:off + ln].tobytes(),
-                            int(tups.t_xmin[k]), int(tups.t_xmax[k]), int(tups.t_infomask[k]), off))
+                            int(tups.t_xmin[k]), int(tups.t_xmax[k]), int(tups.t_infomask[k]), off,
+                            bool(int(tups.t_infomask[k]) & HEAP_XMAX_IS_MULTI)))
     return out
 
 
-def deleted(rec: Record, major: int) -> tuple[int, int, int] | None:
-    """(block, offset, xmax) of the tuple a heap DELETE, UPDATE or HOT_UPDATE record ends, else None."""
+def deleted(rec: Record, major: int) -> tuple[int, int, int, bool] | None:
+    """(block, offset, xmax, whether xmax is a MultiXactId) of the tuple a heap DELETE, UPDATE or HOT_UPDATE
+    record ends, else None."""
     if rec.rmid != versions.RMGR_HEAP:
         return None
     name = _type(rec, major)
@@ -162,30 +161,10 @@ def deleted(rec: Record, major: int) -> tuple[int, int, int] | None:
     if block is None:
         return None
     if name == "DELETE" and len(rec.main_data) >= DELETE.size:
-        xmax, offnum, _, _ = DELETE.unpack_from(rec.main_data)
-        return block.block, offnum, xmax
+        xmax, offnum, infobits, _ = DELETE.unpack_from(rec.main_data)
+        return block.block, offnum, xmax, bool(infobits & XLHL_XMAX_IS_MULTI)
     if name in ("UPDATE", "HOT_UPDATE") and len(rec.main_data) >= UPDATE.size:
-        old_xmax, old_off, *_ = UPDATE.unpack_from(rec.main_data)
-        return (rec.block(1) or block).block, old_off, old_xmax
+        old_xmax, old_off, old_infobits, *_ = UPDATE.unpack_from(rec.main_data)
+        return (rec.block(1) or block).block, old_off, old_xmax, bool(old_infobits & XLHL_XMAX_IS_MULTI)
     return None
 
-
-def outcome(rec: Record, major: int) -> tuple[bool, list[int]] | None:
-    """(committed, xids) of a transaction's COMMIT or ABORT record: the record's xid and its subtransactions'
-    (xl_xact_parsed_commit); None for other records."""
-    if rec.rmid != versions.RMGR_XACT:
-        return None
-    name = versions.wal_record_type(major, rec.rmid, rec.info)
-    if name not in ("COMMIT", "ABORT"):
-        return None
-    data, pos, xinfo = rec.main_data, 8, 0          # after xact_time
-    if rec.info & XLOG_XACT_HAS_INFO:
-        (xinfo,) = struct.unpack_from("<I", data, pos)
-        pos += 4
-    if xinfo & XINFO["XACT_XINFO_HAS_DBINFO"]:
-        pos += 8
-    subxacts: tuple[int, ...] = ()
-    if xinfo & XINFO["XACT_XINFO_HAS_SUBXACTS"]:
-        (n,) = struct.unpack_from("<i", data, pos)
-        subxacts = struct.unpack_from(f"<{n}I", data, pos + 4)
-    return name == "COMMIT", [rec.xid, *subxacts]
