@@ -19,7 +19,7 @@ import numpy as np
 
 from pgpage.analysis.hash import KIND_OF_TYPE, HashStats
 from pgpage.decode import brin, gin, gist, spgist
-from pgpage.decode.hash import decode_hash_chunk
+from pgpage.decode.hash import decode_hash_chunk, read_metapage
 from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_REGULAR, F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
                                          HASHO_PAGE_ID, LH_BUCKET_PAGE, LH_OVERFLOW_PAGE, LH_PAGE_TYPE, LP_DEAD,
                                          LP_NORMAL, SIZEOF_ItemIdData, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS)
@@ -239,8 +239,11 @@ class HashAmStats(AmStats):
     def __init__(self, block_size: int, major: int | None = None):
         super().__init__(block_size, major)
         self.pgstat = HashStats()
+        self.meta: dict | None = None
 
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        if first == 0 and len(chunk):
+            self.meta = read_metapage(chunk[0])
         self.pgstat.feed(decode_hash_chunk(chunk, first))
         super().add_chunk(first, chunk)
         self.pages["unused"] += self.pages.pop("new", 0)
@@ -256,6 +259,16 @@ class HashAmStats(AmStats):
 
     def reclaimable_pages(self) -> int:
         return self.pages["unused"]
+
+    def report(self) -> dict:
+        out = super().report()
+        m = self.meta
+        out["pgstathashindex"] = self.pgstat.pgstathashindex(m, self.nblocks)
+        out["hash_metapage_info"] = None if m is None else {
+            **{k: v for k, v in m.items() if k not in ("spares", "mapp")},
+            "spares": m["spares"][:m["ovflpoint"] + 1], "mapp": m["mapp"][:m["nmaps"]]}
+        out["buckets"] = None if m is None else m["maxbucket"] + 1
+        return out
 
 
 class BrinStats(AmStats):

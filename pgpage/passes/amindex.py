@@ -112,7 +112,7 @@ class AmIndexPass:
 
 
 class HashIndexPass(AmIndexPass):
-    """pgstathashindex, the metapage, and the hash verifier's findings (chains, bitmap, buckets)."""
+    """The hash verifier's findings (metapage, chains, bitmap, buckets); the figures are HashAmStats'."""
 
     def __init__(self, t, am: str, block: int | None = None):
         from pgpage.analysis.verify.hash import HashVerifier
@@ -126,15 +126,11 @@ class HashIndexPass(AmIndexPass):
         return self.verifier.finish()
 
     def extra(self, stats) -> dict:
-        ctx, meta = self.verifier.ctx, self.verifier.meta
         for blk in stats.pgstat.not_hash:
-            self.findings.append(ctx.finding("hash.page.not_hash", f"block {blk} is neither new nor a hash page of a"
-                                             " known type (pgstathashindex stops there)", blk))
-        return {"pgstathashindex": stats.pgstat.pgstathashindex(meta, self.t.fork.end_block),
-                "hash_metapage_info": None if meta is None else {
-                    **{k: v for k, v in meta.items() if k not in ("spares", "mapp")},
-                    "spares": meta["spares"][:meta["ovflpoint"] + 1], "mapp": meta["mapp"][:meta["nmaps"]]},
-                "buckets": None if meta is None else meta["maxbucket"] + 1}
+            self.findings.append(self.verifier.ctx.finding(
+                "hash.page.not_hash", f"block {blk} is neither new nor a hash page of a known type (pgstathashindex"
+                " stops there)", blk))
+        return {}
 
 
 class BrinIndexPass(AmIndexPass):
