@@ -18,7 +18,7 @@ from collections import Counter
 import numpy as np
 
 from pgpage.analysis.hash import KIND_OF_TYPE, HashStats
-from pgpage.decode import brin, gin, gist, spgist
+from pgpage.decode import brin, extam, gin, gist, spgist
 from pgpage.decode.hash import decode_hash_chunk, read_metapage
 from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_REGULAR, F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
                                          HASHO_PAGE_ID, LH_BUCKET_PAGE, LH_OVERFLOW_PAGE, LH_PAGE_TYPE, LP_DEAD,
@@ -285,4 +285,21 @@ class BrinStats(AmStats):
         return self.pages["new"]
 
 
-STATS = {"gin": GinStats, "gist": GistStats, "spgist": SpgistStats, "hash": HashAmStats, "brin": BrinStats}
+class ExtAmStats(AmStats):
+    """An extension's AM (bloom, pgvector's HNSW and IVFFlat: ``decode.extam``): pages by kind from the page id and
+    the metapage magic, bloom's tuples (maxoff: its pages have no line pointers), free space; nothing decoded."""
+
+    def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        kinds, tuples = extam.chunk_page_kinds(chunk, self.am, first)
+        self.nblocks += chunk.shape[0]
+        self.pages.update(kinds)
+        if self.am == "bloom":
+            self.items["tuples"] += tuples
+        h = decode_headers(chunk)
+        own = ~h.is_new & (column(chunk, extam.VECTOR_OPAQUE, "page_id", chunk.shape[1] - extam.SPECIAL_SIZE)
+                           == extam.PAGE_ID_OF_AM[self.am])
+        self.free_space += int(np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)[own].sum())
+
+
+STATS = {"gin": GinStats, "gist": GistStats, "spgist": SpgistStats, "hash": HashAmStats, "brin": BrinStats,
+         **{am: type(f"{am.capitalize()}Stats", (ExtAmStats,), {"am": am}) for am in extam.AM_OF_PAGE_ID.values()}}

@@ -11,7 +11,7 @@ Returns plain dicts; never prints.
 from __future__ import annotations
 
 from pgpage.analysis.amstats import STATS
-from pgpage.findings import WARNING, ExitCode, Finding, PgpageError
+from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.storage.target import resolve
 
 AMS = tuple(STATS)
@@ -164,4 +164,14 @@ class BrinIndexPass(AmIndexPass):
                            "summary_tuples": s["summary_tuples"]}}
 
 
-PASSES = {"hash": HashIndexPass, "brin": BrinIndexPass}   # the others: AmIndexPass as it is
+class ExtIndexPass(AmIndexPass):
+    """An extension's AM (bloom, pgvector's HNSW and IVFFlat): its pages counted, with the note that they are not
+    decoded."""
+
+    def finish(self):
+        from pgpage.decode.extam import not_decoded_message
+        return [Finding("index.am.not_decoded", not_decoded_message(self.am), INFO, relation=self.t.context.relation)]
+
+
+PASSES = {"hash": HashIndexPass, "brin": BrinIndexPass, "bloom": ExtIndexPass, "hnsw": ExtIndexPass,
+          "ivfflat": ExtIndexPass}   # the others: AmIndexPass as it is
