@@ -18,7 +18,7 @@ from collections import Counter
 import numpy as np
 
 from pgpage.analysis.hash import KIND_OF_TYPE, HashStats
-from pgpage.decode import brin, extam, gin, gist, spgist
+from pgpage.decode import brin, extam, gin, spgist
 from pgpage.decode.hash import decode_hash_chunk, read_metapage
 from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_REGULAR, F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
                                          HASHO_PAGE_ID, LH_BUCKET_PAGE, LH_OVERFLOW_PAGE, LH_PAGE_TYPE, LP_DEAD,
@@ -104,19 +104,21 @@ class GinStats(AmStats):
         self.meta: dict | None = None
 
     def _pages(self, chunk, first, own, flags, headers, lps) -> None:
-        kinds = np.array([gin.page_kind(int(f)) for f in flags], dtype=object)
-        for i in np.flatnonzero(own):
-            kind = kinds[i]
-            self.pages[kind] += 1
-            if kind == "meta" and self.meta is None:
-                self.meta = gin.metapage_info(chunk[i])
-            elif kind == "data_leaf":
-                self.items["posting_tree_tids"] += _data_leaf_tid_count(chunk[i])
-            elif kind == "data_internal":
-                self.items["posting_items"] += int(gin.opaque_of(chunk[i])[1])
-        tuples = own & np.isin(kinds, ("entry_leaf", "entry_internal", "list"))
+        kinds = gin.page_kinds(flags)
+        code = {k: i for i, k in enumerate(gin.KINDS)}
+        for name in gin.KINDS[2:]:
+            self.pages[name] += int((own & (kinds == code[name])).sum())
+        meta = np.flatnonzero(own & (kinds == code["meta"]))
+        if len(meta) and self.meta is None:
+            self.meta = gin.metapage_info(chunk[meta[0]])
+        internal = own & (kinds == code["data_internal"])
+        self.items["posting_items"] += int(column(chunk, SPECIAL["gin"][0], "maxoff", chunk.shape[1] -
+                                                  SPECIAL_SIZE["gin"])[internal].astype(np.int64).sum())
+        self.items["posting_tree_tids"] += _data_leaf_tids(chunk, own & (kinds == code["data_leaf"]))
+        entry = np.isin(kinds, (code["entry_leaf"], code["entry_internal"], code["list"]))
+        tuples = own & entry
         self._line_pointer_states(tuples, lps)
-        leaf_entry = own & (kinds == "entry_leaf")
+        leaf_entry = own & (kinds == code["entry_leaf"])
         sel = leaf_entry[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 8) & \
             (lps.off.astype(np.int64) + 8 <= chunk.shape[1])
         if sel.any():  # each entry's t_tid.ip_posid: its TID count, or GIN_TREE_POSTING
@@ -127,7 +129,7 @@ class GinStats(AmStats):
             self.items["entries"] += int(sel.sum())
             self.items["posting_trees"] += int(tree.sum())
             self.items["entry_tids"] += int(posid[~tree].sum())
-        self.items["pending_list_tuples"] += int((own & (kinds == "list"))[lps.page].sum())
+        self.items["pending_list_tuples"] += int((own & (kinds == code["list"]))[lps.page].sum())
 
     def report(self) -> dict:
         out = super().report()
@@ -138,9 +140,25 @@ class GinStats(AmStats):
         return out
 
 
-def _data_leaf_tid_count(page: np.ndarray) -> int:
-    """TIDs in a compressed posting tree leaf (its segments that decode)."""
-    return sum(len(values) for values, _ in gin.iter_segments(page.tobytes())[0])
+def _data_leaf_tids(chunk: np.ndarray, leaves: np.ndarray) -> int:
+    """TIDs in the compressed posting tree leaves ``leaves`` of a chunk (the segments that decode): counted by the
+    compiled GIN sieve (decode/_gin.c) where it passes a page, else segment by segment."""
+    if not leaves.any():
+        return 0
+    from pgpage.decode.kernels import GIN_SIEVE_CHECK, GIN_SIEVE_ORDER, KernelUnavailable, verify_gin_sieve
+    counted = np.zeros(len(chunk), dtype=bool)
+    total = 0
+    try:
+        params = [chunk.shape[1] // SIZEOF_ItemIdData, 0, 0, 0, 1, GIN_SIEVE_ORDER["not_sieved"]]
+        flagged, _, _, ntids = verify_gin_sieve(np.ascontiguousarray(chunk), leaves * GIN_SIEVE_CHECK["data_leaf"],
+                                                np.zeros(len(chunk), dtype=np.int64), params)
+        counted = leaves & (flagged == 0)
+        total = int(ntids[counted].sum())
+    except KernelUnavailable:
+        pass
+    for i in np.flatnonzero(leaves & ~counted):
+        total += sum(len(values) for values, _ in gin.iter_segments(chunk[i].tobytes())[0])
+    return total
 
 
 class GistStats(AmStats):

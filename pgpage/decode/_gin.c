@@ -68,7 +68,8 @@ static int posting_ok(const uint8_t *tup, int64_t at, int64_t end, int64_t n, in
 }
 
 /* a compressed posting tree leaf (GIN_DATA | GIN_LEAF | GIN_COMPRESSED) */
-static int data_leaf_ok(const uint8_t *page, int64_t bs, const int64_t *layout, const int64_t *gp, uint64_t *max_tid)
+static int data_leaf_ok(const uint8_t *page, int64_t bs, const int64_t *layout, const int64_t *gp, uint64_t *max_tid,
+                        int64_t *ntids)
 {
     const int64_t lower = u16(page + layout[L_pd_lower]), special_at = bs - SIZEOF_GinPageOpaqueData;
     const int64_t end = lower < special_at ? lower : special_at;
@@ -86,6 +87,7 @@ static int data_leaf_ok(const uint8_t *page, int64_t bs, const int64_t *layout, 
         if (block > bblock || (block == bblock && off > boff)) return 0;
     }
     *max_tid = count ? last : 0;
+    *ntids = count;
     return 1;
 }
 
@@ -171,21 +173,21 @@ static int leaf_ok(const uint8_t *page, int64_t bs, int64_t nlp, const int64_t *
 
 enum { CHECK_NONE, CHECK_ENTRY_LEAF, CHECK_DATA_LEAF };
 
-/* per page: flagged (0: nothing to report), and for a passed posting tree leaf its greatest TID, for a passed
-   entry leaf how many of its tuples are posting tree roots */
+/* per page: flagged (0: nothing to report), and for a passed posting tree leaf its greatest TID and its number
+   of TIDs, for a passed entry leaf how many of its tuples are posting tree roots */
 void pgp_verify_gin_sieve(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout,
                           const uint8_t *check, const int64_t *nlp, const int64_t *gp, uint8_t *flagged,
-                          uint64_t *max_tid, int64_t *roots)
+                          uint64_t *max_tid, int64_t *roots, int64_t *ntids)
 {
     for (int64_t p = 0; p < npages; p++) {
         const uint8_t *page = pages + p * bs;
         if (p + 2 < npages) pgp_prefetch_page(page + 2 * bs, bs);
         max_tid[p] = 0;
-        roots[p] = 0;
+        roots[p] = ntids[p] = 0;
         if (check[p] == CHECK_ENTRY_LEAF)
             flagged[p] = gp[GP_ORDER] < 0 || !leaf_ok(page, bs, nlp[p], layout, gp, roots + p);
         else if (check[p] == CHECK_DATA_LEAF)
-            flagged[p] = !data_leaf_ok(page, bs, layout, gp, max_tid + p);
+            flagged[p] = !data_leaf_ok(page, bs, layout, gp, max_tid + p, ntids + p);
         else
             flagged[p] = 1;
     }

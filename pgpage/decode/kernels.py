@@ -154,7 +154,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_pread_staged.argtypes = [I, P, I64, I64, P, I64]
     cdll.pgp_verify_btree_sieve.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
-    cdll.pgp_verify_gin_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P]
+    cdll.pgp_verify_gin_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P, P]
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, P, I64, P, P, P, I64, P, P, P, P, P,
@@ -338,16 +338,18 @@ GIN_SIEVE_CHECK = {"entry_leaf": 1, "data_leaf": 2}                     # _gin.c
 def verify_gin_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, params) -> tuple[np.ndarray, ...]:
     """Per GIN page (uint8, C-contiguous, (n, BLCKSZ)), ``check`` saying what it is (GIN_SIEVE_CHECK, else 0):
     (0 where verify's per-page rules can find nothing on it, else 1; a passed posting tree leaf's greatest TID as
-    an itemptr_to_uint64 value, 0 for none; a passed entry leaf's number of posting tree roots). See
+    an itemptr_to_uint64 value, 0 for none; a passed entry leaf's number of posting tree roots; a passed posting
+    tree leaf's number of TIDs). See
     pgp_verify_gin_sieve. ``nlp``: each page's line pointers;
     ``params``: MaxOffsetNumber, MaxIndexTuplesPerPage, whether the index's columns are known, the key column's
     attlen and alignment in bytes, and the order to check (GIN_SIEVE_ORDER)."""
     n, bs = pages.shape
     check, nlp, gp = np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(params)
-    out, max_tid, roots = np.ones(n, dtype=np.uint8), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64)
+    out, max_tid = np.ones(n, dtype=np.uint8), np.zeros(n, dtype=np.uint64)
+    roots, ntids = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     lib().pgp_verify_gin_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(gp), _p(out),
-                               _p(max_tid), _p(roots))
-    return out, max_tid, roots
+                               _p(max_tid), _p(roots), _p(ntids))
+    return out, max_tid, roots, ntids
 
 
 def btree_order_pages(pages: np.ndarray, check: np.ndarray, spec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

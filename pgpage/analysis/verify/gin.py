@@ -26,10 +26,8 @@ from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode import gin
 from pgpage.decode.indextuple import read_tid, t_info, tuple_size
 from pgpage.decode.ksy.type_oids import BYTEAOID, INT2OID, INT4OID, INT8OID, TEXTOID, VARCHAROID
-from pgpage.decode.ksy.constants import (GIN_COMPRESSED, GIN_CURRENT_VERSION, GIN_DATA, GIN_DELETED,
-                                         GIN_ITUP_COMPRESSED, GIN_LEAF,
-                                         GIN_LIST, GIN_META, GIN_TREE_POSTING, LP_NORMAL, SIZEOF_ItemIdData,
-                                         SIZEOF_PostingItem, SizeOfPageHeaderData)
+from pgpage.decode.ksy.constants import (GIN_CURRENT_VERSION, GIN_ITUP_COMPRESSED, GIN_META, GIN_TREE_POSTING,
+                                         LP_NORMAL, SIZEOF_ItemIdData, SIZEOF_PostingItem, SizeOfPageHeaderData)
 from pgpage.decode.page import AM_SPECIAL_SIZE, bad_special_size
 from pgpage.decode.pagebase import format_tid, maxalign
 from pgpage.decode.ksy.layouts import LAYOUTS
@@ -38,9 +36,7 @@ from pgpage.findings import INFO, WARNING, Finding
 
 INVALID_BLOCK = 0xFFFFFFFF
 META_BLKNO, ROOT_BLKNO = 0, 1
-KINDS = ("other", "new", "meta", "deleted", "list", "data_internal", "data_leaf", "data_leaf_uncompressed",
-         "entry_internal", "entry_leaf")
-KIND = {k: i for i, k in enumerate(KINDS)}
+KIND = {k: i for i, k in enumerate(gin.KINDS)}
 CATEGORY = {name: code for code, name in gin.CATEGORY_NAMES.items()}
 BYTE_ORDERED = {TEXTOID, VARCHAROID, BYTEAOID}   # order.TYPES compares their payloads' bytes
 SIEVE_INT_TYPES = {INT2OID, INT4OID, INT8OID}     # ... and these as signed integers, as the compiled sieve does
@@ -78,15 +74,6 @@ class PageInfo:
     bound: tuple | None = None                       # posting tree page: its right bound
     max_tid: tuple | None = None                     # posting tree leaf: its greatest TID
     roots: list = field(default_factory=list)        # entry leaf: (item, posting tree root)
-
-
-def page_kinds(flags: np.ndarray) -> np.ndarray:
-    """gin.page_kind of every page's flags, as KIND codes."""
-    data_leaf = np.where(flags & GIN_COMPRESSED != 0, KIND["data_leaf"], KIND["data_leaf_uncompressed"])
-    data = np.where(flags & GIN_LEAF != 0, data_leaf, KIND["data_internal"])
-    entry = np.where(flags & GIN_LEAF != 0, KIND["entry_leaf"], KIND["entry_internal"])
-    return np.select([flags & GIN_META != 0, flags & GIN_DELETED != 0, flags & GIN_LIST != 0, flags & GIN_DATA != 0],
-                     [KIND["meta"], KIND["deleted"], KIND["list"], data], entry).astype(np.uint8)
 
 
 def item_id(raw: bytes, lp: int) -> tuple[int, int]:
@@ -139,7 +126,7 @@ class GinVerifier:
         from pgpage.decode.kernels import KernelUnavailable, verify_gin_sieve
         if check.any():
             try:
-                flagged, max_tid, roots = verify_gin_sieve(np.ascontiguousarray(chunk), check, nlp, self.sieve)
+                flagged, max_tid, roots, _ = verify_gin_sieve(np.ascontiguousarray(chunk), check, nlp, self.sieve)
                 return flagged == 0, max_tid, roots
             except KernelUnavailable:       # no C compiler: every page item by item
                 pass
@@ -160,7 +147,7 @@ class GinVerifier:
         special = size - h.special.astype(np.int64)
         base = size - AM_SPECIAL_SIZE["gin"]
         flags = column(chunk, OPAQUE_TYPE, "flags", base).astype(np.int64)
-        kinds = page_kinds(flags)
+        kinds = gin.page_kinds(flags)
         gin_page = pc.valid & (special == AM_SPECIAL_SIZE["gin"])
         gin_page[n:] = False
         blocks = first + np.arange(len(chunk))
@@ -430,7 +417,7 @@ class GinVerifier:
         return sorted(out, key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
 
     def _kind(self, blkno: int) -> str:
-        return KINDS[self.kind[blkno]] if 0 <= blkno < self.nblocks else "outside"
+        return gin.KINDS[self.kind[blkno]] if 0 <= blkno < self.nblocks else "outside"
 
     def _pending_list(self) -> list[Finding]:
         m, ctx = self.meta, self.ctx
