@@ -9,7 +9,8 @@ the recorded version, else the reason names both.
 
 - libc: glibc's own strcoll through ``locale.strxfrm`` under that locale (the process's LC_COLLATE is set to it
   while keys are made), when the locale is installed here;
-- ICU: PyICU's collator sort keys (the optional ``icu`` extra), when PyICU is installed.
+- ICU: PyICU's collator sort keys (the optional ``icu`` extra), when PyICU is installed; the collator's version
+  from the same libicui18n (``icu_collator_version``).
 """
 from __future__ import annotations
 
@@ -69,16 +70,47 @@ def _icu_key(name: str, loc: str, recorded: str | None, deterministic: bool) -> 
     except ImportError:
         return None, f'collation "{name}" (ICU {loc}): PyICU is not installed (pip install pgpage[icu])'
     try:
-        collator = icu.Collator.createInstance(icu.Locale.forLanguageTag(loc))
+        locale_id = icu.Locale.forLanguageTag(loc).getName()
+        collator = icu.Collator.createInstance(icu.Locale(locale_id))
     except icu.ICUError as e:
         return None, f'collation "{name}" (ICU {loc}): {e}'
-    here = _icu_version_text(collator.getVersion())
+    here = icu_collator_version(locale_id, icu.ICU_VERSION)
+    if here is None:
+        return None, (f'collation "{name}" (ICU {loc}): the collator version of this machine\'s ICU {icu.ICU_VERSION}'
+                      f" cannot be read (ucol_getVersion), so it cannot be compared with collversion {recorded}")
     if recorded is None or _icu_version_text(recorded) != here:
         return None, (f'collation "{name}" (ICU {loc}): recorded collator version {recorded or "none"}, this '
                       f"machine's ICU {icu.ICU_VERSION} has {here}")
     if deterministic:
         return (lambda payload: (collator.getSortKey(payload.decode("utf-8")), payload)), None
     return (lambda payload: collator.getSortKey(payload.decode("utf-8"))), None
+
+
+def icu_collator_version(locale_id: str, icu_version: str) -> str | None:
+    """ucol_getVersion of a collator of ``locale_id`` (what PostgreSQL records as an ICU collation's collversion)
+    from the libicui18n PyICU uses (the one of ICU ``icu_version``: its symbols carry the major as a suffix).
+    PyICU does not wrap ucol_getVersion, hence this one call through ctypes; None when it cannot be made."""
+    import ctypes
+    import ctypes.util
+    major = icu_version.split(".")[0]
+    path = ctypes.util.find_library("icui18n")
+    try:
+        lib = ctypes.CDLL(path) if path else None
+        open_, version, close = (getattr(lib, f"{f}_{major}") for f in ("ucol_open", "ucol_getVersion", "ucol_close"))
+    except (OSError, AttributeError, TypeError):
+        return None
+    open_.restype = ctypes.c_void_p
+    open_.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_int)]
+    version.argtypes = [ctypes.c_void_p, ctypes.c_char * 4]
+    close.argtypes = [ctypes.c_void_p]
+    status = ctypes.c_int(0)
+    collator = open_(locale_id.encode(), ctypes.byref(status))
+    if not collator or status.value > 0:          # U_FAILURE
+        return None
+    info = (ctypes.c_char * 4)()
+    version(collator, info)
+    close(collator)
+    return _icu_version_text(list(info.raw))
 
 
 def collation_sort_key(row: dict, utf8: bool) -> tuple[Callable | None, str | None]:
