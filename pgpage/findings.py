@@ -56,7 +56,7 @@ class PgpageError(Exception):
 # A test reads the package's sources and fails when a code written there is missing here. Codes made from a
 # variable part (a type name, a direction) are ``fnmatch`` patterns in CODE_PATTERNS.
 CODES = frozenset({
-    "brin.item.bad_offset", "brin.item.orphan", "brin.item.too_short", "brin.item.undecodable",
+    "brin.index.partial", "brin.item.bad_offset", "brin.item.orphan", "brin.item.too_short", "brin.item.undecodable",
     "brin.items.not_decoded", "brin.meta.bad_magic", "brin.meta.bad_revmap", "brin.meta.bad_version",
     "brin.meta.missing", "brin.page.bad_special_size", "brin.revmap.bad_pointer", "brin.revmap.duplicate",
     "brin.revmap.not_revmap", "brin.revmap.wrong_range",
@@ -116,6 +116,8 @@ CODES = frozenset({
     "spgist.page.bad_page_id", "spgist.page.bad_special_size", "spgist.page.placeholder_count",
     "spgist.page.redirect_count", "spgist.redirect.bad_target",
     "hash.bitmap.not_set", "hash.bitmap.set_for_free", "hash.bitmap.unreadable", "hash.bucket.bad_page",
+    "hash.index.partial", "index.am.not_decoded", "bloom.index.partial", "hnsw.index.partial",
+    "ivfflat.index.partial",
     "hash.bucket.missing", "hash.chain.bad_link", "hash.chain.cycle", "hash.chain.out_of_range",
     "hash.item.bad_length", "hash.item.order", "hash.item.wrong_bucket", "hash.meta.bad_magic",
     "hash.meta.bad_maxbucket", "hash.meta.bad_version", "hash.meta.missing", "hash.overflow.orphan", "hash.page.bad_special_size",

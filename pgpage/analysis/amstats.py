@@ -1,12 +1,15 @@
-"""Whole-index figures of GIN, GiST and SP-GiST indexes, fed chunk by chunk (pure: no I/O).
+"""Whole-index figures of the index access methods other than B-tree (GIN, GiST, SP-GiST, hash, BRIN), fed chunk
+by chunk (pure: no I/O).
 
 Pages are classified and counted from numpy columns of a chunk (page headers, the special space's flags), items
 from its line pointer arrays (``decode.vector``); only GIN posting tree leaves are walked a page at a time, their
 segments counted by ``decode.gin``'s segment reader (the varbyte bytes themselves with numpy). No Kaitai parser
 runs per page. Memory is a few counters whatever the index's size.
 
-Names follow pgstatginindex (version, pending_pages, pending_tuples: the metapage's, exactly) and pgstattuple
-(free_space as the sum of pd_upper - pd_lower, as PageGetExactFreeSpace counts it).
+Every AM reports the same figures (``AmStats.report``: pages by kind, live and dead items, free space, what VACUUM
+and a REINDEX would give back), and its own: pgstatginindex (version, pending_pages, pending_tuples: the
+metapage's, exactly), pgstattuple's of GiST, pgstathashindex. Free space is the sum of pd_upper - pd_lower, as
+PageGetExactFreeSpace counts it.
 """
 from __future__ import annotations
 
@@ -14,26 +17,32 @@ from collections import Counter
 
 import numpy as np
 
-from pgpage.decode import gin, gist, spgist
-from pgpage.decode.ksy.constants import (F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
-                                         LP_DEAD, LP_NORMAL, SIZEOF_ItemIdData, SPGIST_LEAF, SPGIST_META,
-                                         SPGIST_NULLS)
-from pgpage.decode.vector import decode_headers, decode_line_pointers
+from pgpage.analysis.hash import KIND_OF_TYPE, HashStats
+from pgpage.decode import brin, extam, gin, spgist
+from pgpage.decode.hash import decode_hash_chunk, read_metapage
+from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_REGULAR, F_DELETED, F_HAS_GARBAGE, F_LEAF, GIN_TREE_POSTING,
+                                         HASHO_PAGE_ID, LH_BUCKET_PAGE, LH_OVERFLOW_PAGE, LH_PAGE_TYPE, LP_DEAD,
+                                         LP_NORMAL, SIZEOF_ItemIdData, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS)
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.vector import column, decode_headers, decode_line_pointers
 from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
 
-SPECIAL_SIZE = {"gin": gin.OPAQUE["size"], "gist": gist.OPAQUE["size"], "spgist": spgist.OPAQUE["size"]}
-_FLAGS_AT = {"gin": gin.OPAQUE["fields"]["flags"][0], "gist": gist.OPAQUE["fields"]["flags"][0],
-             "spgist": spgist.OPAQUE["fields"]["flags"][0]}
+# each AM's special space: its layout and the field that carries its page kind
+SPECIAL = {"gin": ("gin_page::gin_page_opaque_data", "flags"), "gist": ("gist_page::gist_page_opaque_data", "flags"),
+           "spgist": ("spgist_page::spgist_page_opaque_data", "flags"),
+           "hash": ("hash_page::hash_page_opaque_data", "hasho_flag"),
+           "brin": ("brin_page::brin_special_space", "type")}
+SPECIAL_SIZE = {am: LAYOUTS[layout]["size"] for am, (layout, _) in SPECIAL.items()}
 
 
 def special_flags(chunk: np.ndarray, am: str) -> np.ndarray:
-    """The flags word of every page's special space (its last SPECIAL_SIZE bytes)."""
-    at = chunk.shape[1] - SPECIAL_SIZE[am] + _FLAGS_AT[am]
-    return chunk[:, at].astype(np.int64) | chunk[:, at + 1].astype(np.int64) << 8
+    """The flags word (BRIN: the page type) of every page's special space (its last SPECIAL_SIZE bytes)."""
+    layout, field = SPECIAL[am]
+    return column(chunk, layout, field, chunk.shape[1] - SPECIAL_SIZE[am]).astype(np.int64)
 
 
 class AmStats:
-    """Counters common to the three: pages by kind, items by line pointer state, free space."""
+    """Counters common to every AM: pages by kind, items by line pointer state, free space."""
     am = ""
 
     def __init__(self, block_size: int, major: int | None = None):
@@ -41,6 +50,7 @@ class AmStats:
         self.pages: Counter = Counter()
         self.items: Counter = Counter()
         self.free_space = 0
+        self.dead_item_bytes = 0
         self.nblocks = 0
 
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
@@ -64,15 +74,22 @@ class AmStats:
         """Items of the pages in ``mask`` by line pointer state: live (LP_NORMAL), dead (LP_DEAD)."""
         sel = mask[lps.page]
         self.items["live_items"] += int((sel & (lps.flags == LP_NORMAL)).sum())
-        self.items["dead_items"] += int((sel & (lps.flags == LP_DEAD)).sum())
+        dead = sel & (lps.flags == LP_DEAD)
+        self.items["dead_items"] += int(dead.sum())
+        self.dead_item_bytes += int(lps.len[dead].astype(np.int64).sum())
 
     def report(self) -> dict:
+        """``reclaimable``: the pages VACUUM hands to the free space map; ``reindex_reclaims_at_most``: what a
+        rebuild could give back at most (the free space, the dead items and those pages; a rebuild packs the live
+        items again, up to its fillfactor, so it gives back less)."""
         total = self.nblocks * self.block_size
         reclaimable = self.reclaimable_pages()
         return {"pages": dict(sorted((k, v) for k, v in self.pages.items() if v)), "nblocks": self.nblocks,
                 "items": dict(self.items), "free_space": self.free_space,
                 "free_percent": round(100.0 * self.free_space / total, 2) if total else 0.0,
-                "reclaimable": {"pages": reclaimable, "bytes": reclaimable * self.block_size}}
+                "dead_item_bytes": self.dead_item_bytes,
+                "reclaimable": {"pages": reclaimable, "bytes": reclaimable * self.block_size},
+                "reindex_reclaims_at_most": self.free_space + self.dead_item_bytes + reclaimable * self.block_size}
 
     def reclaimable_pages(self) -> int:
         """Pages a VACUUM would hand to the free space map (new pages, pages deleted from the tree)."""
@@ -87,19 +104,21 @@ class GinStats(AmStats):
         self.meta: dict | None = None
 
     def _pages(self, chunk, first, own, flags, headers, lps) -> None:
-        kinds = np.array([gin.page_kind(int(f)) for f in flags], dtype=object)
-        for i in np.flatnonzero(own):
-            kind = kinds[i]
-            self.pages[kind] += 1
-            if kind == "meta" and self.meta is None:
-                self.meta = gin.metapage_info(chunk[i])
-            elif kind == "data_leaf":
-                self.items["posting_tree_tids"] += _data_leaf_tid_count(chunk[i])
-            elif kind == "data_internal":
-                self.items["posting_items"] += int(gin.opaque_of(chunk[i])[1])
-        tuples = own & np.isin(kinds, ("entry_leaf", "entry_internal", "list"))
+        kinds = gin.page_kinds(flags)
+        code = {k: i for i, k in enumerate(gin.KINDS)}
+        for name in gin.KINDS[2:]:
+            self.pages[name] += int((own & (kinds == code[name])).sum())
+        meta = np.flatnonzero(own & (kinds == code["meta"]))
+        if len(meta) and self.meta is None:
+            self.meta = gin.metapage_info(chunk[meta[0]])
+        internal = own & (kinds == code["data_internal"])
+        self.items["posting_items"] += int(column(chunk, SPECIAL["gin"][0], "maxoff", chunk.shape[1] -
+                                                  SPECIAL_SIZE["gin"])[internal].astype(np.int64).sum())
+        self.items["posting_tree_tids"] += _data_leaf_tids(chunk, own & (kinds == code["data_leaf"]))
+        entry = np.isin(kinds, (code["entry_leaf"], code["entry_internal"], code["list"]))
+        tuples = own & entry
         self._line_pointer_states(tuples, lps)
-        leaf_entry = own & (kinds == "entry_leaf")
+        leaf_entry = own & (kinds == code["entry_leaf"])
         sel = leaf_entry[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 8) & \
             (lps.off.astype(np.int64) + 8 <= chunk.shape[1])
         if sel.any():  # each entry's t_tid.ip_posid: its TID count, or GIN_TREE_POSTING
@@ -110,7 +129,7 @@ class GinStats(AmStats):
             self.items["entries"] += int(sel.sum())
             self.items["posting_trees"] += int(tree.sum())
             self.items["entry_tids"] += int(posid[~tree].sum())
-        self.items["pending_list_tuples"] += int((own & (kinds == "list"))[lps.page].sum())
+        self.items["pending_list_tuples"] += int((own & (kinds == code["list"]))[lps.page].sum())
 
     def report(self) -> dict:
         out = super().report()
@@ -121,9 +140,25 @@ class GinStats(AmStats):
         return out
 
 
-def _data_leaf_tid_count(page: np.ndarray) -> int:
-    """TIDs in a compressed posting tree leaf (its segments that decode)."""
-    return sum(len(values) for values, _ in gin.iter_segments(page.tobytes())[0])
+def _data_leaf_tids(chunk: np.ndarray, leaves: np.ndarray) -> int:
+    """TIDs in the compressed posting tree leaves ``leaves`` of a chunk (the segments that decode): counted by the
+    compiled GIN sieve (decode/_gin.c) where it passes a page, else segment by segment."""
+    if not leaves.any():
+        return 0
+    from pgpage.decode.kernels import GIN_SIEVE_CHECK, GIN_SIEVE_ORDER, KernelUnavailable, verify_gin_sieve
+    counted = np.zeros(len(chunk), dtype=bool)
+    total = 0
+    try:
+        params = [chunk.shape[1] // SIZEOF_ItemIdData, 0, 0, 0, 1, GIN_SIEVE_ORDER["not_sieved"]]
+        flagged, _, _, ntids = verify_gin_sieve(np.ascontiguousarray(chunk), leaves * GIN_SIEVE_CHECK["data_leaf"],
+                                                np.zeros(len(chunk), dtype=np.int64), params)
+        counted = leaves & (flagged == 0)
+        total = int(ntids[counted].sum())
+    except KernelUnavailable:
+        pass
+    for i in np.flatnonzero(leaves & ~counted):
+        total += sum(len(values) for values, _ in gin.iter_segments(chunk[i].tobytes())[0])
+    return total
 
 
 class GistStats(AmStats):
@@ -215,4 +250,74 @@ class SpgistStats(AmStats):
         return self.pages["new"]
 
 
-STATS = {"gin": GinStats, "gist": GistStats, "spgist": SpgistStats}
+class HashAmStats(AmStats):
+    """Pages by pageinspect's hash_page_type (a new page is "unused" there), and pgstathashindex's figures."""
+    am = "hash"
+
+    def __init__(self, block_size: int, major: int | None = None):
+        super().__init__(block_size, major)
+        self.pgstat = HashStats()
+        self.meta: dict | None = None
+
+    def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        if first == 0 and len(chunk):
+            self.meta = read_metapage(chunk[0])
+        self.pgstat.feed(decode_hash_chunk(chunk, first))
+        super().add_chunk(first, chunk)
+        self.pages["unused"] += self.pages.pop("new", 0)
+
+    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        page_id = column(chunk, SPECIAL["hash"][0], "hasho_page_id", chunk.shape[1] - SPECIAL_SIZE["hash"])
+        self.pages["other"] += int((own & (page_id != HASHO_PAGE_ID)).sum())
+        own = own & (page_id == HASHO_PAGE_ID)
+        kind = flags & LH_PAGE_TYPE
+        for t, name in KIND_OF_TYPE.items():
+            self.pages[name] += int((own & (kind == t)).sum())
+        self._line_pointer_states(own & np.isin(kind, (LH_BUCKET_PAGE, LH_OVERFLOW_PAGE)), lps)
+
+    def reclaimable_pages(self) -> int:
+        return self.pages["unused"]
+
+    def report(self) -> dict:
+        out = super().report()
+        m = self.meta
+        out["pgstathashindex"] = self.pgstat.pgstathashindex(m, self.nblocks)
+        out["hash_metapage_info"] = None if m is None else {
+            **{k: v for k, v in m.items() if k not in ("spares", "mapp")},
+            "spares": m["spares"][:m["ovflpoint"] + 1], "mapp": m["mapp"][:m["nmaps"]]}
+        out["buckets"] = None if m is None else m["maxbucket"] + 1
+        return out
+
+
+class BrinStats(AmStats):
+    """Pages by brin_page_type; items are the summary tuples of regular pages. VACUUM frees no BRIN page."""
+    am = "brin"
+
+    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+        for t, name in brin.PAGE_TYPE_NAMES.items():
+            self.pages[name] += int((own & (flags == t)).sum())
+        self.pages["other"] += int((own & ~np.isin(flags, list(brin.PAGE_TYPE_NAMES))).sum())
+        self._line_pointer_states(own & (flags == BRIN_PAGETYPE_REGULAR), lps)
+
+    def reclaimable_pages(self) -> int:
+        return self.pages["new"]
+
+
+class ExtAmStats(AmStats):
+    """An extension's AM (bloom, pgvector's HNSW and IVFFlat: ``decode.extam``): pages by kind from the page id and
+    the metapage magic, bloom's tuples (maxoff: its pages have no line pointers), free space; nothing decoded."""
+
+    def add_chunk(self, first: int, chunk: np.ndarray) -> None:
+        kinds, tuples = extam.chunk_page_kinds(chunk, self.am, first)
+        self.nblocks += chunk.shape[0]
+        self.pages.update(kinds)
+        if self.am == "bloom":
+            self.items["tuples"] += tuples
+        h = decode_headers(chunk)
+        own = ~h.is_new & (column(chunk, extam.VECTOR_OPAQUE, "page_id", chunk.shape[1] - extam.SPECIAL_SIZE)
+                           == extam.PAGE_ID_OF_AM[self.am])
+        self.free_space += int(np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)[own].sum())
+
+
+STATS = {"gin": GinStats, "gist": GistStats, "spgist": SpgistStats, "hash": HashAmStats, "brin": BrinStats,
+         **{am: type(f"{am.capitalize()}Stats", (ExtAmStats,), {"am": am}) for am in extam.AM_OF_PAGE_ID.values()}}

@@ -7,7 +7,6 @@ from pgpage.cli.common import emit, exit_status
 
 def index_command(*, target: str, db: str | None = None, rel: str | None = None, json_out: bool = False,
                   show_map: bool = False, block: int | None = None, jobs: int = 1, parquet: str | None = None) -> int:
-    from pgpage.passes.amindex import am_index_pass
     from pgpage.passes.index import open_index_pass
     from pgpage.render.progress import progress
 
@@ -22,17 +21,13 @@ def index_command(*, target: str, db: str | None = None, rel: str | None = None,
         write_parquet(parquet, relation_batches("btree_items", target, db, rel, "index"), schema("btree_items"))
         return int(ExitCode.CLEAN)
 
-    index = am_index_pass(target, db, rel, block) or open_index_pass(target, db, rel, block)
+    index = open_index_pass(target, db, rel, block)
     with progress("index", index.blocks) as advance:
         doc = index.document(jobs, show_map, on_chunk=advance)
 
     def text(d):  # Rich loads only for people's output
-        if d.get("am") in ("gin", "gist", "spgist"):
-            from pgpage.render.index_am import render_am_index
-            render_am_index(d)
-        else:
-            from pgpage.render.index import render_index
-            render_index(d)
+        from pgpage.render.index import render_index
+        render_index(d)
 
     emit(doc, json_out, text)
     return exit_status(doc["findings"] + (doc["block"]["findings"] if doc["block"] else []))

@@ -73,6 +73,21 @@ def page_kind(flags: int) -> str:
     return "entry_leaf" if flags & GIN_LEAF else "entry_internal"
 
 
+# page kinds by code (``page_kinds``): "other" (not a GIN page) and "new" for the passes that meet them
+KINDS = ("other", "new", "meta", "deleted", "list", "data_internal", "data_leaf", "data_leaf_uncompressed",
+         "entry_internal", "entry_leaf")
+_KIND = {k: i for i, k in enumerate(KINDS)}
+
+
+def page_kinds(flags: np.ndarray) -> np.ndarray:
+    """page_kind of every page's flags, as codes into KINDS."""
+    data_leaf = np.where(flags & GIN_COMPRESSED != 0, _KIND["data_leaf"], _KIND["data_leaf_uncompressed"])
+    data = np.where(flags & GIN_LEAF != 0, data_leaf, _KIND["data_internal"])
+    entry = np.where(flags & GIN_LEAF != 0, _KIND["entry_leaf"], _KIND["entry_internal"])
+    return np.select([flags & GIN_META != 0, flags & GIN_DELETED != 0, flags & GIN_LIST != 0, flags & GIN_DATA != 0],
+                     [_KIND["meta"], _KIND["deleted"], _KIND["list"], data], entry).astype(np.uint8)
+
+
 def metapage_info(raw) -> dict:
     """gin_metapage_info."""
     out = {}

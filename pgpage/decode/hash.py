@@ -139,6 +139,15 @@ def hashkey_to_bucket(hashkey, maxbucket: int, highmask: int, lowmask: int):
         bucket & lowmask if bucket > maxbucket else bucket)
 
 
+def read_metapage(raw) -> dict | None:
+    """hash_metapage_info's fields of block 0's bytes; None when they hold no hash metapage."""
+    try:
+        m = HashPage.from_bytes(bytes(raw)).meta
+        return {name: getattr(m, field) for name, field in META_COLUMNS.items()}
+    except (KaitaiStructError, EOFError, ValueError):
+        return None
+
+
 class HashBitmap:
     """hash_bitmap_info of any block of one hash index: its metapage and bitmap pages read once, through
     ``read_block``."""
@@ -151,12 +160,7 @@ class HashBitmap:
     @property
     def meta(self) -> dict | None:
         if self._meta is None:
-            raw = self.read_block(0)
-            try:
-                m = HashPage.from_bytes(raw).meta
-                self._meta = {name: getattr(m, field) for name, field in META_COLUMNS.items()}
-            except (KaitaiStructError, EOFError, ValueError):
-                self._meta = {}
+            self._meta = read_metapage(self.read_block(0)) or {}
         return self._meta or None
 
     def info(self, blkno: int) -> tuple[dict | None, str | None]:

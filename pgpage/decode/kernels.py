@@ -211,6 +211,27 @@ def verify_btree_sieve(pages: np.ndarray, nlp: np.ndarray, params) -> np.ndarray
     return out
 
 
+GIN_SIEVE_ORDER = {"not_sieved": -1, "none": 0, "bytes": 1, "int": 2}   # _gin.c: ORDER_* (-1: no entry leaf)
+GIN_SIEVE_CHECK = {"entry_leaf": 1, "data_leaf": 2}                     # _gin.c: CHECK_*
+
+
+def verify_gin_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, params) -> tuple[np.ndarray, ...]:
+    """Per GIN page (uint8, C-contiguous, (n, BLCKSZ)), ``check`` saying what it is (GIN_SIEVE_CHECK, else 0):
+    (0 where verify's per-page rules can find nothing on it, else 1; a passed posting tree leaf's greatest TID as
+    an itemptr_to_uint64 value, 0 for none; a passed entry leaf's number of posting tree roots; a passed posting
+    tree leaf's number of TIDs). See
+    pgp_verify_gin_sieve. ``nlp``: each page's line pointers;
+    ``params``: MaxOffsetNumber, MaxIndexTuplesPerPage, whether the index's columns are known, the key column's
+    attlen and alignment in bytes, and the order to check (GIN_SIEVE_ORDER)."""
+    n, bs = pages.shape
+    check, nlp, gp = np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(params)
+    out, max_tid = np.ones(n, dtype=np.uint8), np.zeros(n, dtype=np.uint64)
+    roots, ntids = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    lib().pgp_verify_gin_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(gp), _p(out),
+                               _p(max_tid), _p(roots), _p(ntids))
+    return out, max_tid, roots, ntids
+
+
 def btree_order_pages(pages: np.ndarray, check: np.ndarray, spec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per index page (uint8, C-contiguous, (n, BLCKSZ)) with ``check`` set: (status 1 where every item is in
     order and within the high key, else 0; the smallest data item's line pointer number where 1). ``spec``: the

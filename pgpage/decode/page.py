@@ -22,6 +22,7 @@ from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_META, BRIN_PAGETYPE_REGUL
                                          SIZEOF_BTPageOpaqueData, SIZEOF_BrinSpecialSpace, SIZEOF_GISTPageOpaqueData,
                                          SIZEOF_GinPageOpaqueData, SIZEOF_HashPageOpaqueData,
                                          SIZEOF_SpGistPageOpaqueData, SPGIST_PAGE_ID, SizeOfPageHeaderData)
+from pgpage.decode.extam import AM_OF_PAGE_ID as EXT_AM_OF_PAGE_ID
 from pgpage.decode.ksy.layouts import ENUMS
 from pgpage.decode.ksy.pg_page import PgPage
 from pgpage.decode.pagebase import PageContext, flag_names, maxalign
@@ -134,6 +135,9 @@ def decode_page(raw: bytes, blkno: int, ctx: PageContext) -> dict:
         elif kind.startswith("brin"):
             from pgpage.decode.brin import decode_brin_page
             decode_brin_page(parsed, raw, kind, ctx, page, find)
+        elif kind in EXT_AM_OF_PAGE_ID.values():
+            from pgpage.decode.extam import decode_ext_am_page
+            decode_ext_am_page(parsed, raw, kind, page, find)
         else:
             from pgpage.decode.otheram import decode_other_am_page
             decode_other_am_page(parsed, raw, kind, page, find)
@@ -236,6 +240,8 @@ def special_kind(raw, pd_special: int, btree: bool = True) -> str | None:
     if special_size == 8:
         if last_u16 == SPGIST_PAGE_ID:
             return "spgist"
+        if last_u16 in EXT_AM_OF_PAGE_ID:       # bloom, pgvector's IVFFlat and HNSW (never a GIN flags word)
+            return EXT_AM_OF_PAGE_ID[last_u16]
         if last_u16 in BRIN_PAGE_TYPES:
             return "brin"
         return "gin"  # GIN's opaque carries no page id; it is what an 8-byte special space is left to be

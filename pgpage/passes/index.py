@@ -28,11 +28,10 @@ ROOT_ITEMS_SHOWN = 24  # separator keys of the root page shown in the report
 
 
 def open_index_pass(target: str, db: str | None, rel: str | None, block: int | None = None):
-    """The pass of TARGET's index: ``IndexPass`` for a B-tree, ``passes.index_am``'s for GIN, GiST, SP-GiST."""
-    from pgpage.passes.index_am import AmIndexPass, index_am_of
-    t = resolve(target, db, rel, "main", what="index")
-    am = index_am_of(t) if t.fork is not None and t.fork.fork == "main" else None
-    return AmIndexPass(t, am, block) if am is not None else IndexPass(target, db, rel, block)
+    """The pass of TARGET's index: ``passes.amindex``'s for GIN, GiST, SP-GiST, hash and BRIN, else ``IndexPass``
+    (a B-tree)."""
+    from pgpage.passes.amindex import am_index_pass
+    return am_index_pass(target, db, rel, block) or IndexPass(target, db, rel, block)
 
 
 class IndexPass:

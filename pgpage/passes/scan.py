@@ -155,9 +155,18 @@ def vm_counts(vm: RelationFork | None, heap_blocks: int) -> tuple[int, int] | No
     return visible, frozen
 
 
+def index_figures(rel: Relation) -> type | None:
+    """The ``analysis.amstats`` class of an index whose AM has one (GIN, GiST, SP-GiST, hash, BRIN), for --deep."""
+    if rel.kind not in "iI" or not rel.forks.get("main"):
+        return None
+    from pgpage.analysis.amstats import STATS
+    return STATS.get(rel.access_method)
+
+
 def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[int]], analysis,
             deep: bool) -> dict:
-    """A relation's entry in `pgpage scan` from its forks' checksum failures and its heap analysis."""
+    """A relation's entry in `pgpage scan` from its forks' checksum failures and its heap analysis (for an index
+    with --deep: its ``analysis.amstats`` figures)."""
     forks = rel.forks
     main = forks.get("main")
     out = {
@@ -182,6 +191,9 @@ def _health(cluster: DataDirectory, rel: Relation, bad_by_fork: dict[str, list[i
             findings.append(Finding("checksum.mismatch", f"{len(bad)} {name} fork blocks fail their checksum"
                                     f" (first: {', '.join(map(str, bad[:5]))})", relation=rel.qualified_name,
                                     fork=name, block=bad[0]))
+    if deep and index_figures(rel) is not None:
+        out["index"] = {"am": rel.access_method, **analysis.report()} if analysis is not None else None
+        analysis = None
     stats = analysis.stats if analysis is not None else None
     if stats is not None:
         health.update({"live_tuples": stats.tuple_count, "dead_tuples": stats.dead_tuple_count,
@@ -235,29 +247,41 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
         cluster.clog  # read once, before any worker is forked
     tasks = []  # (relation index, fork name, start, stop), each relation's in block order
     for i, rel in enumerate(rels):
+        figures = deep and index_figures(rel) is not None
         for name, fork in rel.forks.items():
             is_heap = name == "main" and rel.kind in HEAP_KINDS
-            if not (checksums or is_heap or (observe and name == "main")):
+            if not (checksums or is_heap or (observe and name == "main") or (figures and name == "main")):
                 if on_blocks:
                     on_blocks(fork.nblocks)  # nothing to read in it
                 continue
-            for start, stop in block_ranges(fork, jobs):
+            # an index's figures come from one read in block order (its metapage first): one task
+            ranges = [(fork.first_block, fork.end_block)] if figures and name == "main" else block_ranges(fork, jobs)
+            for start, stop in ranges:
                 tasks.append((i, name, start, stop))
 
     def work(t):
         i, name, start, stop = t
         rel = rels[i]
         fork = rel.forks[name]
-        analysis = None
+        heap = index = None   # the heap analysis fed by fork_pass, or an index's analysis.amstats (--deep)
         if name == "main" and rel.kind in HEAP_KINDS:
-            analysis = new_heap_analysis(cluster, fork, rel.qualified_name, map_cells=1)
-        vm, fsm = (rel.forks.get("vm"), rel.forks.get("fsm")) if (deep and analysis is not None) else (None, None)
-        seen = (lambda *chunk: observe(rel, name, *chunk)) if observe and name == "main" else None
+            heap = new_heap_analysis(cluster, fork, rel.qualified_name, map_cells=1)
+        elif name == "main" and deep and index_figures(rel) is not None:
+            index = index_figures(rel)(fork.block_size, cluster.major)
+        vm, fsm = (rel.forks.get("vm"), rel.forks.get("fsm")) if (deep and heap is not None) else (None, None)
+        watch = observe if observe and name == "main" else None
+
+        def seen(first, chunk, *rest):
+            if index is not None:
+                index.add_chunk(first, chunk)
+            if watch is not None:
+                watch(rel, name, first, chunk, *rest)
         try:
-            bad = fork_pass(fork, start, stop, checksums, analysis, vm, fsm, observe=seen)
+            bad = fork_pass(fork, start, stop, checksums, heap, vm, fsm,
+                            observe=seen if index is not None or watch is not None else None)
         except Unreadable as e:   # one finding for the fork (made in entry), no figures from it
             return [], None, e.finding(rel.qualified_name, name)
-        return bad, analysis, None
+        return bad, heap if heap is not None else index, None
 
     def entry(i: int, parts: dict[int, tuple]) -> dict:
         """Relation i's entry from its tasks' results, merged in block order, as one pass reads."""
@@ -273,7 +297,9 @@ def scan_relations(cluster: DataDirectory, rels: list[Relation], deep: bool = Fa
             bad_by_fork.setdefault(name, []).extend(bad)
             if why is not None:
                 unreadable.setdefault(name, why)
-            if part is not None:
+            if part is not None and analysis is None:    # an index's figures (one task)
+                analysis = part
+            elif part is not None:
                 analysis.merge(part, stop - start)
         if "main" in unreadable:
             analysis = None  # figures from part of the table would look like the whole's

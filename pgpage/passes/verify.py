@@ -34,10 +34,11 @@ from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
 from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
 from pgpage.analysis.verify.xids import since_checkpoint_finding
+from pgpage.decode.extam import AM_OF_PAGE_ID as EXT_AM_OF_PAGE_ID, not_decoded_message
 from pgpage.decode.ksy.constants import PG_PAGE_LAYOUT_VERSION
 from pgpage.decode.page import special_kind
 from pgpage.decode.vector import column
-from pgpage.findings import ExitCode, Finding, PgpageError, WARNING
+from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.heapallindexed import heapallindexed
 from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, table_unreadable,
                                  unreadable_table_finding)
@@ -410,8 +411,11 @@ class Verification:
                           c.get("attbyval") is True, c.get("attisdropped") is True) for c in cols]
 
     def _key_spec(self, db, rel) -> KeySpec:
-        """An index's key columns and whether pgpage can compute their order (``order.key_order``)."""
+        """An index's key columns and whether pgpage can compute their order (``order.key_order``), with the sort
+        keys of its collations that do not sort as bytes (``collation.collation_sort_key``)."""
+        from pgpage.analysis.btree.collation import collation_sort_key
         from pgpage.analysis.btree.order import collation_sorts_as_bytes, key_order
+        from pgpage.decode.encodings import encoding_name
         if not getattr(db, "_indexes_prefetched", False):   # one read of pg_attribute for every index
             db._indexes_prefetched = True
             db.prefetch_attributes(r.oid for r in db.relations() if r.index_row is not None)
@@ -423,9 +427,13 @@ class Verification:
             collate = f"ICU locale {icu}" if icu else "ICU"
         else:                 # libc's datcollate, the builtin provider's datlocale (17+)
             collate = text(row.get("datcollate") if provider == "c" else row.get("datlocale")) or ""
-        reason = key_order(attrs, rel.index_row, collate, collation_sorts_as_bytes(provider, collate),
-                           lambda oid: db.collations.get(oid))
-        return KeySpec(attrs, list(rel.index_row.get("indoption") or []), reason)
+        db_row = {"collname": "default", "collprovider": provider, "collcollate": text(row.get("datcollate")),
+                  "colllocale": text(row.get("datlocale") or row.get("daticulocale")),
+                  "collversion": text(row.get("datcollversion"))}
+        utf8 = encoding_name(row.get("encoding")) == "UTF8"
+        reason, keys = key_order(attrs, rel.index_row, collate, collation_sorts_as_bytes(provider, collate),
+                                 lambda oid: db.collations.get(oid), lambda r: collation_sort_key(r, utf8), db_row)
+        return KeySpec(attrs, list(rel.index_row.get("indoption") or []), reason, keys)
 
     # ---------------------------------------------------------------------------- one relation
     def subject_context(self, s: Subject) -> VerifyContext:
@@ -484,6 +492,8 @@ class Verification:
             for first, chunk in fork.iter_chunks():
                 yield from verify_generic_chunk(chunk, first, ctx, s.am)
                 self._count(chunk)
+            if name == "main" and s.am in EXT_AM_OF_PAGE_ID.values():   # bloom, pgvector's: only their pages
+                yield ctx.finding("index.am.not_decoded", not_decoded_message(s.am), severity=INFO)
         for f in fork.size_changes():  # a live server truncating or extending the fork while it was read
             yield dataclasses.replace(f, relation=s.label)
 
@@ -611,7 +621,10 @@ class Verification:
         columns, reason = (), "index columns unknown"
         if s.index is not None:
             columns = index_columns(s.index, s.index.database)
-            reason = s.keys().reason if s.keys is not None else reason
+            k = s.keys() if s.keys is not None else None
+            reason = k.reason if k is not None else reason
+            if reason is None and k is not None and any(k.collation_keys or []):   # (GIN's order is bytes')
+                reason = "a collation that does not sort as bytes"
         v = KEYED_AM_VERIFIERS[s.am]()(ctx, fork.end_block, columns, reason)
         for first, chunk in fork.iter_chunks():
             yield from v.feed(chunk, first)

@@ -96,6 +96,10 @@ def render_scan(doc: dict) -> None:
         if deep:
             out.print()
             _print_listed(out, _deep_table, deep)
+        indexes = [r for r in rels if r.get("index")]
+        if indexes:
+            out.print()
+            _print_listed(out, _index_deep_table, indexes)
     findings = list(doc["findings"])
     for d in doc["databases"]:
         findings += d["findings"] + [f for r in d["relations"] for f in r["findings"]]
@@ -200,6 +204,24 @@ def _deep_table(rels: list[dict]) -> Table:
                   "" if frozen is None else percent(100 * frozen / blocks),
                   _num(frz["oldest_unfrozen_age"]), human_bytes(bloat["vacuum_reclaims_bytes"]),
                   human_bytes(bloat["rewrite_only_bytes"]))
+    return t
+
+
+def _index_deep_table(rels: list[dict]) -> Table:
+    """--deep: per index of an AM with figures (GIN, GiST, SP-GiST, hash, BRIN), its pages and what they hold."""
+    t = Table(box=None, pad_edge=False, show_edge=False, header_style="bold dim", padding=(0, 1),
+              title="index detail", title_justify="left", title_style="bold")
+    t.add_column("index", overflow="ellipsis", no_wrap=True, max_width=28)
+    t.add_column("am", no_wrap=True)
+    t.add_column("pages by kind", overflow="ellipsis", no_wrap=True, max_width=30)
+    for col in ("live", "dead", "free%", "vac frees", "reindex ≤"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for r in rels:
+        x = r["index"]
+        t.add_row(r["name"], x["am"], " ".join(f"{k} {v}" for k, v in x["pages"].items()),
+                  _num(x["items"].get("live_items")), _num(x["items"].get("dead_items")),
+                  percent(x["free_percent"]), human_bytes(x["reclaimable"]["bytes"]),
+                  human_bytes(x["reindex_reclaims_at_most"]))
     return t
 
 

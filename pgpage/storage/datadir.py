@@ -33,7 +33,7 @@ DEFAULTTABLESPACE_OID = 1663
 # the columns pgpage uses of each catalog (decoding the others would only cost time)
 CATALOG_COLUMNS = {
     "pg_database": {"oid", "datname", "dattablespace", "datfrozenxid", "datminmxid", "datallowconn", "datistemplate",
-                    "datcollate", "datlocprovider", "datlocale", "daticulocale", "encoding"},
+                    "datcollate", "datlocprovider", "datlocale", "daticulocale", "datcollversion", "encoding"},
     "pg_tablespace": {"oid", "spcname"},
     "pg_class": {"oid", "relname", "relnamespace", "relam", "relfilenode", "reltablespace", "reltoastrelid",
                  "relisshared", "relpersistence", "relkind", "relnatts", "relfrozenxid", "relminmxid", "reloptions",
@@ -48,7 +48,8 @@ CATALOG_COLUMNS = {
                 "typalign", "typbasetype"},
     "pg_enum": {"oid", "enumtypid", "enumsortorder", "enumlabel"},
     "pg_range": {"rngtypid", "rngsubtype", "rngmultitypid"},
-    "pg_collation": {"oid", "collname", "collprovider", "collcollate", "colllocale"},
+    "pg_collation": {"oid", "collname", "collprovider", "collcollate", "colllocale", "colliculocale", "collversion",
+                     "collisdeterministic"},
     "pg_opclass": {"oid", "opcname", "opcintype", "opckeytype"},
 }
 RAW_COLUMNS = {"attmissingval",  # kept as the stored datum: the deformer takes the value out with the column's type

@@ -176,14 +176,28 @@ class Item:
     tid: tuple = (0, 0)      # t_tid as stored: the downlink or heap TID named in messages
 
 
+def _collated(collation_key: Callable, type_key: Callable) -> Callable:
+    def key(raw):
+        payload = type_key(raw)
+        try:
+            return collation_key(payload)
+        except UnicodeDecodeError:
+            raise Uncomparable("text that is not UTF-8") from None
+    return key
+
+
 class KeyOrder:
     """How to compare an index's tuples: the key columns' types and indoption."""
 
-    def __init__(self, attrs: Sequence, nkeyatts: int, natts: int, indoption: Sequence[int], heapkeyspace: bool):
+    def __init__(self, attrs: Sequence, nkeyatts: int, natts: int, indoption: Sequence[int], heapkeyspace: bool,
+                 collation_keys: Sequence | None = None):
         self.attrs = list(attrs)
         self.nkey = nkeyatts
         self.natts = natts
-        self.keyfns = [TYPES[a.typid][1] for a in self.attrs[:nkeyatts]]
+        # a column under a collation that does not sort as bytes: the collation's key of the type's key (the text)
+        colls = list(collation_keys or []) + [None] * nkeyatts
+        self.keyfns = [TYPES[a.typid][1] if colls[i] is None else _collated(colls[i], TYPES[a.typid][1])
+                       for i, a in enumerate(self.attrs[:nkeyatts])]
         self.desc = [bool(o & INDOPTION_DESC) for o in indoption[:nkeyatts]]
         self.nulls_first = [bool(o & INDOPTION_NULLS_FIRST) for o in indoption[:nkeyatts]]
         self.hk = heapkeyspace
@@ -199,7 +213,7 @@ class KeyOrder:
         # the compiled comparison's key spec (decode/_btorder.c), when every key column's type has a kind there
         self.cspec = None
         keys = self.attrs[:nkeyatts]
-        if all(a.typid in C_KINDS for a in keys):
+        if all(a.typid in C_KINDS for a in keys) and not any(colls):   # the compiled code compares bytes
             from pgpage.decode.kernels import TABLES
             self.cspec = np.array([nkeyatts, natts, int(heapkeyspace)] + [
                 v for i, a in enumerate(keys) for v in (TABLES.ORDER_KINDS.index(C_KINDS[a.typid]), a.attlen,
@@ -305,55 +319,77 @@ def _tid(raw: bytes, off: int) -> tuple[int, int]:
 
 
 def collation_sorts_as_bytes(provider: str | None, locale: str | None) -> bool:
-    """Whether text under a collation sorts as memcmp sorts its bytes (``collate_is_c`` in pg_locale.c), so that
-    pgpage computes its order: libc's C and POSIX, under any name or oid (ucs_basic before 17, CREATE COLLATION ...
-    FROM "C"), and every locale of the builtin provider (17+: C, C.UTF-8, PG_UNICODE_FAST). ``provider``:
-    collprovider or datlocprovider ("c" libc, also when the catalog has no such column (before 15), "b" builtin,
-    "i" ICU); ``locale``: libc's collcollate/datcollate, the builtin provider's colllocale/datlocale.
+    """Whether text under a collation sorts as memcmp sorts its bytes, so that pgpage computes its order: libc's C
+    and POSIX (``collate_is_c`` in pg_locale.c), under any name or oid (ucs_basic before 17, CREATE COLLATION ...
+    FROM "C"), libc's C.UTF-8 (glibc's strcoll in it is code point order, the bytes of UTF-8 text), and every
+    locale of the builtin provider (17+: C, C.UTF-8, PG_UNICODE_FAST). ``provider``: collprovider or
+    datlocprovider ("c" libc, also when the catalog has no such column (before 15), "b" builtin, "i" ICU);
+    ``locale``: libc's collcollate/datcollate, the builtin provider's colllocale/datlocale.
 
-    libc's C.UTF-8 is not: PostgreSQL sorts it with strcoll, which glibc's own C.UTF-8 (2.35 on) makes code point
-    order, the bytes of UTF-8 text, but the distributions' earlier C.UTF-8 put the code points unassigned when the
-    locale was built (newer emoji, say) after all others; PostgreSQL records no version for C.* locales, so the
-    pages alone cannot tell the two apart."""
+    C.UTF-8 is code point order in glibc 2.35 on; the distributions' own earlier C.UTF-8 put code points that were
+    unassigned when the locale was built (newer emoji, say) after all others, and PostgreSQL records no version for
+    C.* locales: an order finding in such an index names that cause (``C_UTF8_CAVEAT``)."""
     if provider == "b":
         return True
-    return provider in ("c", None) and locale in ("C", "POSIX")
+    return provider in ("c", None) and isinstance(locale, str) and (
+        locale in ("C", "POSIX") or locale.lower().replace("-", "") in C_UTF8_LOCALES)
+
+
+C_UTF8_LOCALES = ("c.utf8",)   # libc's names of C.UTF-8 (C.UTF-8, C.utf8), lower case without the hyphen
 
 
 def key_order(attrs: Sequence | None, index_row: dict | None, db_collation: str | None, db_as_bytes: bool,
-              collation: Callable[[int], dict | None] | None = None) -> str | None:
-    """None when the order of the index's keys is computable, else why not ("type X", 'collation "Y"',
-    "operator class N", ...). ``db_collation``: what collation 100 (default) means, the database's locale, for
-    the message; ``db_as_bytes``: whether it sorts as memcmp (``collation_sorts_as_bytes``); ``collation``: a
-    pg_collation row by oid (collname, collprovider, collcollate or colllocale), when known."""
+              collation: Callable[[int], dict | None] | None = None,
+              sort_key: Callable[[dict], tuple[Callable | None, str | None]] | None = None,
+              db_row: dict | None = None) -> tuple[str | None, list]:
+    """(None, the key columns' collation sort keys) when the order of the index's keys is computable, else (why not
+    ("type X", 'collation "Y"', "operator class N", ...), []). ``db_collation``: what collation 100 (default) means,
+    the database's locale, for the message; ``db_as_bytes``: whether it sorts as memcmp
+    (``collation_sorts_as_bytes``); ``collation``: a pg_collation row by oid (collname, collprovider, collcollate
+    or colllocale, collversion), when known; ``sort_key``: a collation row to (sort key of a text payload, None) or
+    (None, why not) (``collation.collation_sort_key``), for collations that do not sort as bytes; ``db_row``: the
+    database's locale as such a row. The sort keys: one per key column, None where the type's own order holds."""
     row = index_row or {}
     nkey = row.get("indnkeyatts", row.get("indnatts"))
     if not attrs or not isinstance(nkey, int) or nkey < 1 or len(attrs) < nkey:
-        return "index columns unknown"
+        return "index columns unknown", []
     for cls in list(row.get("indclass") or [])[:nkey]:
         if not isinstance(cls, int) or cls >= FIRST_NORMAL_OBJECT_ID:
-            return f"operator class {cls}"
+            return f"operator class {cls}", []
     colls = list(row.get("indcollation") or [])
+    keys: list = [None] * nkey
     for i, a in enumerate(attrs[:nkey]):
         t = TYPES.get(a.typid)
         if t is None:
             from pgpage.decode.datum import type_info
             ti = type_info(a.typid)
-            return f"type {ti.name if ti else a.typid}"
-        if t[2]:
-            coll = colls[i] if i < len(colls) else None
-            if coll == DEFAULT_COLLATION:
-                if not db_as_bytes:
-                    return f"collation default ({db_collation or 'unknown'})"
-            elif coll not in C_COLLATIONS and coll != 0:     # 0: name before 12, compared with strncmp
-                known = collation(coll) if collation is not None and isinstance(coll, int) else None
-                if known is None or not collation_sorts_as_bytes(known.get("collprovider"),
-                                                                 known.get("colllocale") or known.get("collcollate")):
-                    name = known.get("collname") if known is not None else None
-                    return f'collation "{name}"' if name else f"collation {coll}"
+            return f"type {ti.name if ti else a.typid}", []
+        if not t[2]:
+            continue
+        coll = colls[i] if i < len(colls) else None
+        known = None
+        if coll == DEFAULT_COLLATION:
+            if db_as_bytes:
+                continue
+            known = db_row
+            if known is None or sort_key is None:
+                return f"collation default ({db_collation or 'unknown'})", []
+        elif coll in C_COLLATIONS or coll == 0:     # 0: name before 12, compared with strncmp
+            continue
+        else:
+            known = collation(coll) if collation is not None and isinstance(coll, int) else None
+            if known is not None and collation_sorts_as_bytes(known.get("collprovider"),
+                                                              known.get("colllocale") or known.get("collcollate")):
+                continue
+            if known is None or sort_key is None:
+                name = known.get("collname") if known is not None else None
+                return (f'collation "{name}"' if name else f"collation {coll}"), []
+        keys[i], why = sort_key(known)
+        if why is not None:
+            return why, []
     if not isinstance(row.get("indoption"), (list, tuple)) or len(row["indoption"]) < nkey:
-        return "indoption unknown"
-    return None
+        return "indoption unknown", []
+    return None, keys
 
 
 # ---------------------------------------------------------------------------- the checks, page by page

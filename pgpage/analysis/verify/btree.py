@@ -87,6 +87,7 @@ class KeySpec:
     attrs: list | None = None
     indoption: list | None = None
     reason: str | None = None
+    collation_keys: list | None = None   # per key column: its collation's sort key, None where bytes order holds
 
 
 class BtreeVerifier:
@@ -198,7 +199,8 @@ class BtreeVerifier:
             return
         order = None
         if k.reason is None:
-            order = KeyOrder(k.attrs, self.shape.nkeyatts, self.shape.natts, k.indoption, self.heapkeyspace)
+            order = KeyOrder(k.attrs, self.shape.nkeyatts, self.shape.natts, k.indoption, self.heapkeyspace,
+                             k.collation_keys)
         else:
             self._order_findings.append(not_checked(ctx.relation, k.reason))
 

@@ -25,22 +25,24 @@ from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode import gin
 from pgpage.decode.indextuple import read_tid, t_info, tuple_size
-from pgpage.decode.ksy.type_oids import BYTEAOID, TEXTOID, VARCHAROID
+from pgpage.decode.ksy.type_oids import BYTEAOID, INT2OID, INT4OID, INT8OID, TEXTOID, VARCHAROID
 from pgpage.decode.ksy.constants import (GIN_CURRENT_VERSION, GIN_ITUP_COMPRESSED, GIN_META, GIN_TREE_POSTING,
-                                         LP_NORMAL, SIZEOF_ItemIdData, SIZEOF_PostingItem,
-                                         SizeOfPageHeaderData)
+                                         LP_NORMAL, SIZEOF_ItemIdData, SIZEOF_PostingItem, SizeOfPageHeaderData)
 from pgpage.decode.page import AM_SPECIAL_SIZE, bad_special_size
 from pgpage.decode.pagebase import format_tid, maxalign
-from pgpage.decode.vector import decode_line_pointers
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.vector import column, decode_headers, decode_line_pointers
 from pgpage.findings import INFO, WARNING, Finding
 
 INVALID_BLOCK = 0xFFFFFFFF
 META_BLKNO, ROOT_BLKNO = 0, 1
-KINDS = ("other", "new", "meta", "deleted", "list", "data_internal", "data_leaf", "data_leaf_uncompressed",
-         "entry_internal", "entry_leaf")
-KIND = {k: i for i, k in enumerate(KINDS)}
+KIND = {k: i for i, k in enumerate(gin.KINDS)}
 CATEGORY = {name: code for code, name in gin.CATEGORY_NAMES.items()}
 BYTE_ORDERED = {TEXTOID, VARCHAROID, BYTEAOID}   # order.TYPES compares their payloads' bytes
+SIEVE_INT_TYPES = {INT2OID, INT4OID, INT8OID}     # ... and these as signed integers, as the compiled sieve does
+ALIGN_BYTES = {"c": 1, "s": 2, "i": 4, "d": 8}
+OPAQUE_TYPE = "gin_page::gin_page_opaque_data"
+ITEM_ID_BITS = tuple(LAYOUTS["pg_page::item_id"]["fields"][f][1][1:] for f in ("lp_off", "lp_len"))  # (shift, width)
 
 
 def max_offset_number(block_size: int) -> int:
@@ -74,6 +76,13 @@ class PageInfo:
     roots: list = field(default_factory=list)        # entry leaf: (item, posting tree root)
 
 
+def item_id(raw: bytes, lp: int) -> tuple[int, int]:
+    """(lp_off, lp_len) of line pointer ``lp`` (1-based)."""
+    word = int.from_bytes(raw[SizeOfPageHeaderData + SIZEOF_ItemIdData * (lp - 1):
+                              SizeOfPageHeaderData + SIZEOF_ItemIdData * lp], "little")
+    return tuple((word >> shift) & ((1 << width) - 1) for shift, width in ITEM_ID_BITS)
+
+
 class GinVerifier:
     """``columns``: the index's pg_attribute columns (deform Attributes); ``order_reason``: why key order cannot be
     computed (None when it can)."""
@@ -94,26 +103,80 @@ class GinVerifier:
         self.info: dict[int, PageInfo] = {}
         self.meta: dict | None = None
         self.max_offset = max_offset_number(ctx.block_size)
+        self.sieve = self._sieve_params()
+
+    def _sieve_params(self) -> list[int]:
+        """The compiled sieve's parameters (decode/_gin.c); entry leaves are not sieved ("not_sieved") where it
+        cannot stand for the per-item rules: several key columns, or an order it does not compute (a key type other
+        than bytes or a signed integer)."""
+        from pgpage.decode.kernels import GIN_SIEVE_ORDER
+        col = self.columns[0] if len(self.columns) == 1 else None
+        order = "none"
+        if len(self.columns) > 1:
+            order = "not_sieved"
+        elif col is not None and self.order_reason is None:
+            order = "bytes" if self.plain[0] else "int" if col.typid in SIEVE_INT_TYPES else "not_sieved"
+        return [self.max_offset, max_index_tuples(self.ctx.block_size), int(col is not None),
+                col.attlen if col is not None else 0, ALIGN_BYTES.get(col.attalign, 1) if col is not None else 1,
+                GIN_SIEVE_ORDER[order]]
+
+    def _sieved(self, chunk: np.ndarray, check: np.ndarray, nlp: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(per page of the chunk: True where the sieve found nothing the per-page rules could report; a posting
+        tree leaf's greatest TID value; an entry leaf's posting tree roots)."""
+        from pgpage.decode.kernels import KernelUnavailable, verify_gin_sieve
+        if check.any():
+            try:
+                flagged, max_tid, roots, _ = verify_gin_sieve(np.ascontiguousarray(chunk), check, nlp, self.sieve)
+                return flagged == 0, max_tid, roots
+            except KernelUnavailable:       # no C compiler: every page item by item
+                pass
+        n = len(chunk)
+        return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.int64)
 
     # ------------------------------------------------------------------ per page
     def feed(self, chunk: np.ndarray, first: int) -> list[Finding]:
+        """The pages the compiled sieve passes (entry and posting tree leaves with nothing to report) are only
+        noted for the rules across pages, all at once; the others are read page by page."""
+        from pgpage.decode.kernels import GIN_SIEVE_CHECK
         ctx = self.ctx
         pc = check_pages(chunk, first, ctx)
         out = list(pc.findings)
+        n = max(min(chunk.shape[0], self.nblocks - first), 0)
         size = chunk.shape[1]
         h = pc.headers
         special = size - h.special.astype(np.int64)
-        lps = decode_line_pointers(chunk, h)
-        starts = np.searchsorted(lps.page, np.arange(chunk.shape[0] + 1))
-        for i in range(chunk.shape[0]):
+        base = size - AM_SPECIAL_SIZE["gin"]
+        flags = column(chunk, OPAQUE_TYPE, "flags", base).astype(np.int64)
+        kinds = gin.page_kinds(flags)
+        gin_page = pc.valid & (special == AM_SPECIAL_SIZE["gin"])
+        gin_page[n:] = False
+        blocks = first + np.arange(len(chunk))
+        check = np.where(gin_page & (kinds == KIND["entry_leaf"]), GIN_SIEVE_CHECK["entry_leaf"],
+                         np.where(gin_page & (kinds == KIND["data_leaf"]), GIN_SIEVE_CHECK["data_leaf"], 0))
+        check[blocks == META_BLKNO] = 0          # block 0 must be the metapage: its rule is read page by page
+        clean, max_tid, nroots = self._sieved(chunk, check, h.nlp)
+        clean &= check != 0
+        # what every GIN page leaves for the rules across pages, all at once
+        sel = np.flatnonzero(gin_page)
+        self.kind[blocks[:n][pc.zero[:n]]] = KIND["new"]
+        self.kind[blocks[sel]] = kinds[sel]
+        self.rightlink[blocks[sel]] = column(chunk, OPAQUE_TYPE, "rightlink", base)[sel]
+        self.maxoff[blocks[sel]] = column(chunk, OPAQUE_TYPE, "maxoff", base)[sel]
+        self.free[blocks[sel]] = np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)[sel]
+        for i in np.flatnonzero(clean).tolist():
             blkno = first + i
-            if blkno >= self.nblocks:
-                break
-            if pc.zero[i]:
-                self.kind[blkno] = KIND["new"]
-                continue
-            if not pc.valid[i]:
-                continue
+            if kinds[i] == KIND["entry_leaf"]:
+                self._clean_entry_leaf(chunk[i].tobytes(), blkno, int(h.nlp[i]), int(nroots[i]))
+            else:
+                top = int(max_tid[i])
+                self.info[blkno] = PageInfo(bound=read_tid(chunk[i].tobytes(), SizeOfPageHeaderData), max_tid=(
+                    top >> gin.OFFSET_BITS, top & gin.OFFSET_MASK) if top else None)
+        rest = np.flatnonzero(pc.valid[:n] & ~clean[:n])
+        sub = chunk[rest]      # the pages read page by page, and their line pointers
+        lps = decode_line_pointers(sub, decode_headers(sub))
+        starts = np.searchsorted(lps.page, np.arange(len(rest) + 1))
+        for k, i in enumerate(rest.tolist()):
+            blkno = first + i
             if special[i] != AM_SPECIAL_SIZE["gin"]:
                 out.append(ctx.finding("gin.page.bad_special_size", bad_special_size("gin", blkno, int(special[i])),
                                        blkno, expected=size - AM_SPECIAL_SIZE["gin"], actual=int(h.special[i])))
@@ -125,11 +188,7 @@ class GinVerifier:
                 out.append(ctx.finding("gin.meta.bad_flags", f"block 0 is not a GIN metapage: flags 0x{flags:04X},"
                                        f" expected GIN_META (0x{GIN_META:04X})", blkno, expected=GIN_META,
                                        actual=flags))
-            self.kind[blkno] = KIND[kind]
-            self.rightlink[blkno] = rightlink
-            self.maxoff[blkno] = maxoff
-            self.free[blkno] = max(int(h.upper[i]) - int(h.lower[i]), 0)
-            sl = slice(starts[i], starts[i + 1])
+            sl = slice(starts[k], starts[k + 1])
             items = list(zip(lps.lp[sl].tolist(), lps.off[sl].tolist(), lps.flags[sl].tolist(), lps.len[sl].tolist()))
             if kind == "meta":
                 out += self._meta(raw, blkno, flags)
@@ -236,6 +295,24 @@ class GinVerifier:
             info.last_key = prev
         return out
 
+    def _clean_entry_leaf(self, raw: bytes, blkno: int, nlp: int, nroots: int) -> None:
+        """What the cross-page rules need of an entry leaf the sieve passed (its ``nlp`` tuples all in bounds): its
+        ``nroots`` posting tree roots, its last key."""
+        info = self.info[blkno] = PageInfo()
+        for lp in range(1, nlp + 1) if nroots else ():
+            off = item_id(raw, lp)[0]
+            block, posid = read_tid(raw, off)
+            if posid == GIN_TREE_POSTING:
+                info.roots.append((lp, block))
+        if nlp:
+            off, length = item_id(raw, nlp)
+            tup = raw[off:off + length]
+            block, posid = read_tid(tup, 0)
+            end = tuple_size(t_info(tup))
+            if posid != GIN_TREE_POSTING:
+                end = min(block & ~GIN_ITUP_COMPRESSED, end)
+            info.last_key = self._entry_key(tup, end)
+
     def _entry_posting(self, tup: bytes, blkno: int, lp: int, block: int, n: int, size: int) -> list[Finding]:
         """ginReadTupleWithoutState and the TIDs it reads."""
         ctx = self.ctx
@@ -340,7 +417,7 @@ class GinVerifier:
         return sorted(out, key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
 
     def _kind(self, blkno: int) -> str:
-        return KINDS[self.kind[blkno]] if 0 <= blkno < self.nblocks else "outside"
+        return gin.KINDS[self.kind[blkno]] if 0 <= blkno < self.nblocks else "outside"
 
     def _pending_list(self) -> list[Finding]:
         m, ctx = self.meta, self.ctx

@@ -17,12 +17,13 @@ from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.pages import check_pages, verify_generic_chunk
 from pgpage.decode import gist
 from pgpage.decode.indextuple import SIZEOF_INDEX_TUPLE, data_offset, read_tid, t_info, tuple_size
-from pgpage.decode.ksy.constants import (F_DELETED, F_LEAF, GIST_PAGE_ID, INDEX_NULL_MASK, LP_DEAD, LP_NORMAL,
-                                         SIZEOF_ItemIdData, SizeOfPageHeaderData)
+from pgpage.decode.ksy.constants import (F_DELETED, F_LEAF, GIST_PAGE_ID, INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD,
+                                         LP_NORMAL, SIZEOF_ItemIdData, SizeOfPageHeaderData)
 from pgpage.decode.ksy.type_oids import BOXOID
 from pgpage.decode.page import AM_SPECIAL_SIZE
 from pgpage.decode.pagebase import maxalign
-from pgpage.decode.vector import decode_line_pointers
+from pgpage.decode.ksy.layouts import LAYOUTS
+from pgpage.decode.vector import column, decode_line_pointers
 from pgpage.findings import WARNING, Finding
 
 INVALID_BLOCK = 0xFFFFFFFF
@@ -30,6 +31,9 @@ ROOT_BLKNO = 0
 TUPLE_IS_VALID, TUPLE_IS_INVALID = 0xFFFF, 0xFFFE   # an internal tuple's t_tid offset (gist_private.h)
 KNOWN_FLAGS = sum(gist.FLAG_WORDS)
 NEW, OTHER, LEAF, INTERNAL, DELETED = range(5)
+OPAQUE = "gist_page::gist_page_opaque_data"
+ITEM_POINTER = LAYOUTS["pg_page::item_pointer"]["fields"]
+INDEX_T_INFO = LAYOUTS["pg_page::item_pointer"]["size"]   # IndexTupleData's t_info follows its t_tid
 
 
 class GistVerifier:
@@ -54,15 +58,11 @@ class GistVerifier:
         own = pc.valid & (size - h.special.astype(np.int64) == AM_SPECIAL_SIZE["gist"])
         lps = decode_line_pointers(chunk, h)
         starts = np.searchsorted(lps.page, np.arange(chunk.shape[0] + 1))
-        for i in range(chunk.shape[0]):
+        n = max(min(chunk.shape[0], self.nblocks - first), 0)
+        self.kind[first + np.flatnonzero(pc.zero[:n])] = NEW
+        clean = self._clean_pages(chunk, first, own, lps, n)
+        for i in np.flatnonzero(own[:n] & ~clean[:n]).tolist():     # the others page by page: their findings
             blkno = first + i
-            if blkno >= self.nblocks:
-                break
-            if pc.zero[i]:
-                self.kind[blkno] = NEW
-                continue
-            if not own[i]:
-                continue
             raw = chunk[i].tobytes()
             page_id = int.from_bytes(raw[-2:], "little")
             if page_id != GIST_PAGE_ID:
@@ -86,6 +86,60 @@ class GistVerifier:
             out += self._items(raw, blkno, leaf, zip(lps.lp[sl].tolist(), lps.off[sl].tolist(),
                                                      lps.flags[sl].tolist(), lps.len[sl].tolist()))
         return out
+
+    def _clean_pages(self, chunk: np.ndarray, first: int, own: np.ndarray, lps, n: int) -> np.ndarray:
+        """The live GiST pages of the chunk on which no page or item rule has anything to say, found with numpy
+        over all their line pointers at once, and what the rules across pages need of them (kind, downlinks, the
+        union of their box keys) noted; True for those pages. The others are left to ``_items``, page by page."""
+        size = chunk.shape[1]
+        base = size - AM_SPECIAL_SIZE["gist"]
+        col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
+        flags, rightlink = col("flags"), col("rightlink")
+        page_ok = own & (col("gist_page_id") == GIST_PAGE_ID) & (flags & ~KNOWN_FLAGS == 0) & \
+            (flags & F_DELETED == 0) & ((rightlink == INVALID_BLOCK) | (rightlink < self.nblocks))
+        page_ok[n:] = False
+        sel = page_ok[lps.page]
+        page, lp, off = lps.page[sel], lps.lp[sel], lps.off[sel].astype(np.int64)
+        length, lpflags = lps.len[sel].astype(np.int64), lps.flags[sel]
+        ok = np.isin(lpflags, (LP_NORMAL, LP_DEAD)) & (length >= SIZEOF_INDEX_TUPLE) & \
+            (off >= SizeOfPageHeaderData) & (off + length <= base)
+        at = np.where(ok, off, SizeOfPageHeaderData)
+        u16 = lambda k: chunk[page, at + k].astype(np.int64) | chunk[page, at + k + 1].astype(np.int64) << 8  # noqa
+        info = u16(INDEX_T_INFO)
+        tsize = info & INDEX_SIZE_MASK
+        ok &= (tsize + 7) // 8 == (length + 7) // 8                     # MAXALIGN of both
+        posid = u16(ITEM_POINTER["ip_posid"][0])
+        leaf = (flags & F_LEAF != 0)[page]
+        ok &= np.where(leaf, (posid > 0) & (posid <= self.max_offset), posid == TUPLE_IS_VALID)
+        boxes = None
+        if self.box_keys:     # _box: four float8 at the data offset of a tuple without nulls
+            has_box = ok & (info & INDEX_NULL_MASK == 0) & (SIZEOF_INDEX_TUPLE + 32 <= tsize)
+            where = np.where(has_box, at + SIZEOF_INDEX_TUPLE, SizeOfPageHeaderData)
+            raw = chunk[page[:, None], where[:, None] + np.arange(32)]
+            boxes = np.ascontiguousarray(raw).view("<f8").reshape(-1, 4)
+            ok &= ~(has_box & np.isnan(boxes).any(axis=1))             # NaN: Python's max and min decide
+        clean = page_ok.copy()
+        clean[np.unique(page[~ok])] = False
+        pstarts = np.searchsorted(page, np.arange(len(chunk) + 1))     # (line pointers come in page order)
+        bi = chunk[page, at + ITEM_POINTER["bi_hi"][0]].astype(np.int64) | \
+            chunk[page, at + ITEM_POINTER["bi_hi"][0] + 1].astype(np.int64) << 8
+        lo = chunk[page, at + ITEM_POINTER["bi_lo"][0]].astype(np.int64) | \
+            chunk[page, at + ITEM_POINTER["bi_lo"][0] + 1].astype(np.int64) << 8
+        block = bi << 16 | lo
+        for i in np.flatnonzero(clean).tolist():
+            blkno = first + i
+            self.kind[blkno] = LEAF if flags[i] & F_LEAF else INTERNAL
+            mine = np.arange(pstarts[i], pstarts[i + 1])
+            if not flags[i] & F_LEAF:
+                self.downlinks[blkno] = [(it, b, tuple(x) if h else None) for it, b, x, h in zip(
+                    lp[mine].tolist(), block[mine].tolist(),
+                    boxes[mine].tolist() if boxes is not None else [None] * len(mine),
+                    has_box[mine].tolist() if boxes is not None else [False] * len(mine))]
+            if boxes is not None and has_box[mine].any():
+                b = boxes[mine][has_box[mine]]
+                self.boxes[blkno] = (float(b[:, 0].max()), float(b[:, 1].max()), float(b[:, 2].min()),
+                                     float(b[:, 3].min()))
+        return clean
 
     def _items(self, raw: bytes, blkno: int, leaf: bool, items) -> list[Finding]:
         ctx, out = self.ctx, []

@@ -15,16 +15,21 @@ from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode import spgist
 from pgpage.decode.indextuple import read_tid, t_info, tuple_size
-from pgpage.decode.ksy.constants import (LP_NORMAL, SPGIST_LEAF, SPGIST_MAGIC_NUMBER, SPGIST_META, SPGIST_NULLS,
-                                         SPGIST_PAGE_ID, SIZEOF_SpGistDeadTupleData, SizeOfPageHeaderData)
+from pgpage.decode.ksy.constants import (LP_NORMAL, SGLT_NEXTOFFSET_MASK, SPGIST_LEAF, SPGIST_MAGIC_NUMBER,
+                                         SPGIST_META, SPGIST_NULLS, SPGIST_PAGE_ID, SIZEOF_SpGistDeadTupleData,
+                                         SIZEOF_SpGistLeafTupleData, SizeOfPageHeaderData)
+from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.page import AM_SPECIAL_SIZE, bad_special_size
-from pgpage.decode.vector import decode_line_pointers
+from pgpage.decode.vector import column, decode_line_pointers
 from pgpage.findings import Finding
 
 INVALID_BLOCK = 0xFFFFFFFF
 META_BLKNO = 0
 KNOWN_FLAGS = sum(spgist.FLAG_WORDS)
 STATE = {name: value for value, name in spgist.STATES.items()}
+OPAQUE = "spgist_page::spgist_page_opaque_data"
+LEAF, DEAD = spgist.LEAF, spgist.DEAD
+ITEM_POINTER = LAYOUTS["pg_page::item_pointer"]["fields"]
 
 
 class SpgistVerifier:
@@ -44,10 +49,10 @@ class SpgistVerifier:
         size = chunk.shape[1]
         lps = decode_line_pointers(chunk, h)
         starts = np.searchsorted(lps.page, np.arange(chunk.shape[0] + 1))
-        for i in np.flatnonzero(pc.valid):
+        n = max(min(chunk.shape[0], self.nblocks - first), 0)
+        clean = self._clean_leaves(chunk, first, pc.valid, h, lps, starts, n)
+        for i in np.flatnonzero(pc.valid[:n] & ~clean[:n]):   # the others page by page: their findings
             blkno = first + int(i)
-            if blkno >= self.nblocks:
-                break
             special = size - int(h.special[i])
             if special != AM_SPECIAL_SIZE["spgist"]:
                 out.append(ctx.finding("spgist.page.bad_special_size", bad_special_size("spgist", blkno, special),
@@ -81,6 +86,51 @@ class SpgistVerifier:
                                                          lps.flags[sl].tolist(), lps.len[sl].tolist()))
         return out
 
+    def _clean_leaves(self, chunk: np.ndarray, first: int, valid: np.ndarray, h, lps, starts: np.ndarray,
+                      n: int) -> np.ndarray:
+        """The leaf pages of the chunk on which no page or item rule has anything to say, found with numpy over all
+        their line pointers at once, and what the rules across pages need of them (flags, item count, redirects)
+        noted; True for those pages. The others (and every inner page) are read page by page."""
+        size = chunk.shape[1]
+        base = size - AM_SPECIAL_SIZE["spgist"]
+        col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
+        flags = col("flags")
+        blocks = first + np.arange(len(chunk))
+        page_ok = valid & (size - h.special.astype(np.int64) == AM_SPECIAL_SIZE["spgist"]) & \
+            (col("spgist_page_id") == SPGIST_PAGE_ID) & (flags & ~KNOWN_FLAGS == 0) & (flags & SPGIST_LEAF != 0) & \
+            (flags & SPGIST_META == 0) & (blocks != META_BLKNO)
+        page_ok[n:] = False
+        sel = page_ok[lps.page]
+        page, lp, off = lps.page[sel], lps.lp[sel].astype(np.int64), lps.off[sel].astype(np.int64)
+        length = lps.len[sel].astype(np.int64)
+        ok = (lps.flags[sel] == LP_NORMAL) & (length >= 4) & (off >= SizeOfPageHeaderData) & (off + length <= base)
+        at = np.where(ok, off, SizeOfPageHeaderData)
+        u16 = lambda k: chunk[page, at + k].astype(np.int64) | chunk[page, at + k + 1].astype(np.int64) << 8  # noqa
+        state = chunk[page, at].astype(np.int64) & ((1 << LEAF["tupstate"][1][2]) - 1)
+        live = state == STATE["live"]
+        ok &= np.where(live, length >= SIZEOF_SpGistLeafTupleData, length >= SIZEOF_SpGistDeadTupleData)
+        info = u16(LEAF["t_info"][0])
+        nxt = info & SGLT_NEXTOFFSET_MASK if self.ctx.major is None or self.ctx.major >= spgist.LEAF_NULLS_SINCE \
+            else info
+        nitems = np.diff(starts)
+        ok &= ~live | ((nxt <= nitems[page]) & (nxt != lp))
+        counts = {name: np.bincount(page[state == STATE[name]], minlength=len(chunk)) for name in
+                  ("redirect", "placeholder")}
+        clean = page_ok & (counts["redirect"] == col("n_redirection")) & \
+            (counts["placeholder"] == col("n_placeholder"))
+        clean[np.unique(page[~ok])] = False
+        idx = np.flatnonzero(clean)
+        self.flags[blocks[idx]] = flags[idx]
+        self.nitems[blocks[idx]] = nitems[idx]
+        redirect = clean[page] & (state == STATE["redirect"])
+        if redirect.any():
+            ptr = DEAD["pointer"][0]
+            target = u16(ptr + ITEM_POINTER["bi_hi"][0])[redirect] << 16 | u16(ptr + ITEM_POINTER["bi_lo"][0])[redirect]
+            offset = u16(ptr + ITEM_POINTER["ip_posid"][0])[redirect]
+            self.links += [(first + p, item, b, o, True) for p, item, b, o in zip(
+                page[redirect].tolist(), lp[redirect].tolist(), target.tolist(), offset.tolist())]
+        return clean
+
     def _items(self, raw: bytes, blkno: int, flags: int, o: dict, items) -> list[Finding]:
         ctx, out = self.ctx, []
         end = len(raw) - AM_SPECIAL_SIZE["spgist"]
@@ -110,6 +160,10 @@ class SpgistVerifier:
                     self.links.append((blkno, lp, block, offset, True))
                 continue
             if leaf:
+                if length < SIZEOF_SpGistLeafTupleData:
+                    out.append(ctx.finding("spgist.item.too_short", f"a leaf tuple of {length} bytes", blkno, lp,
+                                           expected=SIZEOF_SpGistLeafTupleData, actual=length))
+                    continue
                 row = spgist.leaf_tuple(tup, (), self.ctx.major, True)
                 nxt = row["next_offset"]
                 if nxt > len(items) or nxt == lp:
@@ -117,11 +171,11 @@ class SpgistVerifier:
                                            f" page (1..{len(items)})", blkno, lp, actual=nxt))
                 continue
             out += self._inner(tup, blkno, lp)
-        for name, field, column, code in (("redirect", "n_redirection", "nRedirection", "spgist.page.redirect_count"),
+        for name, field, c_name, code in (("redirect", "n_redirection", "nRedirection", "spgist.page.redirect_count"),
                                           ("placeholder", "n_placeholder", "nPlaceholder",
                                            "spgist.page.placeholder_count")):
             if counts[name] != o[field]:
-                out.append(ctx.finding(code, f"{counts[name]} {name} tuples, the page's {column} says {o[field]}",
+                out.append(ctx.finding(code, f"{counts[name]} {name} tuples, the page's {c_name} says {o[field]}",
                                        blkno, expected=o[field], actual=counts[name]))
         return out
 

@@ -11,6 +11,7 @@ the built-in type OIDs by pg_type_d.h's names.
 Modules:
 
 - ``brin_page``: PostgreSQL BRIN index page
+- ``ext_index_page``: Pages of extensions' index access methods (contrib's bloom, pgvector's HNSW and IVFFlat)
 - ``fsm_page``: PostgreSQL free space map page (_fsm fork)
 - ``gin_page``: PostgreSQL GIN index page
 - ``gist_page``: PostgreSQL GiST index page
@@ -34,6 +35,7 @@ Modules:
 
 __all__ = [
     'brin_page',
+    'ext_index_page',
     'fsm_page',
     'gin_page',
     'gist_page',

@@ -1,6 +1,7 @@
 # GENERATED FILE - DO NOT EDIT.
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
 #  formats/brin_page.ksy (sha256 d06e541d0e64aa71a3ba5375e34133d3d655e9c37b95c27e1f95cf7a9f341828)
+#  formats/ext_index_page.ksy (sha256 975659deee78787eeed9ec32a63c81f2252745e68b84ec05faad6df293048d77)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
 #  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
@@ -41,6 +42,20 @@ BRIN_EVACUATE_PAGE = 1
 # formats/brin_page.ksy: brin_page::brin_constants
 BRIN_META_MAGIC = 0xa8109cfa
 BRIN_CURRENT_VERSION = 1
+
+# formats/ext_index_page.ksy: ext_index_page::bloom_flags
+BLOOM_META = 1
+BLOOM_DELETED = 2
+
+# formats/ext_index_page.ksy: ext_index_page::ext_page_id
+BLOOM_PAGE_ID = 0xff83  # contrib/bloom/bloom.h
+IVFFLAT_PAGE_ID = 0xff84  # pgvector src/ivfflat.h
+HNSW_PAGE_ID = 0xff90  # pgvector src/hnsw.h
+
+# formats/ext_index_page.ksy: ext_index_page::ext_meta_magic
+BLOOM_MAGICK_NUMBER = 0xdbac0ded  # contrib/bloom/bloom.h
+IVFFLAT_MAGIC_NUMBER = 0x14ff1a7
+HNSW_MAGIC_NUMBER = 0xa953a953
 
 # formats/fsm_page.ksy: fsm_page::fsm_constants
 FSM_CAT_STEP = 32  # bytes of free space per category step at 8 KiB (BLCKSZ / FSM_CATEGORIES)
@@ -339,6 +354,10 @@ SIZEOF_SerializedRanges = 16  # brin_page::serialized_ranges
 SIZEOF_BloomFilter = 12  # brin_page::bloom_filter
 SIZEOF_BrinSpecialSpace = 8  # brin_page::brin_special_space
 SIZEOF_BrinMetaPageData = 16  # brin_page::brin_meta_page_data
+
+# formats/ext_index_page.ksy: sizes in bytes
+SIZEOF_BloomPageOpaqueData = 8  # ext_index_page::bloom_page_opaque_data
+SIZEOF_HnswPageOpaqueData = 8  # ext_index_page::vector_page_opaque_data
 
 # formats/gin_page.ksy: sizes in bytes
 SIZEOF_GinPageOpaqueData = 8  # gin_page::gin_page_opaque_data

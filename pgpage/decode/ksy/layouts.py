@@ -1,6 +1,7 @@
 # GENERATED FILE - DO NOT EDIT.
 # Produced by formats/generate.py with kaitai-struct-compiler 0.11.0 (npm, pinned) from:
 #  formats/brin_page.ksy (sha256 d06e541d0e64aa71a3ba5375e34133d3d655e9c37b95c27e1f95cf7a9f341828)
+#  formats/ext_index_page.ksy (sha256 975659deee78787eeed9ec32a63c81f2252745e68b84ec05faad6df293048d77)
 #  formats/fsm_page.ksy (sha256 6c1139ed564b6d57ffb05e20b42092927a7f81fcda10d158f2ff17e09f8db678)
 #  formats/gin_page.ksy (sha256 cc81a5d8a995539586f64eab8bf98d21833ab41a1ffbe1619325a29565fc7d1d)
 #  formats/gist_page.ksy (sha256 af18ae021c9b11c1a92ec59ea6ad41179f218243f79029ef4d0a78a3c445b7e4)
@@ -93,6 +94,23 @@ LAYOUTS = {
             'brin_version': (4, 'u4'),
             'pages_per_range': (8, 'u4'),
             'last_revmap_page': (12, 'u4'),
+        },
+    },
+    'ext_index_page::bloom_page_opaque_data': {
+        'size': 8,
+        'fields': {
+            'maxoff': (0, 'u2'),
+            'flags': (2, 'u2'),
+            'unused': (4, 'u2'),
+            'bloom_page_id': (6, 'u2'),
+        },
+    },
+    'ext_index_page::vector_page_opaque_data': {
+        'size': 8,
+        'fields': {
+            'nextblkno': (0, 'u4'),
+            'unused': (4, 'u2'),
+            'page_id': (6, 'u2'),
         },
     },
     'fsm_page': {
@@ -1577,6 +1595,20 @@ ENUMS = {
         0xa8109cfa: 'BRIN_META_MAGIC',
         1: 'BRIN_CURRENT_VERSION',
     },
+    'ext_index_page::bloom_flags': {
+        1: 'BLOOM_META',
+        2: 'BLOOM_DELETED',
+    },
+    'ext_index_page::ext_page_id': {
+        0xff83: 'BLOOM_PAGE_ID',
+        0xff84: 'IVFFLAT_PAGE_ID',
+        0xff90: 'HNSW_PAGE_ID',
+    },
+    'ext_index_page::ext_meta_magic': {
+        0xdbac0ded: 'BLOOM_MAGICK_NUMBER',
+        0x14ff1a7: 'IVFFLAT_MAGIC_NUMBER',
+        0xa953a953: 'HNSW_MAGIC_NUMBER',
+    },
     'fsm_page::fsm_constants': {
         32: 'FSM_CAT_STEP',
         255: 'FSM_CATEGORIES - 1',
@@ -1911,6 +1943,12 @@ ORIG_IDS = {
         'pages_per_range': 'pagesPerRange',
         'last_revmap_page': 'lastRevmapPage',
         '': 'BrinMetaPageData',
+    },
+    'ext_index_page::bloom_page_opaque_data': {
+        '': 'BloomPageOpaqueData',
+    },
+    'ext_index_page::vector_page_opaque_data': {
+        '': 'HnswPageOpaqueData',
     },
     'gin_page::gin_page_opaque_data': {
         '': 'GinPageOpaqueData',
@@ -2422,6 +2460,9 @@ TYPE_SOURCES = {
     'brin_page::bloom_filter': 'formats/brin_page.ksy',
     'brin_page::brin_special_space': 'formats/brin_page.ksy',
     'brin_page::brin_meta_page_data': 'formats/brin_page.ksy',
+    'ext_index_page': 'formats/ext_index_page.ksy',
+    'ext_index_page::bloom_page_opaque_data': 'formats/ext_index_page.ksy',
+    'ext_index_page::vector_page_opaque_data': 'formats/ext_index_page.ksy',
     'fsm_page': 'formats/fsm_page.ksy',
     'gin_page': 'formats/gin_page.ksy',
     'gin_page::gin_page_opaque_data': 'formats/gin_page.ksy',
