@@ -277,13 +277,13 @@ def python_converter(formatter: ValueFormatter, typid: int):
     if kind == "array":
         t = formatter.catalog.get(target)
         elem, delim = python_converter(formatter, t.typelem), t.typdelim or ","
-        return lambda text: None if text is None else _array_items(text, elem, delim)
+        return lambda text: None if text is None else array_items(text, elem, delim)
     if kind != "builtin":
         return _same
     info = datum.TYPES.get(target)
     if info is not None and info.elem and target not in datum.VECTOR_TYPES:
         elem, delim = python_converter(formatter, info.elem), ";" if info.elem == BOXOID else ","
-        return lambda text: None if text is None else _array_items(text, elem, delim)
+        return lambda text: None if text is None else array_items(text, elem, delim)
     parse = _scalar_parsers().get(target)
     if parse is None:
         return _same
@@ -327,7 +327,7 @@ def _iso_offset(text: str) -> str:
     return text + ":00"
 
 
-def _array_items(text: str, convert, delim: str = ","):
+def array_items(text: str, convert, delim: str = ","):
     """array_in's reading of an array literal's text: nested lists of converted elements (None for NULL)."""
     if text.startswith("["):
         text = text[text.index("=") + 1:]

@@ -331,11 +331,11 @@ def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
 # ------------------------------------------------------------------------------------------------ B-trees
 def index_report(cluster, rel) -> dict:
     """`pgpage index`'s figures of one B-tree (its heap TIDs not looked up: `verify` does that)."""
-    from pgpage.passes.index import _index_info, scan_index
+    from pgpage.passes.index import index_info, scan_index
     fork = rel.forks["main"]
     cp = (cluster.control or {}).get("checkPointCopy") or {}
     report, _ = scan_index(fork.iter_chunks, fork.end_block, fork.block_size, cluster.major,
-                           _index_info(rel, rel.database), checksums=cluster.checksums, next_xid=cp.get("nextXid"),
+                           index_info(rel, rel.database), checksums=cluster.checksums, next_xid=cp.get("nextXid"),
                            next_full_xid=cp.get("nextFullXid"))
     return report
 
@@ -344,10 +344,10 @@ def btree_item_batches(cluster, rel) -> Iterator:
     """The ``btree_items`` rows of one B-tree, a chunk of pages at a time: each item as `index --block` decodes it
     (``passes.btree_items``: ``bt_page_items`` with the keys)."""
     from pgpage.passes.btree_items import item_rows, key_printer
-    from pgpage.passes.index import _index_info
+    from pgpage.passes.index import index_info
     from pgpage.storage.target import relation_target
     ctx = relation_target(cluster, rel).context
-    attrs = _index_info(rel, rel.database).attributes
+    attrs = index_info(rel, rel.database).attributes
     printer = key_printer(attrs, cluster.major)
     ident = _identity(rel)
     for first, chunk in rel.forks["main"].iter_chunks():
@@ -569,7 +569,7 @@ class RowColumns:
         if kind == "array" or (kind == "builtin" and (datum.TYPES.get(target) and datum.TYPES[target].elem
                                                        and target not in datum.VECTOR_TYPES)):
             from pgpage.decode.ksy.type_oids import BOXOID
-            from pgpage.decode.values import _array_items
+            from pgpage.decode.values import array_items
             if kind == "array":
                 t = fmt.catalog.get(target)
                 elem, delim = t.typelem, t.typdelim or ","
@@ -581,7 +581,7 @@ class RowColumns:
                 etype = pa.string()
             # elements as Python values where the list holds them typed, else as the server's text
             convert = python_converter(fmt, elem) if how in ("cast", "bool") else (lambda text: text)
-            return pa.list_(etype), "list", (lambda text: _array_items(text, convert, delim), how, etype)
+            return pa.list_(etype), "list", (lambda text: array_items(text, convert, delim), how, etype)
         if kind == "enum":
             return pa.string(), "text", None
         if kind != "builtin":

@@ -64,7 +64,7 @@ class IndexPass:
         table_blocks = 0
         tfork = None  # the table's main fork, when its TIDs are checked
         if relation is not None:
-            info = _index_info(relation, database)
+            info = index_info(relation, database)
             table = relation.table
             if table is None:
                 findings.append(Finding("btree.heap.no_table", "pg_index names no table for this index: heap TIDs"
@@ -312,7 +312,9 @@ def _refuse_if_not_btree(relfork, label: str, named: bool) -> None:
 
 
 # ------------------------------------------------------------------------- the catalog's view
-def _index_info(relation, database):
+def index_info(relation, database):
+    """What the catalog says of an index: its table, key and included columns, uniqueness, options and its
+    attributes (``deform.Attribute``, attnum order; None without a catalog)."""
     from pgpage.decode.deform import Attribute
     row = relation.index_row or {}
     attrs = []

@@ -405,7 +405,9 @@ class TableRows(CompiledPrinting):
         ctid_block, ctid_offset = tups.ctid_block[sel].astype(np.int64), tups.ctid_offset[sel].astype(np.int64)
         status = row_statuses(xmin_st, xmax_st, blocks, lps, ctid_block, ctid_offset)
         self.undecided += int((status == STATUS_NAMES.index("unknown")).sum())
-        keep = slice(None) if self.options.all_versions else np.flatnonzero(status == LIVE)
+        live = status == LIVE
+        # (a chunk of live rows only, the common case, is not copied column by column)
+        keep = slice(None) if self.options.all_versions or live.all() else np.flatnonzero(live)
         sel, its = sel[keep], its[keep]
         if not len(sel):
             return None

@@ -72,9 +72,9 @@ def heap_check_for(src: str, relname: str, cache_blocks: int = 262_144, shared: 
 
 
 def info_for(src: str, relname: str) -> IndexInfo:
-    from pgpage.passes.index import _index_info
+    from pgpage.passes.index import index_info
     _, db = cluster(src)
-    return _index_info(db.relation(relname), db)
+    return index_info(db.relation(relname), db)
 
 
 def run_scan(fork: RelationFork, major: int, info=None, heap=None) -> tuple[BtreeScan, dict, list]:

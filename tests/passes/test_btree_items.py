@@ -9,7 +9,7 @@ import pytest
 from conftest import FIXTURES, REQUIRED_MAJORS, data_dir
 from pgpage.passes import export
 from pgpage.passes.btree_items import _page_rows
-from pgpage.passes.index import _index_info
+from pgpage.passes.index import index_info
 from pgpage.storage.datadir import open_data_directory
 from pgpage.storage.target import relation_target
 
@@ -19,7 +19,7 @@ STORIES_MAJORS = (10, 15, 18)
 
 def page_by_page(cluster, rel) -> list[dict]:
     ctx = relation_target(cluster, rel).context
-    attrs = _index_info(rel, rel.database).attributes
+    attrs = index_info(rel, rel.database).attributes
     return [row for first, chunk in rel.forks["main"].iter_chunks() for i in range(chunk.shape[0])
             for row in _page_rows(chunk[i].tobytes(), first + i, ctx, attrs)]
 
