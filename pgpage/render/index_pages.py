@@ -22,13 +22,21 @@ def _print(out, lines: list[Text]) -> None:
         out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
 
 
-def render_index_page(out, page: dict) -> None:
+# the sections of a metapage, whose pd_lower covers its metadata, not line pointers
+METAPAGE_KEYS = {"gin_metapage_info", "spgist_metapage_info", "brin_metapage_info", "hash_metapage_info"}
+
+
+def render_index_page(out, page: dict) -> bool:
+    """A GIN, GiST or SP-GiST page's sections; False for a page of none of them."""
     if "gin_page_opaque_info" in page:
         _gin(out, page)
     elif "gist_page_opaque_info" in page:
         _gist(out, page)
     elif "spgist_page_opaque_info" in page:
         _spgist(out, page)
+    else:
+        return False
+    return True
 
 
 def _key(it: dict) -> str:
@@ -47,7 +55,8 @@ def _gin(out, page: dict) -> None:
     if "gin_metapage_info" in page:
         m = page["gin_metapage_info"]
         lines.append(_line("  pending list: " + "  ".join(f"{k} {m[k]}" for k in (
-            "pending_head", "pending_tail", "tail_free_size", "n_pending_pages", "n_pending_tuples"))))
+            "pending_head", "pending_tail", "tail_free_size"))))
+        lines.append(_line("    " + "  ".join(f"{k} {m[k]}" for k in ("n_pending_pages", "n_pending_tuples"))))
         lines.append(_line("  statistics: " + "  ".join(f"{k} {m[k]}" for k in (
             "n_total_pages", "n_entry_pages", "n_data_pages", "n_entries", "version")), "dim"))
     if "right_bound" in page:

@@ -118,12 +118,13 @@ def render_page(out, page: dict) -> None:
     from pgpage.render.ampage import render_am_sections   # hash and BRIN pages' pageinspect sections
     render_am_sections(out, page)
     if "special" in page:
-        out.print("  " + "  ".join(f"{k} {v}" for k, v in page["special"].items()))
-        if "meta" in page:
-            out.print("  meta: " + "  ".join(f"{k} {v}" for k, v in page["meta"].items()))
-        from pgpage.render.index_pages import render_index_page
-        render_index_page(out, page)
-        _line_pointers(out, page["items"])
+        from pgpage.render.index_pages import METAPAGE_KEYS, render_index_page
+        if not render_index_page(out, page):   # (an AM it does not know: the special space as read)
+            out.print("  " + "  ".join(f"{k} {v}" for k, v in page["special"].items()))
+            if "meta" in page and not METAPAGE_KEYS & set(page):   # (else said by its pageinspect section)
+                out.print("  meta: " + "  ".join(f"{k} {v}" for k, v in page["meta"].items()))
+        if not METAPAGE_KEYS & set(page):
+            _line_pointers(out, page["items"])
 
 
 def _fields(out, fields: dict) -> None:
