@@ -145,7 +145,8 @@ def _data_leaf_tids(chunk: np.ndarray, leaves: np.ndarray) -> int:
     compiled GIN sieve (decode/_gin.c) where it passes a page, else segment by segment."""
     if not leaves.any():
         return 0
-    from pgpage.decode.kernels import GIN_SIEVE_CHECK, GIN_SIEVE_ORDER, KernelUnavailable, verify_gin_sieve
+    from pgpage.decode.clib import KernelUnavailable
+    from pgpage.decode.kernels import GIN_SIEVE_CHECK, GIN_SIEVE_ORDER, verify_gin_sieve
     counted = np.zeros(len(chunk), dtype=bool)
     total = 0
     try:

@@ -123,7 +123,8 @@ class GinVerifier:
     def _sieved(self, chunk: np.ndarray, check: np.ndarray, nlp: np.ndarray) -> tuple[np.ndarray, ...]:
         """(per page of the chunk: True where the sieve found nothing the per-page rules could report; a posting
         tree leaf's greatest TID value; an entry leaf's posting tree roots)."""
-        from pgpage.decode.kernels import KernelUnavailable, verify_gin_sieve
+        from pgpage.decode.clib import KernelUnavailable
+        from pgpage.decode.kernels import verify_gin_sieve
         if check.any():
             try:
                 flagged, max_tid, roots, _ = verify_gin_sieve(np.ascontiguousarray(chunk), check, nlp, self.sieve)
