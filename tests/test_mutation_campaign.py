@@ -174,3 +174,18 @@ def test_a_name_on_a_zeroed_pg_class_page(tmp_path):
     assert "no relation 'heap_hot'" in r["stderr"] and "pg_class block 0 is all zeros" in r["stderr"]
     assert invoke(["rows", str(d), "--db", "pgpage", "--rel", "no_such_table"])["status"] == 3   # (anything: lost)
     assert invoke(["rows", str(data_dir(major)), "--db", "pgpage", "--rel", "no_such_table"])["status"] == 2
+
+
+@pytest.mark.parametrize("index, command", [(6829, "index"), (13797, "index"), (5614, "diff"), (15507, "diff")])
+def test_cases_the_large_campaign_found(index, command):
+    """Seed 1's cases the large run found (bench/mutation_campaign.py, 2026-11-29): a B-tree key whose bytes do
+    not decode made `index` text fail on len(None) (its JSON has the key's error; the text now shows ``?``), and
+    a relation whose pg_namespace row is damaged made `diff` of its two files fail spelling a schema the catalog
+    does not name. Each answers now, with findings."""
+    runner = Runner(case_seconds=CASE_SECONDS, rss_limit_mb=RSS_LIMIT_MB)
+    try:
+        r = runner.run(1, index)
+    finally:
+        runner.close()
+    assert r["command"].split()[0] == command
+    assert r["failure"] is None and r["status"] in (0, 1, 3), (r["failure"], r["detail"][-400:])

@@ -227,6 +227,8 @@ def _keys_text(keys) -> str:
             parts.append("-inf")
         elif k.get("null"):
             parts.append("NULL")
+        elif k.get("value") is None:     # bytes that do not decode (the JSON says why: "error")
+            parts.append("?")
         else:
             v = k["value"]
             parts.append(v if len(v) <= 40 else v[:37] + "...")

@@ -81,9 +81,11 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def spelled(schema: str, name: str) -> str:
-    """How to name a relation to psql (and to --rel): ``schema.name``, each part quoted where needed."""
-    return f"{quote_ident(schema)}.{quote_ident(name)}"
+def spelled(schema: str | None, name: str | None) -> str:
+    """How to name a relation to psql (and to --rel): ``schema.name``, each part quoted where needed; a schema
+    the catalogs do not name (pg_namespace damaged) left out, a name they do not give as ``?``."""
+    relname = "?" if name is None else quote_ident(name)
+    return relname if schema is None else f"{quote_ident(schema)}.{relname}"
 
 
 def suggestions(schema: str | None, name: str, known: list[tuple[str, str]], limit: int = 3) -> list[str]:
