@@ -75,3 +75,18 @@ def read_block(major: int, name: str, blkno: int) -> bytes:
 
 def case_id(value) -> str:
     return f"pg{value}" if isinstance(value, int) else str(value)
+
+
+def mutated_pages(pages, seed: int):
+    """A copy of an index's pages (numpy, one row a block) with four bits flipped in each of two blocks, within
+    the line pointers or anywhere past the page header (the GiST and SP-GiST fast passes' damage)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    out = pages.copy()
+    block_size = out.shape[1]
+    for blk in rng.choice(len(out), size=min(2, len(out)), replace=False):
+        lower = int(out[blk, 12]) | int(out[blk, 13]) << 8
+        for _ in range(4):
+            at = int(rng.integers(24, max(lower, 25))) if rng.random() < 0.4 else int(rng.integers(24, block_size))
+            out[blk, at] ^= 1 << int(rng.integers(0, 8))
+    return out

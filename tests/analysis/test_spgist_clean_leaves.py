@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexes_oracle import BLCKSZ, case_id, data_dir, index_cases, index_path
+from indexes_oracle import BLCKSZ, case_id, data_dir, index_cases, index_path, mutated_pages
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.spgist import SpgistVerifier
 from pgpage.decode.indextuple import index_columns
@@ -37,17 +37,6 @@ def run(pages: np.ndarray, cols, fast: bool, passed: list | None = None, major: 
     return [f.to_json() for f in found], v.flags.tolist(), v.nitems.tolist(), sorted(v.links)
 
 
-def mutated(pages: np.ndarray, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    out = pages.copy()
-    for blk in rng.choice(len(out), size=min(2, len(out)), replace=False):
-        lower = int(out[blk, 12]) | int(out[blk, 13]) << 8
-        for _ in range(4):
-            at = int(rng.integers(24, max(lower, 25))) if rng.random() < 0.4 else int(rng.integers(24, BLCKSZ))
-            out[blk, at] ^= 1 << int(rng.integers(0, 8))
-    return out
-
-
 @pytest.mark.parametrize("major,name", index_cases("spgist"), ids=case_id)
 def test_the_numpy_pass_and_the_page_rules_agree(major, name):
     pages = np.fromfile(index_path(major, name), dtype=np.uint8).reshape(-1, BLCKSZ)
@@ -57,7 +46,7 @@ def test_the_numpy_pass_and_the_page_rules_agree(major, name):
     flags = pages[:, BLCKSZ - 8].astype(int) | pages[:, BLCKSZ - 7].astype(int) << 8
     assert sum(passed) == int((flags[1:] & SPGIST_LEAF != 0).sum())   # a clean index: every leaf passes
     for seed in range(8):
-        bad = mutated(pages, seed * 100 + major)
+        bad = mutated_pages(pages, seed * 100 + major)
         assert run(bad, cols, True, None, major) == run(bad, cols, False, None, major), seed
     for m in (None, 13):     # nextOffset read as 14+ and as before 14
         assert run(pages, (), True, None, m) == run(pages, (), False, None, m)
