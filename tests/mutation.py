@@ -746,10 +746,19 @@ class Workspace:
                 "failure": failure, "seconds": seconds, "reproducer": case.reproducer(),
                 "argv": " ".join(argv),
                 "detail": (r["escaped"] or r["stderr"])[-1500:] if failure else r["stderr"][-300:],
-                "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+                "maxrss_mb": peak_rss_mb()}
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS since its exec (VmHWM). Not getrusage's ru_maxrss: Linux keeps that across exec,
+    so a worker spawned (vfork + exec) by a pytest worker of 1 GB would start at 1 GB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # ------------------------------------------------------------------------------------ the worker process
