@@ -2,7 +2,6 @@
 pages of note, pivots, levels, the table check, the root's keys, findings; maps on request."""
 from __future__ import annotations
 
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -264,8 +263,8 @@ def _items_table(out, items) -> None:
         if it.get("dead"):
             kind = Text("DEAD ", "bold red") + kind
         target = str(it["downlink"]) if it.get("downlink") is not None else (it.get("htid") or "")
-        table.add_row(str(it["itemoffset"]), kind, target, str(it["itemlen"]), escape(_keys_text(it.get("keys"))),
-                      escape(it.get("data") or ""))
+        table.add_row(str(it["itemoffset"]), kind, target, str(it["itemlen"]), _keys_text(it.get("keys")),
+                      it.get("data") or "")
     out.print(table)
 
 
