@@ -18,6 +18,10 @@ from pathlib import Path
 
 ROW_GROUP_ROWS = 131072
 COMPRESSION = "zstd"
+# a column's dictionary stops (plain encoding from there) at this size: a column of few values (relname, status)
+# keeps its dictionary, one of as many values as rows (ctid, an md5) gives up after a few thousand, where at
+# Parquet's default (1 MiB) hashing them cost more than the rest of the write
+DICTIONARY_BYTES = 1 << 16
 
 
 class ParquetFiles:
@@ -51,7 +55,8 @@ class ParquetFiles:
         import pyarrow.parquet as pq
         path = self.path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._writers[name] = pq.ParquetWriter(str(path) + ".partial", schema, compression=COMPRESSION)
+        self._writers[name] = pq.ParquetWriter(str(path) + ".partial", schema, compression=COMPRESSION,
+                                               dictionary_pagesize_limit=DICTIONARY_BYTES)
 
     def _flush(self, name: str) -> None:
         import pyarrow as pa
