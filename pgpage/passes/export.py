@@ -16,7 +16,8 @@ Datasets (their columns: ``COLUMNS``; every one with a ``schema_version`` column
 Nothing here decodes a byte: the relations and their pages come from one read of `scan --deep` (``scan_relations``
 hands each chunk of a main fork to ``observe``, where ``decode.vector``'s arrays become columns), B-tree items from
 ``analysis.btree.keys.page_view`` (what `index --block` shows), findings from ``passes.verify``, rows from
-``passes.rows.TableRows`` (the texts of `rows --csv`, typed here: ``RowColumns``).
+``passes.rows.TableRows`` (its compiled printer's values as Arrow holds them where it can, else the texts of
+`rows --csv`, typed here: ``RowColumns``).
 
 Batches go to ``sink(dataset, batch)`` as soon as they are made (a chunk of pages at a time), so memory stays flat
 whatever the cluster's size; ``render.parquet`` writes them. pyarrow is imported only by this module's functions.
