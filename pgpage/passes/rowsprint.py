@@ -102,7 +102,7 @@ class CompiledPrinting:
         data = printer.data[:used].copy()
 
         def run(text: bytes, start: int, stop: int) -> TypedLines:
-            return TypedLines(text, c.take(np.arange(first + start, first + stop)), printer.values[start:stop],
+            return TypedLines(text, c.take(slice(first + start, first + stop)), printer.values[start:stop],
                               printer.lengths[start:stop], data)
         return run
 
