@@ -588,9 +588,9 @@ static int arrow_day(int64_t days)
  * One value (the attribute's len bytes at v) of kind k as Arrow holds it (`rows --parquet`, export's rows: passes/
  * export.py's RowColumns, through pgp_csv_rows' `typed`): into *val an integer, a float's bits, 0 or 1 (bool), a
  * date as days and a timestamp as microseconds from 1970-01-01 (Arrow's epoch); a text's, name's or bytea's bytes
- * into b (bin: its start), *val where and *blen how many (left alone for the others). 0 when the value is not one that its
- * text would give Arrow as such (an infinity, a year outside 1..9999, a float NaN or infinity, a value put_value
- * declines, text that is not UTF-8): the caller prints it, and its text goes the way every text goes.
+ * into b (bin: its start), *val where and *blen how many (left alone for the others). 0 when the value is not one
+ * that its text would give Arrow as such (an infinity, a year outside 1..9999, a float NaN or infinity, a value
+ * put_value declines, text that is not UTF-8): the caller prints it, and its text goes the way every text goes.
  */
 PGP_INTERNAL int arrow_value(Out *b, const uint8_t *bin, int64_t k, const uint8_t *v, int64_t len, int64_t *val,
                              int64_t *blen)

@@ -739,7 +739,7 @@ class RowColumns:
         pa = arrow()
         n = len(values)
         valid = lengths >= 0
-        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+        validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
         dtype = typed_kinds()[kind][2]
         if dtype is None:    # text, bytea: Arrow's layout, offsets and bytes
             size = np.where(valid, lengths, 0)

@@ -9,9 +9,10 @@ A dataset directory is hive-partitioned by cluster and snapshot, so that one glo
 (``read_parquet('DIR/*/*/pages.parquet', hive_partitioning = true)`` in DuckDB; Spark reads DIR the same way).
 Batches are buffered per file up to ROW_GROUP_ROWS rows and written as one row group (``ParquetWriter``): memory
 holds at most one row group per open file, whatever the cluster's size, and the one being written. A row group is
-encoded and compressed in a thread of its own while the next one is read (Arrow lets go of the GIL), one at a time:
-the encoding costs as much as the reading, and a second core does it meanwhile. A file that got no batch is written with
-its schema and no rows, so a glob over many snapshots always finds every dataset.
+encoded and compressed in a thread of its own while the next one is read (Arrow lets go of the GIL), one at a
+time: encoding a table's rows costs about as much as reading them, and a second core does it meanwhile. A file
+that got no batch is written with its schema and no rows, so a glob over many snapshots always finds every
+dataset.
 """
 from __future__ import annotations
 
