@@ -173,6 +173,12 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  * verdict indexes, t_ctid's block and offset, t_infomask, t_infomask2); status_text holds the nstatus status names,
  * then the params[CP_json_nxid] verdict names, then each printed column's key (`"name":`, as JSON writes it).
  *
+ * With `typed` (CSV lines only), a printed column c with typed[c] set is written as Arrow holds it wherever
+ * arrow_value can (_values.c; passes/export.py builds the Arrow arrays): into typed_val[t * ncols + c], and for text
+ * and bytea into bin (bin_cap bytes; its place in typed_val, its length in typed_len), the line's field left empty;
+ * typed_len -2 for NULL, -1 for a value printed in its field as before (one Arrow does not read as such from its
+ * text).
+ *
  * Lines go one after the other into out (out_cap bytes); ends[t] is where tuple t's line ends, ok[t] 1 when it
  * was printed, 0 when declined (nothing written: ends[t] is where its line would have started). Returns how many
  * tuples were done: fewer than ntup when the next line did not fit (the caller takes the text and calls again
@@ -186,6 +192,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                      const int64_t *tz, const int64_t *params, const uint8_t *given_text, const int64_t *given_start,
                      const int64_t *given_len, int64_t ngiven, const int64_t *enums, const uint8_t *labels,
                      int64_t toasted, const uint8_t *toast_data, const int64_t *toast_start, const int64_t *toast_len,
+                     const int64_t *typed, int64_t *typed_val, int64_t *typed_len, uint8_t *bin, int64_t bin_cap,
                      uint8_t *out, int64_t out_cap, int64_t *ends, uint8_t *ok)
 {
     int64_t P[MAX_TUPLE_ATTS], L[MAX_TUPLE_ATTS];
@@ -199,6 +206,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     const int json = params[CP_json] != 0, text = params[CP_copy_text] != 0;
     const int64_t nxid = params[CP_json_nxid], keys_at = nstatus + nxid;
     Out o = {out, out + out_cap, 0, json || text, enums, labels};
+    Out b = {bin, bin + (typed ? bin_cap : 0), 0, 1, NULL, NULL};   /* typed values' bytes */
     int usable = natt <= MAX_TUPLE_ATTS;
     int64_t nk_given = 0;
     for (int64_t c = 0; c < ncols; c++) {
@@ -207,7 +215,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     }
     if (nk_given != ngiven) usable = 0;
     for (int64_t t = 0; t < ntup; t++) {
-        uint8_t *const line = o.p;
+        uint8_t *const line = o.p, *const line_bin = b.p;
         const int64_t *gstart = given_start + t * ngiven, *glen = given_len + t * ngiven;
         int good = usable;
         for (int64_t g = 0; good && g < ngiven; g++)
@@ -289,19 +297,29 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                 continue;
             }
             if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
+            if (typed && typed[c] && !given) {
+                int64_t *const cell = typed_len + t * ncols + c;
+                *cell = 0;
+                if (!is_null && arrow_value(&b, bin, kinds[c], v, vlen, typed_val + t * ncols + c, cell)) continue;
+                *cell = is_null ? -2 : -1;
+            }
             if (is_null) continue; /* NULL: nothing */
             good = given ? put_text(&o, v, vlen, single)
                          : put_column(&o, kinds[c], extra + 5 * c, v, vlen, &zone, major, single);
         }
         if (good && json && room(&o, 2)) o.p = put_str(o.p, "}}");
         if (good && room(&o, 1)) *o.p++ = '\n';
-        if (o.full) {
+        if (o.full || b.full) {
             o.p = line;
-            o.full = 0;
-            if (line != out) return t;
+            b.p = line_bin;
+            o.full = b.full = 0;
+            if (line != out || line_bin != bin) return t;
             good = 0;
         }
-        if (!good) o.p = line;
+        if (!good) {
+            o.p = line;
+            b.p = line_bin;
+        }
         ends[t] = o.p - out;
         ok[t] = (uint8_t)good;
     }
@@ -315,4 +333,20 @@ void pgp_gather(const uint8_t *src, const int64_t *from, const int64_t *len, int
 {
     for (int64_t k = 0; k < n; k++)
         memcpy(dst + to[k], src + from[k], (size_t)len[k]);
+}
+
+/* TIDs as tidout prints them, "(block,offset)", one after the other into out (at least 44 bytes a TID) as Arrow
+   lays out strings: text k from offsets[k] to offsets[k + 1] (passes/arrowtext.py: ctid columns). */
+void pgp_tid_texts(const int64_t *block, const int64_t *offset, int64_t n, uint8_t *out, int32_t *offsets)
+{
+    uint8_t *p = out;
+    offsets[0] = 0;
+    for (int64_t k = 0; k < n; k++) {
+        *p++ = '(';
+        p = put_i64(p, block[k]);
+        *p++ = ',';
+        p = put_i64(p, offset[k]);
+        *p++ = ')';
+        offsets[k + 1] = (int32_t)(p - out);
+    }
 }

@@ -572,6 +572,111 @@ PGP_INTERNAL int put_float(Out *o, uint64_t bits, int f4)
     return 1;
 }
 
+/* Whether a date (days from 2000-01-01, as stored) falls in years 1 to 9999: those Arrow reads back from its text
+   (and a timestamp's day: the same, for timestamps in UTC); infinities, BC dates and later years are not. */
+static int arrow_day(int64_t days)
+{
+    const int64_t jd = days + POSTGRES_EPOCH_JDATE;
+    if (days == INT32_MIN || days == INT32_MAX || jd < 0 || jd > INT32_MAX / 2) return 0;
+    int64_t year;
+    int month, day;
+    j2date(jd, &year, &month, &day);
+    return year >= 1 && year <= 9999;
+}
+
+/*
+ * One value (the attribute's len bytes at v) of kind k as Arrow holds it (`rows --parquet`, export's rows: passes/
+ * export.py's RowColumns, through pgp_csv_rows' `typed`): into *val an integer, a float's bits, 0 or 1 (bool), a
+ * date as days and a timestamp as microseconds from 1970-01-01 (Arrow's epoch); a text's, name's or bytea's bytes
+ * into b (bin: its start), *val where and *blen how many (left alone for the others). 0 when the value is not one
+ * that its text would give Arrow as such (an infinity, a year outside 1..9999, a float NaN or infinity, a value
+ * put_value declines, text that is not UTF-8): the caller prints it, and its text goes the way every text goes.
+ */
+PGP_INTERNAL int arrow_value(Out *b, const uint8_t *bin, int64_t k, const uint8_t *v, int64_t len, int64_t *val,
+                             int64_t *blen)
+{
+    switch (k) {
+    case K_bool:
+        if (len != 1 || v[0] > 1) return 0;
+        *val = v[0];
+        return 1;
+    case K_int2:
+        if (len != 2) return 0;
+        *val = (int16_t)u16(v);
+        return 1;
+    case K_int4:
+        if (len != 4) return 0;
+        *val = (int32_t)(uint32_t)u32(v);
+        return 1;
+    case K_uint32:
+        if (len != 4) return 0;
+        *val = u32(v);
+        return 1;
+    case K_int8:
+        if (len != 8) return 0;
+        memcpy(val, v, 8);
+        return 1;
+    case K_float4: {
+        if (len != 4) return 0;
+        const int64_t bits = u32(v);
+        if (((bits >> 23) & 0xFF) == 0xFF) return 0;   /* NaN, infinities */
+        *val = bits;
+        return 1;
+    }
+    case K_float8: {
+        if (len != 8) return 0;
+        uint64_t bits;
+        memcpy(&bits, v, 8);
+        if (((bits >> 52) & 0x7FF) == 0x7FF) return 0;
+        memcpy(val, &bits, 8);
+        return 1;
+    }
+    case K_date: {
+        if (len != 4) return 0;
+        const int64_t days = (int32_t)(uint32_t)u32(v);
+        if (!arrow_day(days)) return 0;
+        *val = days + UNIX_EPOCH_AT_2000 * USECS_PER_SEC / USECS_PER_DAY;
+        return 1;
+    }
+    case K_timestamp:
+    case K_timestamptz: {
+        if (len != 8) return 0;
+        int64_t t;
+        memcpy(&t, v, 8);
+        int64_t days = t / USECS_PER_DAY;
+        if (t % USECS_PER_DAY < 0) days--;
+        if (t == INT64_MIN || t == INT64_MAX || !arrow_day(days)) return 0;
+        *val = t + UNIX_EPOCH_AT_2000 * USECS_PER_SEC;
+        return 1;
+    }
+    case K_text:
+    case K_name:
+    case K_bytea: {
+        const uint8_t *s = v;
+        int64_t n = len;
+        if (k == K_name) {
+            if (len != NAMEDATALEN) return 0;
+            const uint8_t *nul = memchr(v, 0, NAMEDATALEN);
+            n = nul ? nul - v : NAMEDATALEN;
+        } else if (!varlena_body(v, len, &s, &n))
+            return 0;
+        if (k != K_bytea) {
+            uint8_t high = 0;
+            for (int64_t i = 0; i < n; i++) high |= s[i];
+            if ((high & 0x80) && !utf8_valid(s, n)) return 0;
+        }
+        if (!room(b, n)) return 1;
+        *val = b->p - bin;
+        *blen = n;
+        memcpy(b->p, s, (size_t)n);
+        b->p += n;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
 /* One value (the attribute's len bytes at v) of kind k; 0 to decline the tuple. */
 PGP_INTERNAL int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major, int single)
 {

@@ -103,6 +103,8 @@ PGP_INTERNAL int put_numeric(Out *o, const uint8_t *s, int64_t n, int64_t major)
 PGP_INTERNAL int put_float(Out *o, uint64_t bits, int f4);
 PGP_INTERNAL int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, const Zone *zone, int64_t major,
                            int single);
+PGP_INTERNAL int arrow_value(Out *b, const uint8_t *bin, int64_t k, const uint8_t *v, int64_t len, int64_t *val,
+                             int64_t *blen);
 PGP_INTERNAL void csv_quote(Out *o, uint8_t *from);
 PGP_INTERNAL void json_escape(Out *o, uint8_t *from);
 PGP_INTERNAL void copy_text_escape(Out *o, uint8_t *from);

@@ -124,7 +124,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, P, I64, P, P, P, I64, P, P, P, P, P,
-                                  I64, P, P, I64, P, P, P, P, I64, P, P]
+                                  I64, P, P, I64, P, P, P, P, P, P, P, I64, P, I64, P, P]
+    cdll.pgp_tid_texts.argtypes = [P, P, I64, P, P]
     cdll.pgp_line_hashes.argtypes = [P, P, I64, P]
     cdll.pgp_hot_roots.argtypes = [P, I64, I64, P, I64, P]
     cdll.pgp_crc32c.restype = ctypes.c_uint32

@@ -304,13 +304,22 @@ class CsvPrinter:
     alignment in bytes, delimiter (an int) and type oid; of kind "range" or "multirange", its bounds' kind name,
     typlen, alignment in bytes, 0 and the type oid each value must store (0: any). ``enum_labels``: pg_enum's
     labels by oid (kind "enum"). With ``copy_text``, each line is instead COPY's text format (`pgpage dump`):
-    tab-separated, ``\\N`` for NULL, values escaped as CopyAttributeOutText does (no system columns)."""
+    tab-separated, ``\\N`` for NULL, values escaped as CopyAttributeOutText does (no system columns).
+
+    ``typed`` (CSV lines): per printed column, whether its values are written as Arrow holds them where they can be
+    (``arrow_value`` in _values.c): after ``lines``, ``values`` and ``lengths`` (tuples, printed columns) say each
+    one (``lengths`` -2: NULL, -1: printed in the line, else the value is ``values``, or for text and bytea
+    ``lengths`` bytes at ``values`` of ``data``), its field in the line left empty."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
                  index_tuples: bool = False, json: "JsonRecords | None" = None, nested: dict | None = None,
-                 enum_labels: dict[int, str] | None = None, copy_text: bool = False):
+                 enum_labels: dict[int, str] | None = None, copy_text: bool = False, typed: list[bool] | None = None):
         self.attlen, self.attalign = _i64(attlen), _i64(attalign)
+        self.typed = _i64(typed) if typed is not None else None
+        self.values = self.lengths = None
+        # (a value's bytes are never more than its text's: a line whose text fits, fits here too)
+        self.data = np.empty(buffer_size or CSV_BUFFER, dtype=np.uint8) if typed is not None else np.zeros(1, np.uint8)
         self.cols = _i64(cols)
         self.kinds = _i64([TABLES.CSV_KINDS.index(k) for k in kinds])
         oids = sorted(enum_labels or {})
@@ -364,14 +373,33 @@ class CsvPrinter:
         ngiven = gstart.shape[1]
         tdata, tstart, tlen = toasted if toasted is not None else (np.zeros(1, dtype=np.uint8), np.zeros(1, np.int64),
                                                                    np.zeros(1, np.int64))
+        shape = (n, len(self.cols)) if self.typed is not None else (1, 1)
+        values, lengths = np.empty(shape, dtype=np.int64), np.full(shape, -1, dtype=np.int64)   # (-1: not typed)
         done = lib().pgp_csv_rows(_p(flat), flat.size, n, _p(start), _p(length), _p(t_hoff), _p(natts), _p(hasnull),
                                   _p(self.attlen), _p(self.attalign), len(self.attlen), _p(self.cols),
                                   _p(self.kinds), _p(self.extra), len(self.cols), _p(sys), _p(self.status_text),
                                   _p(self.status_off), self.nstatus, _p(self.zone), _p(self.params), _p(text),
                                   _p(gstart), _p(glen), ngiven, _p(self.enums), _p(self.labels),
-                                  int(toasted is not None), _p(tdata), _p(tstart), _p(tlen), _p(self.out),
-                                  len(self.out), _p(ends), _p(ok))
+                                  int(toasted is not None), _p(tdata), _p(tstart), _p(tlen),
+                                  _p(self.typed) if self.typed is not None else 0, _p(values), _p(lengths),
+                                  _p(self.data), len(self.data), _p(self.out), len(self.out), _p(ends), _p(ok))
+        if self.typed is not None:
+            self.values, self.lengths = values[:done], lengths[:done]
         return int(done), ends[:done], ok[:done].astype(bool)
+
+
+TID_TEXT_BYTES = 44    # "(", two int64s of at most 20 digits and a sign, ",", ")"
+
+
+def tid_texts(block, offset) -> tuple[np.ndarray, np.ndarray]:
+    """``(block,offset)`` texts of two integer arrays as Arrow lays out strings: (the bytes, int32 offsets)."""
+    block, offset = _i64(block), _i64(offset)
+    n = len(block)
+    if n * TID_TEXT_BYTES >= 1 << 31:
+        raise ValueError("tid_texts: more TIDs than int32 offsets can hold")
+    out, offsets = np.empty(n * TID_TEXT_BYTES, dtype=np.uint8), np.empty(n + 1, dtype=np.int32)
+    lib().pgp_tid_texts(_p(block), _p(offset), n, _p(out), _p(offsets))
+    return out[:int(offsets[-1])], offsets
 
 
 def line_hashes(buf: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -121,10 +121,12 @@ class PrintedTypes:
 
     def printer(self, attrs: list[Attribute], cols: list[int], kinds: list[str | None], statuses: list[str],
                 system: bool, index_tuples: bool = False,
-                json: kernels.JsonRecords | None = None, copy_text: bool = False) -> kernels.CsvPrinter | None:
+                json: kernels.JsonRecords | None = None, copy_text: bool = False,
+                typed: list[bool] | None = None) -> kernels.CsvPrinter | None:
         """The printer of attributes ``cols`` of ``attrs`` (a relation's, attnum order, dropped ones included),
         each printed as ``kinds`` says; None when it cannot print them all, or cannot write the names it would
-        write unquoted (``statuses``, the row statuses, and ``json``'s verdicts, with ``system``)."""
+        write unquoted (``statuses``, the row statuses, and ``json``'s verdicts, with ``system``). ``typed``: the
+        columns whose values it writes as Arrow holds them (``kernels.CsvPrinter``)."""
         if not kinds or None in kinds:
             return None
         names = list(statuses) + (json.xid_states if json is not None else [])
@@ -137,4 +139,4 @@ class PrintedTypes:
                                   list(statuses), system, self.formatter.major,
                                   single_column=not system and len(kinds) == 1, index_tuples=index_tuples,
                                   json=json, nested=nested, enum_labels=self.catalog.enum_labels,
-                                  copy_text=copy_text)
+                                  copy_text=copy_text, typed=typed)

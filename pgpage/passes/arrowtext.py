@@ -34,6 +34,7 @@ def csv_text_table(lines: bytes, names: list[str]):
 def tid_texts(block: np.ndarray, offset: np.ndarray, null: np.ndarray | None = None):
     """``(block,offset)`` texts, as a TID prints, of two integer arrays (an Arrow string array; NULL where ``null``)."""
     pa = arrow()
-    import pyarrow.compute as pc
-    return pc.binary_join_element_wise("(", pa.array(block, mask=null).cast(pa.string()), ",",
-                                       pa.array(offset).cast(pa.string()), ")", "")
+    from pgpage.decode.kernels import tid_texts as texts
+    body, offsets = texts(block, offset)
+    validity = None if null is None else pa.py_buffer(np.packbits(~np.asarray(null, dtype=bool), bitorder="little"))
+    return pa.Array.from_buffers(pa.string(), len(offsets) - 1, [validity, pa.py_buffer(offsets), pa.py_buffer(body)])

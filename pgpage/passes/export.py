@@ -16,7 +16,8 @@ Datasets (their columns: ``COLUMNS``; every one with a ``schema_version`` column
 Nothing here decodes a byte: the relations and their pages come from one read of `scan --deep` (``scan_relations``
 hands each chunk of a main fork to ``observe``, where ``decode.vector``'s arrays become columns), B-tree items from
 ``analysis.btree.keys.page_view`` (what `index --block` shows), findings from ``passes.verify``, rows from
-``passes.rows.TableRows`` (the texts of `rows --csv`, typed here: ``RowColumns``).
+``passes.rows.TableRows`` (its compiled printer's values as Arrow holds them where it can, else the texts of
+`rows --csv`, typed here: ``RowColumns``).
 
 Batches go to ``sink(dataset, batch)`` as soon as they are made (a chunk of pages at a time), so memory stays flat
 whatever the cluster's size; ``render.parquet`` writes them. pyarrow is imported only by this module's functions.
@@ -513,23 +514,44 @@ class ClusterExport:
 
 
 # ------------------------------------------------------------------------------------------------ rows
-def rows_batches(table, sink: Callable) -> list[Finding]:
+def rows_batches(table, sink: Callable, typed: bool = True) -> list[Finding]:
     """The rows of ``table`` (a ``passes.rows.TableRows``, which says which versions and columns) to ``sink(batch)``,
-    typed (``RowColumns``), about ROWS_BATCH rows a batch; returns the findings of the reading. The texts are those
-    of `rows --csv` (the compiled printer's lines, read by Arrow's CSV reader: no Python object per value) and, for
-    the versions the printer leaves to Python, theirs. The table should print times with zone in UTC
-    (``RowOptions(timezone="UTC")``): Arrow reads every offset of that form."""
+    typed (``RowColumns``), about ROWS_BATCH rows a batch; returns the findings of the reading. The compiled
+    printer writes the values of the columns it can as Arrow holds them (``RowColumns.typed``), and the rest as
+    the text of `rows --csv`, read by Arrow's CSV reader (no Python object per value); the versions the printer
+    leaves to Python come as their texts. ``typed`` False: every value as text (the path the typed one must equal,
+    for the tests). The table should print times with zone in UTC (``RowOptions(timezone="UTC")``): Arrow reads
+    every offset of that form."""
     pa = arrow()
+    from pgpage.passes.rowsprint import TypedLines
     columns = RowColumns(table)
-    pieces, n = [], 0
-    for item in table.csv_stream(system=True):
-        piece = columns.csv_texts(item[0]) if isinstance(item, tuple) else columns.version_texts(item)
-        pieces.append(piece)
-        n += piece.num_rows
+    texts, n, sunk = [], 0, False
+
+    def give(batch) -> None:
+        nonlocal sunk
+        sink(batch)
+        sunk = True
+
+    def take_texts() -> None:    # the versions Python printed since the last batch, as one batch
+        nonlocal n
+        if texts:
+            give(columns.batch(pa.concat_tables(texts)))
+            texts.clear()
+            n = 0
+
+    stream = table.arrow_stream(columns.typed) if typed else table.csv_stream(system=True)
+    for item in stream:
+        if isinstance(item, TypedLines):   # (a run of a chunk's versions: one batch)
+            take_texts()
+            give(columns.typed_batch(item))
+            continue
+        texts.append(columns.csv_texts(item[0]) if isinstance(item, tuple) else columns.version_texts(item))
+        n += texts[-1].num_rows
         if n >= ROWS_BATCH:
-            sink(columns.batch(pa.concat_tables(pieces)))
-            pieces, n = [], 0
-    sink(columns.batch(pa.concat_tables(pieces) if pieces else columns.version_texts(None)))
+            take_texts()
+    take_texts()
+    if not sunk:
+        sink(columns.batch(columns.version_texts(None)))
     return table.findings + columns.findings
 
 
@@ -537,6 +559,22 @@ def utc_rows(cluster, relation, all_versions: bool = False):
     """The ``TableRows`` of a table for ``rows_batches``: its live rows, or every version on disk."""
     from pgpage.passes.rows import RowOptions, TableRows
     return TableRows(cluster, relation, RowOptions(all_versions=all_versions, timezone="UTC"))
+
+
+@lru_cache(maxsize=None)
+def typed_kinds() -> dict:
+    """The compiled printer's kinds whose values it writes as Arrow holds them (``arrow_value`` in
+    decode/_values.c, which this table must follow): (the column's Arrow type and how ``RowColumns`` reads its
+    text, the numpy type of the printer's values; None: bytes)."""
+    pa = arrow()
+    return {"bool": (pa.bool_(), "bool", bool), "int2": (pa.int16(), "cast", np.int16),
+            "int4": (pa.int32(), "cast", np.int32), "int8": (pa.int64(), "cast", np.int64),
+            "uint32": (pa.uint32(), "cast", np.uint32), "float4": (pa.float32(), "cast", np.float32),
+            "float8": (pa.float64(), "cast", np.float64), "date": (pa.date32(), "cast", np.int32),
+            "timestamp": (pa.timestamp("us"), "cast", np.int64),
+            "timestamptz": (pa.timestamp("us", tz="UTC"), "cast", np.int64),
+            "text": (pa.string(), "text", None), "name": (pa.string(), "text", None),
+            "bytea": (pa.binary(), "bytea", None)}
 
 
 class RowColumns:
@@ -559,6 +597,12 @@ class RowColumns:
             self.kinds.append(self._kind(fmt, a.typid, rows[a.name].get("atttypmod", -1), python_converter))
         self.unrepresentable = [0] * len(self.names)
         self.all_versions = table.options.all_versions
+        # per column: whether the compiled printer writes its values as Arrow holds them (``typed_kinds``; a time
+        # with zone when it prints them in UTC, as Arrow holds them)
+        self.printed_kinds = table.csv_kinds()
+        typed = typed_kinds()
+        self.typed = [k in typed and (atype, how) == typed[k][:2] and (k != "timestamptz" or table.timezone == "UTC")
+                      for k, (atype, how, _) in zip(self.printed_kinds, self.kinds)]
 
     def _kind(self, fmt, typid: int, typmod: int, python_converter):
         """(Arrow type, how its text becomes a value: 'cast' (Arrow's cast of the text) | 'bool' | 'bytea' | 'json' |
@@ -654,6 +698,65 @@ class RowColumns:
         for i, (atype, how, conv) in enumerate(self.kinds):
             arrays.append(self._column(i, atype, how, conv, cols[SYSTEM_TEXTS + i].combine_chunks()))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema())
+
+    def typed_batch(self, lines):
+        """A record batch of a run of versions the printer took (``passes.rowsprint.TypedLines``): the system columns
+        from the versions, the typed columns' values from the printer's (those it printed in the line, as their text
+        is read), the other columns from the lines."""
+        import pyarrow.compute as pc
+
+        from pgpage.analysis.rowstatus import STATUS_NAMES
+        pa = arrow()
+        v = lines.versions
+        n = len(v.start)
+        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), tid_texts(v.block, v.item),
+                  pa.array(v.xmin, pa.int64()), pa.array(v.xmax, pa.int64())]
+        if self.all_versions:
+            arrays += [pa.DictionaryArray.from_arrays(pa.array(v.status.astype(np.int32)),
+                                                      pa.array(STATUS_NAMES, pa.string())).cast(pa.string()),
+                       pa.array(v.lp_off, pa.int32()), pa.nulls(n, pa.string())]
+        printed = (~np.array(self.typed, dtype=bool) | (lines.lengths == -1).any(axis=0)) if self.names else []
+        texts = csv_text_table(lines.text, [f"c{i}" for i in range(len(self.names))]).columns \
+            if any(printed) else None
+        for i, (atype, how, conv) in enumerate(self.kinds):
+            strings = texts[i].combine_chunks() if printed[i] else None
+            if not self.typed[i]:
+                arrays.append(self._column(i, atype, how, conv, strings))
+                continue
+            column = self._typed_column(self.printed_kinds[i], atype, lines.values[:, i], lines.lengths[:, i],
+                                        lines.data)
+            if printed[i]:      # values it printed: their texts' (the others' fields are empty, NULL there)
+                column = pc.if_else(pa.array(lines.lengths[:, i] == -1), self._column(i, atype, how, conv, strings),
+                                    column)
+            arrays.append(column)
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema())
+
+    @staticmethod
+    def _typed_column(kind: str, atype, values: np.ndarray, lengths: np.ndarray, data: np.ndarray):
+        """One column of values as the printer wrote them (``kernels.CsvPrinter.values``, ``lengths``) as an Arrow
+        array of ``atype``: NULL where it wrote none."""
+        from pgpage.decode import kernels
+        pa = arrow()
+        n = len(values)
+        valid = lengths >= 0
+        validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+        dtype = typed_kinds()[kind][2]
+        if dtype is None:    # text, bytea: Arrow's layout, offsets and bytes
+            size = np.where(valid, lengths, 0)
+            offsets = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(size, out=offsets[1:])
+            body = np.empty(int(offsets[-1]), dtype=np.uint8)
+            kernels.gather(data, values[valid], size[valid], body, offsets[:-1][valid])
+            return pa.Array.from_buffers(atype, n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                    pa.py_buffer(body)])
+        values = np.where(valid, values, 0)
+        if dtype is bool:
+            body = np.packbits(values.astype(bool), bitorder="little")
+        elif dtype in (np.float32, np.float64):   # (the bits)
+            body = values.astype(np.uint32).view(np.float32) if dtype is np.float32 else values.view(np.float64)
+        else:
+            body = values.astype(dtype)
+        return pa.Array.from_buffers(atype, n, [validity, pa.py_buffer(body)])
 
     def _column(self, i: int, atype, how: str, conv, strings):
         """One column's texts (an Arrow string array) as its Arrow type."""

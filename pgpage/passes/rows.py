@@ -40,7 +40,7 @@ from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError
 from pgpage.passes.blocks import parse_block_range
 from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
 from pgpage.passes.dropped import dropped_columns
-from pgpage.passes.rowsprint import CompiledPrinting
+from pgpage.passes.rowsprint import CompiledPrinting, TypedLines
 from pgpage.passes.rowdamage import page_checksums, version_damage
 from pgpage.passes.toast import FETCH_BYTES, ToastStore, ondisk_pointers
 from pgpage.storage.target import resolve
@@ -499,6 +499,17 @@ class TableRows(CompiledPrinting):
         for chunk in self.chunks():
             yield from self._printed_chunk(printer, chunk, system)
 
+    def arrow_stream(self, typed: list[bool]) -> Iterator["TypedLines | RowVersion"]:
+        """``csv_stream``'s rows (no system columns in the lines) for Arrow (``passes.export.rows_batches``): runs of
+        versions the compiled printer took (``TypedLines``: the values of the ``typed`` columns as Arrow holds them
+        where it can, the others' CSV fields), between the versions it declined."""
+        printer = self.csv_printer(system=False, typed=typed)
+        if printer is None:
+            yield from self
+            return
+        for chunk in self.chunks():
+            yield from self._printed_chunk(printer, chunk, system=False)
+
     def copy_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """The body of ``COPY ... TO`` in its text format (`pgpage dump`), as ``csv_stream`` gives CSV lines: runs of
         lines the compiled printer wrote between the versions it declined (``render.rows.copy_text_line``)."""
@@ -524,10 +535,11 @@ class TableRows(CompiledPrinting):
         return self.printed.kinds([a for _, a in self.columns])
 
     def csv_printer(self, system: bool, index_attrs: list[Attribute] | None = None, json: bool = False,
-                    copy_text: bool = False):
+                    copy_text: bool = False, typed: list[bool] | None = None):
         """The compiled printer of the selected columns, None when it cannot print them all; with ``index_attrs``
         (a B-tree's attributes, attnum order), of every attribute of that index's leaf tuples instead; with
-        ``json``, of ``rows --json``'s records (``RowVersion.record``); with ``copy_text``, of COPY's text format."""
+        ``json``, of ``rows --json``'s records (``RowVersion.record``); with ``copy_text``, of COPY's text format;
+        with ``typed``, writing the values of those columns as Arrow holds them (``arrow_stream``)."""
         if index_attrs is None:   # a row's columns of other types: Python's texts, given to the printer
             attrs, cols = self.attrs, [i for i, _ in self.columns]
             kinds = ["given" if k is None else k for k in self.csv_kinds()]
@@ -541,7 +553,7 @@ class TableRows(CompiledPrinting):
             records = kernels.JsonRecords(verdicts, STATUS_NAMES.index("updated"),
                                           [dumps(n, ensure_ascii=False) + ":" for n in self.column_names])
         return self.printed.printer(attrs, cols, kinds, STATUS_NAMES, system, index_tuples=index_attrs is not None,
-                                    json=records, copy_text=copy_text)
+                                    json=records, copy_text=copy_text, typed=typed)
 
     def _walk(self, data: bytes, t_hoff: int, natts: int, infomask: int, blkno: int, lp: int, value=None) -> list:
         """The values of a tuple the compiled walk refused, through ``deform_tuple`` (its findings kept), each

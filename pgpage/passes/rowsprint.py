@@ -5,6 +5,7 @@ Apart from passes/rows.py only to keep each module to one concern: the reading o
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -17,6 +18,19 @@ from pgpage.passes.rowdamage import checksum_runs
 from pgpage.passes.toast import FETCH_BYTES, ondisk_pointers
 
 MEMO_BYTES, MEMO_VALUES = 64, 4096   # rows --csv/--json: the texts Python prints kept by value (_given_texts)
+
+
+@dataclass
+class TypedLines:
+    """A run of versions the compiled printer took with typed columns (``TableRows.arrow_stream``): their CSV
+    lines (no system columns; a field left empty where its value is typed), the versions (a ``ChunkVersions``),
+    and per version and printed column ``values`` and ``lengths`` as ``kernels.CsvPrinter`` gives them, with the
+    bytes of their text values (``data``)."""
+    text: bytes
+    versions: object
+    values: np.ndarray
+    lengths: np.ndarray
+    data: np.ndarray
 
 
 class CompiledPrinting:
@@ -62,17 +76,35 @@ class CompiledPrinting:
                 lz4 = self._varlenas(c, hasnull, declined + first, [i for _, i in self._printed_varlenas(printer)])[3]
                 self._inline_lz4 = bool(lz4.any())
             python_rows = self.versions(c, which=declined + first) if len(declined) else iter(())
+            run = self._run if printer.typed is None else self._typed_run(printer, c, first)
             at = prev = 0
             for k in declined.tolist():
                 end = int(ends[k])
                 if k > prev:
-                    yield out[at:end].tobytes(), k - prev
+                    yield run(out[at:end].tobytes(), prev, k)
                 yield next(python_rows)
                 at, prev = end, k + 1
             if done > prev:
-                yield out[at:int(ends[done - 1])].tobytes(), done - prev
+                yield run(out[at:int(ends[done - 1])].tobytes(), prev, done)
             first += done
             toasted = toasted and (toasted[0], toasted[1][done:], toasted[2][done:])
+
+    @staticmethod
+    def _run(text: bytes, start: int, stop: int) -> tuple[bytes, int]:
+        return text, stop - start
+
+    @staticmethod
+    def _typed_run(printer, c, first: int):
+        """How a call's runs of lines are handed on with typed columns: ``TypedLines`` (the bytes the printer wrote
+        for the call's values copied, as its buffer is written again by the next)."""
+        varlena = printer.lengths > 0
+        used = int((printer.values[varlena] + printer.lengths[varlena]).max(initial=0))
+        data = printer.data[:used].copy()
+
+        def run(text: bytes, start: int, stop: int) -> TypedLines:
+            return TypedLines(text, c.take(slice(first + start, first + stop)), printer.values[start:stop],
+                              printer.lengths[start:stop], data)
+        return run
 
     def _toasted_values(self, printer, c, hasnull: np.ndarray, first: int):
         """The values the printer cannot read from a chunk's tuples, in its printed columns, from ``first`` on: those

@@ -8,8 +8,11 @@ A dataset directory is hive-partitioned by cluster and snapshot, so that one glo
 
 (``read_parquet('DIR/*/*/pages.parquet', hive_partitioning = true)`` in DuckDB; Spark reads DIR the same way).
 Batches are buffered per file up to ROW_GROUP_ROWS rows and written as one row group (``ParquetWriter``): memory
-holds at most one row group per open file, whatever the cluster's size. A file that got no batch is written with
-its schema and no rows, so a glob over many snapshots always finds every dataset.
+holds at most one row group per open file, whatever the cluster's size, and the one being written. A row group is
+encoded and compressed in a thread of its own while the next one is read (Arrow lets go of the GIL), one at a
+time: encoding a table's rows costs about as much as reading them, and a second core does it meanwhile. A file
+that got no batch is written with its schema and no rows, so a glob over many snapshots always finds every
+dataset.
 """
 from __future__ import annotations
 
@@ -18,6 +21,10 @@ from pathlib import Path
 
 ROW_GROUP_ROWS = 131072
 COMPRESSION = "zstd"
+# a column's dictionary stops (plain encoding from there) at this size: a column of few values (relname, status)
+# keeps its dictionary, one of as many values as rows (ctid, an md5) gives up after a few thousand, where at
+# Parquet's default (1 MiB) hashing them cost more than the rest of the write
+DICTIONARY_BYTES = 1 << 16
 
 
 class ParquetFiles:
@@ -31,6 +38,8 @@ class ParquetFiles:
         self._writers: dict = {}    # name -> ParquetWriter
         self._pending: dict = {}    # name -> (batches, rows)
         self._done: list[Path] = []
+        self._writer_thread = None   # a ThreadPoolExecutor of one thread, once a row group is written
+        self._writing = None         # the row group it writes (a Future)
 
     def path(self, name: str) -> Path:
         return self.file if self.file is not None else self.directory / f"{name}.parquet"
@@ -51,17 +60,30 @@ class ParquetFiles:
         import pyarrow.parquet as pq
         path = self.path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._writers[name] = pq.ParquetWriter(str(path) + ".partial", schema, compression=COMPRESSION)
+        self._writers[name] = pq.ParquetWriter(str(path) + ".partial", schema, compression=COMPRESSION,
+                                               dictionary_pagesize_limit=DICTIONARY_BYTES)
 
     def _flush(self, name: str) -> None:
         import pyarrow as pa
         batches, rows = self._pending.pop(name, ([], 0))
         if rows:
-            self._writers[name].write_table(pa.Table.from_batches(batches), row_group_size=rows)
+            self._wait()
+            if self._writer_thread is None:
+                from concurrent.futures import ThreadPoolExecutor
+                self._writer_thread = ThreadPoolExecutor(1, thread_name_prefix="pgpage-parquet")
+            self._writing = self._writer_thread.submit(self._writers[name].write_table, pa.Table.from_batches(batches),
+                                                       row_group_size=rows)
+
+    def _wait(self) -> None:
+        """The row group being written, written (its error raised here)."""
+        if self._writing is not None:
+            writing, self._writing = self._writing, None
+            writing.result()
 
     def finish(self, name: str) -> None:
         """File ``name`` complete (its last rows written, the file closed): no more batches come for it."""
         self._flush(name)
+        self._wait()
         self._writers.pop(name).close()
         os.replace(str(self.path(name)) + ".partial", self.path(name))
         self._done.append(self.path(name))
@@ -74,6 +96,9 @@ class ParquetFiles:
                 self._open(name, schema)
         for name in list(self._writers):
             self.finish(name)
+        if self._writer_thread is not None:
+            self._writer_thread.shutdown()
+            self._writer_thread = None
         return self._done
 
 
