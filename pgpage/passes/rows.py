@@ -38,7 +38,6 @@ from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, new_not
 from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
-from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
 from pgpage.passes.dropped import dropped_columns
 from pgpage.passes.rowsprint import CompiledPrinting
 from pgpage.passes.rowdamage import page_checksums, version_damage
@@ -309,6 +308,7 @@ class TableRows(CompiledPrinting):
         which hands them to ``write`` in block order (``parallel.InTurn``: a part's bytes kept until its turn, up
         to a bound); yields each part's row count, and merges the parts' findings and status counts into this
         object as they come in. ``jobs`` 0: one per core."""
+        from pgpage.passes.parallel import InTurn, default_jobs, run_tasks   # (multiprocessing: only for --jobs)
         jobs = jobs or default_jobs()
         turns = InTurn()
         if self.fork is None or not self.fork.exists:
