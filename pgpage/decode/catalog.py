@@ -152,6 +152,9 @@ class _Shape:
             values = decode_fixed_column(c.typid, flat[at[:, None] + np.arange(c.attlen)], major=major)
             if values is None:
                 continue
+            if len(rows) == len(fast):     # (every tuple has the column: the values are the column)
+                out[i] = values
+                continue
             column = [None] * len(fast)
             for r, v in zip(rows.tolist(), values):
                 column[r] = v
