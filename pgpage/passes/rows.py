@@ -395,14 +395,15 @@ class TableRows(CompiledPrinting):
         """The versions of tuple headers ``sel`` of the chunk this read prints, with their verdicts."""
         cluster, items, tups = self.cluster, hc.items, hc.tuples
         block_size = pages.shape[1]
-        its = tups.item[sel]
-        infomask = tups.t_infomask[sel].astype(np.int64)
-        xmin, xmax = tups.t_xmin[sel].astype(np.int64), tups.t_xmax[sel].astype(np.int64)
+        at = slice(None) if len(sel) == len(tups.item) else sel   # (every tuple, the common case: not gathered)
+        its = tups.item[at]
+        infomask = tups.t_infomask[at].astype(np.int64)
+        xmin, xmax = tups.t_xmin[at].astype(np.int64), tups.t_xmax[at].astype(np.int64)
         xmin_st, _ = xmin_states(infomask, xmin, cluster.clog)
         xmax_st, _ = xmax_states(infomask, xmax, cluster.clog, cluster.multi_update_xid)
         blocks = first + items.page[its].astype(np.int64)
         lps = items.lp[its].astype(np.int64)
-        ctid_block, ctid_offset = tups.ctid_block[sel].astype(np.int64), tups.ctid_offset[sel].astype(np.int64)
+        ctid_block, ctid_offset = tups.ctid_block[at].astype(np.int64), tups.ctid_offset[at].astype(np.int64)
         status = row_statuses(xmin_st, xmax_st, blocks, lps, ctid_block, ctid_offset)
         self.undecided += int((status == STATUS_NAMES.index("unknown")).sum())
         live = status == LIVE
