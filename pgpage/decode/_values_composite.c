@@ -406,12 +406,21 @@ PGP_INTERNAL void json_escape(Out *o, uint8_t *from)
    they are. */
 static const uint8_t copy_short[32] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
                                        ['\v'] = 'v'};
+static inline uint8_t copy_escaped(uint8_t c)
+{
+    return (uint8_t)(c - '\b') <= '\r' - '\b' || c == '\\';   /* \b \t \n \v \f \r are 8-13: copy_short's */
+}
+
 PGP_INTERNAL void copy_text_escape(Out *o, uint8_t *from)
 {
+    uint8_t any = 0;
+    for (const uint8_t *q = from; q < o->p; q++)   /* (most values have none: a test the compiler vectorizes) */
+        any |= copy_escaped(*q);
+    if (!any) return;
     int64_t extra = 0;
     for (const uint8_t *q = from; q < o->p; q++)
-        extra += (*q < 0x20 && copy_short[*q]) || *q == '\\';
-    if (!extra || !room(o, extra)) return;
+        extra += copy_escaped(*q);
+    if (!room(o, extra)) return;
     uint8_t *src = o->p, *dst = o->p + extra;
     o->p = dst;
     while (src > from) {   /* from the end, so that each byte moves before it is overwritten */

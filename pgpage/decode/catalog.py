@@ -36,7 +36,7 @@ class CatalogScan:
 def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: int,
                  clog: ClogArray, relation: str | None = None,
                  columns: Sequence[Attribute] | None = None, key: str = "oid",
-                 wanted: set[str] | None = None, first_column: int | set[int] | None = None,
+                 wanted: set[str] | None = None, first_column: int | set[int] | range | None = None,
                  raw: set[str] = frozenset()) -> CatalogScan:
     """Visible rows of ``catalog`` from its main fork's ``(first block, pages)`` chunks.
 
@@ -44,7 +44,8 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
     at once (hint bits first, then ``clog``, as everywhere: ``decode.xact``); only the rows a new
     snapshot sees are deformed. ``columns`` overrides the built-in layout (e.g. columns read from
     pg_attribute). ``first_column`` keeps only rows whose first column, an oid at t_hoff, has that value or
-    one of those values (pg_attribute's attrelid: some relations' rows out of thousands). Rows are dicts of
+    one of those values (pg_attribute's attrelid: some relations' rows out of thousands; a range: the objects
+    made after initdb, without deforming the system's). Rows are dicts of
     decoded column values (only the ``wanted`` ones, if given) plus ``oid`` (from the header before 12) and
     ``_tid``; the ``raw`` columns keep the datum's bytes as stored (None for NULL).
     """
@@ -65,7 +66,10 @@ def read_catalog(catalog: str, chunks: Iterable[tuple[int, np.ndarray]], major: 
                                          " are out of order; the page's rows are not read",
                                          relation=relation, block=first + page))
         keep = (items.flags[tups.item] == LP_NORMAL) & ~bad[items.page[tups.item]]
-        if first_column is not None:
+        if isinstance(first_column, range):
+            oids = _first_oid(chunk, items, tups)
+            keep &= (oids >= first_column.start) & (oids < first_column.stop)
+        elif first_column is not None:
             keep &= np.isin(_first_oid(chunk, items, tups), list(first_column) if isinstance(first_column, set)
                             else [first_column])
         sel = np.flatnonzero(keep)
@@ -147,6 +151,9 @@ class _Shape:
             at = starts[rows] + pos[rows, i]
             values = decode_fixed_column(c.typid, flat[at[:, None] + np.arange(c.attlen)], major=major)
             if values is None:
+                continue
+            if len(rows) == len(fast):     # (every tuple has the column: the values are the column)
+                out[i] = values
                 continue
             column = [None] * len(fast)
             for r, v in zip(rows.tolist(), values):

@@ -196,7 +196,8 @@ def decode_tuple_headers(chunk: np.ndarray, items: LinePointers) -> TupleHeaders
     sel = np.flatnonzero(tuple_has_header(items, block_size))
     words = np.ascontiguousarray(chunk).reshape(-1).view("<u8")
     first_word = (items.page[sel] * block_size + items.off[sel]) // 8
-    gathered = words[first_word[:, None] + np.arange(HEAP_TUPLE_WORDS)]
+    # (a take per word: numpy's 1-D take is about twice as fast as one 2-D fancy index of the same words)
+    gathered = np.stack([words[first_word + k] for k in range(HEAP_TUPLE_WORDS)], axis=1)
     rec = gathered.view(HEAP_TUPLE_RECORD).reshape(-1)
     ctid_block = (rec["t_ctid.bi_hi"].astype(np.uint32) << np.uint32(16)) | rec["t_ctid.bi_lo"]
     return TupleHeaders(sel, rec["t_xmin"], rec["t_xmax"], rec["t_field3"], ctid_block, rec["t_ctid.ip_posid"],

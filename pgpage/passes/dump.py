@@ -39,6 +39,9 @@ RELKIND_WORDS = {"r": "TABLE", "p": "TABLE", "v": "VIEW", "m": "MATERIALIZED VIE
 DUMPED_CATALOGS = ("pg_namespace", "pg_depend", "pg_class", "pg_type", "pg_attrdef", "pg_constraint", "pg_index",
                    "pg_inherits", "pg_opclass", "pg_description", "pg_enum", "pg_range", "pg_sequence",
                    "pg_partitioned_table", "pg_rewrite", "pg_extension")
+# of these the dump needs only the rows of objects made after initdb (DumpCatalog.user_rows), by this column
+USER_ROWS = {"pg_class": "oid", "pg_constraint": "oid", "pg_index": "indexrelid", "pg_description": "objoid",
+             "pg_rewrite": "oid"}
 DEFAULT_COLLATION_OID = 100         # pg_collation.dat's "default"
 RTE_RELID = re.compile(r":relid (\d+)")   # the relations a view's query reads (its RangeTblEntries)
 
@@ -112,16 +115,20 @@ class Dump:
     # ------------------------------------------------------------------------------------------ what is dumped
     def _load(self) -> None:
         cat = self.cat
+        # the catalogs' layouts and the columns of what may be dumped (relations, composite types): one read
+        cat.prefetch_layouts(DUMPED_CATALOGS, (r["oid"] for r in self.db.catalog_rows["pg_class"]
+                                               if isinstance(r.get("oid"), int) and r["oid"] >= FIRST_NORMAL_OBJECT_ID
+                                               and r.get("relkind") in "rpvmScI"))
         for name in DUMPED_CATALOGS:     # each read once, now: their findings go in the script's header
-            cat.rows(name)
-        self.namespaces = {r["oid"]: r for r in cat.rows("pg_namespace") if isinstance(r.get("nspname"), str)}
+            self.catalog(name)
+        self.namespaces = {r["oid"]: r for r in self.catalog("pg_namespace") if isinstance(r.get("nspname"), str)}
         self.user_namespaces = {oid for oid, r in self.namespaces.items()
                                 if r["nspname"] not in SYSTEM_SCHEMAS and not r["nspname"].startswith(("pg_temp_",
                                                                                                        "pg_toast"))}
-        depend = cat.rows("pg_depend")
+        depend = self.catalog("pg_depend")
         self.extension_members = {(d["classid"], d["objid"]) for d in depend if d.get("deptype") == "e"}
-        self.classes = {r["oid"]: r for r in cat.rows("pg_class") if isinstance(r.get("oid"), int)}
-        self.types = {r["oid"]: r for r in cat.rows("pg_type") if isinstance(r.get("oid"), int)}
+        self.classes = {r["oid"]: r for r in self.catalog("pg_class") if isinstance(r.get("oid"), int)}
+        self.types = {r["oid"]: r for r in self.catalog("pg_type") if isinstance(r.get("oid"), int)}
         # sequences' owners: (table, column) of serial ('a') and identity ('i') sequences
         self.owned_by = {d["objid"]: (d["refobjid"], d["refobjsubid"], d["deptype"]) for d in depend
                          if d.get("classid") == CLASS_OIDS["pg_class"] and d.get("refclassid") == CLASS_OIDS["pg_class"]
@@ -129,28 +136,31 @@ class Dump:
                          and self.classes.get(d["objid"], {}).get("relkind") == "S"}
         self.relations = [r for r in self.classes.values() if self._is_user(r["oid"], r.get("relnamespace"), "pg_class")
                           and r.get("relkind") in "rpvmSicI"]
-        self.indexes = {r["indexrelid"]: r for r in cat.rows("pg_index")}
+        self.indexes = {r["indexrelid"]: r for r in self.catalog("pg_index")}
         if self.options.table:
             self.relations = self._matching(self.options.table)
         self.by_kind: dict[str, list[dict]] = {}
         for r in sorted(self.relations, key=lambda r: r["oid"]):
             self.by_kind.setdefault(r["relkind"], []).append(r)
         cat.prefetch_attributes(r["oid"] for r in self.relations if r["relkind"] != "i")
-        self.attrdef = {(r["adrelid"], r["adnum"]): r.get("adbin") for r in cat.rows("pg_attrdef")}
+        self.attrdef = {(r["adrelid"], r["adnum"]): r.get("adbin") for r in self.catalog("pg_attrdef")}
         self.inherits: dict[int, list[tuple[int, int]]] = {}
-        for r in cat.rows("pg_inherits"):
+        for r in self.catalog("pg_inherits"):
             self.inherits.setdefault(r["inhrelid"], []).append((r.get("inhseqno") or 0, r["inhparent"]))
-        self.opclasses = {r["oid"]: r for r in cat.rows("pg_opclass")}
+        self.opclasses = {r["oid"]: r for r in self.catalog("pg_opclass")}
         self.ams = {r["oid"]: r["amname"] for r in self.db.catalog_rows["pg_am"]}
         self.comments: dict[tuple[int, int, int], str] = {}
-        for d in cat.rows("pg_description"):
-            if isinstance(d.get("objoid"), int) and d["objoid"] >= FIRST_NORMAL_OBJECT_ID:
-                text = cat.detoasted(d.get("description"), "pg_description")
-                if isinstance(text, str):
-                    self.comments[(d["classoid"], d["objoid"], d["objsubid"])] = text
-                else:
-                    self.result.findings.append(Finding("dump.object.unprintable", f"the comment on object"
-                                                        f" {d['objoid']} cannot be read: it is not in the dump"))
+        for d in self.catalog("pg_description"):
+            text = cat.detoasted(d.get("description"), "pg_description")
+            if isinstance(text, str):
+                self.comments[(d["classoid"], d["objoid"], d["objsubid"])] = text
+            else:
+                self.result.findings.append(Finding("dump.object.unprintable", f"the comment on object"
+                                                    f" {d['objoid']} cannot be read: it is not in the dump"))
+
+    def catalog(self, name: str) -> list[dict]:
+        """A catalog's rows as the dump reads them (``USER_ROWS``: only the objects made after initdb)."""
+        return self.cat.user_rows(name, USER_ROWS[name]) if name in USER_ROWS else self.cat.rows(name)
 
     def _is_user(self, oid, namespace, catalog: str) -> bool:
         return (isinstance(oid, int) and oid >= FIRST_NORMAL_OBJECT_ID and namespace in self.user_namespaces
@@ -308,7 +318,7 @@ class Dump:
             self.attempt(kind, self.rel_name(r["oid"]), r["oid"], lambda r=r: self.view(r))
 
     def extensions(self) -> None:
-        for e in sorted(self.cat.rows("pg_extension"), key=lambda e: e.get("extname") or ""):
+        for e in sorted(self.catalog("pg_extension"), key=lambda e: e.get("extname") or ""):
             if e.get("extname") in BUILTIN_EXTENSIONS or e.get("extnamespace") not in self.namespaces:
                 continue
             name = quote_ident(e["extname"])
@@ -373,7 +383,7 @@ class Dump:
     def type_definition(self, t: dict) -> str:
         name, kind = self.type_name(t["oid"]), t["typtype"]
         if kind == "e":
-            labels = sorted((e for e in self.cat.rows("pg_enum") if e.get("enumtypid") == t["oid"]),
+            labels = sorted((e for e in self.catalog("pg_enum") if e.get("enumtypid") == t["oid"]),
                             key=lambda e: e["enumsortorder"])
             body = ",\n    ".join(ddl.literal(self.text_of(e["enumlabel"], "an enum label")) for e in labels)
             text = f"CREATE TYPE {name} AS ENUM (\n    {body}\n);"
@@ -386,7 +396,7 @@ class Dump:
                 text += f" DEFAULT {self.expression(t['typdefaultbin'], 'its default')}"
             if t.get("typnotnull") is True:
                 text += " NOT NULL"
-            checks = sorted((c for c in self.cat.rows("pg_constraint")
+            checks = sorted((c for c in self.catalog("pg_constraint")
                              if c.get("contypid") == t["oid"] and c.get("contype") == "c"), key=lambda c: c["conname"])
             for c in checks:
                 text += (f"\n\tCONSTRAINT {quote_ident(c['conname'])} CHECK ("
@@ -571,7 +581,7 @@ class Dump:
 
     @property
     def constraints_all(self) -> list[dict]:
-        return self.cat.rows("pg_constraint")
+        return self.catalog("pg_constraint")
 
     def check(self, c: dict) -> str:
         text = f"CHECK ({self.expression(c.get('conbin'), 'its CHECK expression', c['conrelid'])})"
@@ -633,7 +643,7 @@ class Dump:
     def view(self, r: dict) -> str:
         oid = r["oid"]
         name = self.rel_name(oid)
-        rule = next((w for w in self.cat.rows("pg_rewrite") if w.get("ev_class") == oid
+        rule = next((w for w in self.catalog("pg_rewrite") if w.get("ev_class") == oid
                      and w.get("rulename") == "_RETURN"), None)
         if rule is None:
             raise Unwritable("its _RETURN rule is not in pg_rewrite")
@@ -723,7 +733,7 @@ class Dump:
         for c in keys:
             self.constraint(c)
         backing = {c.get("conindid") for c in mine if c["contype"] in "pux"}
-        attached = {r["inhrelid"] for r in self.cat.rows("pg_inherits")}
+        attached = {r["inhrelid"] for r in self.catalog("pg_inherits")}
         for r in sorted(self.by_kind.get("i", []) + self.by_kind.get("I", []), key=lambda r: self.rel_name(r["oid"])):
             ix = self.indexes.get(r["oid"])
             if r["oid"] in backing or r["oid"] in attached or ix is None:

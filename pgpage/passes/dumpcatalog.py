@@ -15,6 +15,7 @@ from functools import cached_property
 from pgpage.decode.catalog import read_catalog
 from pgpage.decode.datum import VARHDRSZ, ToastPointer, Unreadable
 from pgpage.decode.deform import Attribute
+from pgpage.decode.versions import CATALOG_OIDS
 from pgpage.findings import WARNING, Finding
 from pgpage.passes.toast import ToastStore
 
@@ -29,7 +30,7 @@ class DumpCatalog:
         self.db = db
         self.cluster = db.cluster
         self.findings: list[Finding] = []
-        self._rows: dict[str, list[dict]] = {}
+        self._rows: dict[tuple[str, str | None], list[dict]] = {}
         self._attributes: dict[int, list[dict]] = {}
         self._toast: dict[int, ToastStore] = {}
 
@@ -40,7 +41,9 @@ class DumpCatalog:
                 if r.get("relnamespace") == PG_CATALOG_NAMESPACE and isinstance(r.get("relname"), str)}
 
     def _layout(self, relid: int) -> list[Attribute]:
-        rows = self.db.attributes(relid)
+        # pg_attribute's own from the database's reader (its built-in layout), the others' from the rows
+        # prefetch_attributes read for many relations at once
+        rows = self.db.attributes(relid) if relid == CATALOG_OIDS["pg_attribute"] else self.attributes(relid)
         return [Attribute(a["attname"], a["atttypid"], a["attlen"], a["attalign"], a["attbyval"] is True,
                           a.get("attisdropped") is True) for a in rows]
 
@@ -53,11 +56,21 @@ class DumpCatalog:
 
     def rows(self, name: str) -> list[dict]:
         """The visible rows of catalog ``name`` with every column; [] (and a finding) when it cannot be read."""
-        if name not in self._rows:
-            self._rows[name] = self._read(name)
-        return self._rows[name]
+        if (name, None) not in self._rows:
+            self._rows[name, None] = self._read(name)
+        return self._rows[name, None]
 
-    def _read(self, name: str, first_column=None) -> list[dict]:
+    def user_rows(self, name: str, key: str = "oid") -> list[dict]:
+        """The visible rows of catalog ``name`` whose column ``key`` is an object made after initdb (its oid, or
+        the object a row is about): where ``key`` is the first column, the system's rows are not deformed (most
+        of pg_description, pg_rewrite's rules of the system's views); else they are dropped once read."""
+        if (name, key) not in self._rows:
+            rows = self._read(name, user_key=key)
+            self._rows[name, key] = [r for r in rows if isinstance(r.get(key), int)
+                                     and r[key] >= FIRST_NORMAL_OBJECT_ID]
+        return self._rows[name, key]
+
+    def _read(self, name: str, first_column=None, user_key: str | None = None) -> list[dict]:
         row = self.catalog_classes.get(name)
         fork = self._fork(name)
         layout = self._layout(row["oid"]) if row is not None else []
@@ -65,6 +78,8 @@ class DumpCatalog:
             self.findings.append(Finding("catalog.missing", f"{name}: not found in pg_class, no file or no"
                                          " pg_attribute rows: what it holds is not in the dump", relation=name))
             return []
+        if user_key is not None and layout[0].name == user_key:
+            first_column = range(FIRST_NORMAL_OBJECT_ID, 1 << 32)
         scan = read_catalog(name, fork.iter_chunks(), self.cluster.major, self.cluster.clog, relation=name,
                             columns=layout, key="_tid", first_column=first_column)
         self.findings.extend(fork.findings)
@@ -103,6 +118,12 @@ class DumpCatalog:
             self.prefetch_attributes([relid])
         return self._attributes[relid]
 
+    def prefetch_layouts(self, catalogs, relids=()) -> None:
+        """The pg_attribute rows of the catalogs ``rows`` and ``user_rows`` will read (their layouts) and of
+        relations ``relids``, in one read of pg_attribute instead of one a catalog."""
+        self.prefetch_attributes([self.catalog_classes[n]["oid"] for n in catalogs if n in self.catalog_classes]
+                                 + list(relids))
+
     def prefetch_attributes(self, relids) -> None:
         want = {r for r in relids if r not in self._attributes}
         if not want:
@@ -119,6 +140,3 @@ class DumpCatalog:
         """Catalog ``name``'s rows by the value of column ``key``."""
         return {r[key]: r for r in self.rows(name) if r.get(key) is not None}
 
-    def user_objects(self, name: str) -> list[dict]:
-        """Rows of an oid-keyed catalog made after initdb."""
-        return [r for r in self.rows(name) if isinstance(r.get("oid"), int) and r["oid"] >= FIRST_NORMAL_OBJECT_ID]

@@ -38,7 +38,6 @@ from pgpage.decode.vector import SIZE_OF_PAGE_HEADER, decode_heap_chunk, new_not
 from pgpage.decode.xact import xmax_states, xmin_states
 from pgpage.findings import ERROR, INFO, WARNING, ExitCode, Finding, PgpageError, a_or_an
 from pgpage.passes.blocks import parse_block_range
-from pgpage.passes.parallel import InTurn, default_jobs, run_tasks
 from pgpage.passes.dropped import dropped_columns
 from pgpage.passes.rowsprint import CompiledPrinting, TypedLines
 from pgpage.passes.rowdamage import page_checksums, version_damage
@@ -309,6 +308,7 @@ class TableRows(CompiledPrinting):
         which hands them to ``write`` in block order (``parallel.InTurn``: a part's bytes kept until its turn, up
         to a bound); yields each part's row count, and merges the parts' findings and status counts into this
         object as they come in. ``jobs`` 0: one per core."""
+        from pgpage.passes.parallel import InTurn, default_jobs, run_tasks   # (multiprocessing: only for --jobs)
         jobs = jobs or default_jobs()
         turns = InTurn()
         if self.fork is None or not self.fork.exists:
@@ -395,14 +395,15 @@ class TableRows(CompiledPrinting):
         """The versions of tuple headers ``sel`` of the chunk this read prints, with their verdicts."""
         cluster, items, tups = self.cluster, hc.items, hc.tuples
         block_size = pages.shape[1]
-        its = tups.item[sel]
-        infomask = tups.t_infomask[sel].astype(np.int64)
-        xmin, xmax = tups.t_xmin[sel].astype(np.int64), tups.t_xmax[sel].astype(np.int64)
+        at = slice(None) if len(sel) == len(tups.item) else sel   # (every tuple, the common case: not gathered)
+        its = tups.item[at]
+        infomask = tups.t_infomask[at].astype(np.int64)
+        xmin, xmax = tups.t_xmin[at].astype(np.int64), tups.t_xmax[at].astype(np.int64)
         xmin_st, _ = xmin_states(infomask, xmin, cluster.clog)
         xmax_st, _ = xmax_states(infomask, xmax, cluster.clog, cluster.multi_update_xid)
         blocks = first + items.page[its].astype(np.int64)
         lps = items.lp[its].astype(np.int64)
-        ctid_block, ctid_offset = tups.ctid_block[sel].astype(np.int64), tups.ctid_offset[sel].astype(np.int64)
+        ctid_block, ctid_offset = tups.ctid_block[at].astype(np.int64), tups.ctid_offset[at].astype(np.int64)
         status = row_statuses(xmin_st, xmax_st, blocks, lps, ctid_block, ctid_offset)
         self.undecided += int((status == STATUS_NAMES.index("unknown")).sum())
         live = status == LIVE
