@@ -13,7 +13,7 @@ stop and says why in ``reader.stop`` (a Finding):
   segment with later ones present (``wal.segment.missing``), a page of another system, major, or that is
   not WAL at all (``wal.page.*``).
 
-Memory: one segment's bytes at a time (plus the record being put together).
+Memory: two segments' bytes at a time (a record may run on into the next), plus the record being put together.
 """
 from __future__ import annotations
 
@@ -93,8 +93,7 @@ class WalReader:
                               ExitCode.UNREADABLE)
         self.first_segno = min(self.segments)
         self.stop: Finding | None = None
-        self._segno = None
-        self._data = b""
+        self._mapped: dict[int, bytes | None] = {}     # the last two segments read, by number
         self._tli = 0
 
     def _history(self) -> list[TimelineEntry]:
@@ -121,10 +120,13 @@ class WalReader:
     # ----------------------------------------------------------------- pages
 
     def _segment(self, segno: int) -> bytes | None:
-        if segno != self._segno:
+        """Segment ``segno``'s bytes (None: no such segment); the last two read stay mapped."""
+        if segno not in self._mapped:
+            if len(self._mapped) == 2:
+                del self._mapped[next(iter(self._mapped))]
             f = self.segments.get(segno)
-            self._segno, self._data = segno, (self.directory.read(f) if f is not None else None)
-        return self._data
+            self._mapped[segno] = self.directory.read(f) if f is not None else None
+        return self._mapped[segno]
 
     def _page_header(self, page_lsn: int, record: int | None):
         """The checked header of the page at ``page_lsn`` (XLogReaderValidatePageHeader), with the page's bytes;
@@ -329,7 +331,7 @@ class _CompiledScan:
     CAP = 1 << 16
     SCRATCH = 1024               # a record's headers, gathered when it crosses pages: at most 24 + 33 blocks * 27
                                  # (block, image, compression headers, relfilenode, block number) + 13 bytes
-    WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END = range(6)   # _walscan.c's state[] and stop codes
+    WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END, WS_TLI_END = range(7)  # _walscan.c's state[], stops
     WS_SEGMENT_DONE, WS_PYTHON, WS_END, WS_FULL = range(4)
 
     def __init__(self, reader: "WalReader", counts: "RecordCounts | None" = None):
@@ -361,10 +363,13 @@ class _CompiledScan:
             "ID_TOPLEVEL": r.XLR_BLOCK_ID_TOPLEVEL_XID if reader.major >= versions.TOPLEVEL_XID_BLOCK_SINCE else -1,
             "MAX_BLOCK_ID": r.XLR_MAX_BLOCK_ID, "MAX_RMID": MAX_BUILTIN_RMID, "SWITCH_RMID": versions.RMGR_XLOG,
             "SWITCH_INFO": XLOG_SWITCH, "BLCKSZ": r.XLOG_BLCKSZ, "XACT_RMID": versions.RMGR_XACT,
-            "XACT_RECID_MASK": versions.XACT_OPMASK >> 4}
+            "XACT_RECID_MASK": versions.XACT_OPMASK >> 4, "XLP_LONG": XLP_LONG_HEADER,
+            "PHD_SYSID": f("long_page_header", "xlp_sysid"), "PHD_SEG_SIZE": f("long_page_header", "xlp_seg_size"),
+            "PHD_XLOG_BLCKSZ": f("long_page_header", "xlp_xlog_blcksz"),
+            "SYSID": reader.sysid - (1 << 64) if reader.sysid >= 1 << 63 else reader.sysid}   # (as int64)
         names = clib.wal_param_names()
         self.params = (ctypes.c_int64 * len(names))(*(values[n] for n in names))
-        self.state = (ctypes.c_int64 * 6)()
+        self.state = (ctypes.c_int64 * 7)()
         self.counts = counts
         self.scratch = ctypes.create_string_buffer(self.SCRATCH)
         self.out = None if counts is not None else clib.WalScanOutputs(self.CAP)   # counting needs no rows
@@ -380,12 +385,13 @@ class _CompiledScan:
         if data is None or off == 0:
             return None, pos, prev, False
         c = self.counts
+        tli_end = next((e.end for e in reader.history if e.tli == reader._tli), None)
         self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0,
-                         -1 if c is None or c.first_lsn is None else c.first_lsn, 0)
+                         -1 if c is None or c.first_lsn is None else c.first_lsn, 0, -1 if tli_end is None else tli_end)
         o = self.out
-        n = self.clib.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
+        following = reader._segment(segno + 1) if end is None or end > (segno + 1) * seg else None
+        n = self.clib.wal_scan(self.params, data, following, segno * seg, -1 if end is None else end, self.state,
                                self.scratch, o, start or 0, None if c is None else c.acc)
-        reader._tli = self.state[self.WS_TLI]
         stop = self.state[self.WS_STOP]
         self.python_next = stop == self.WS_PYTHON
         chunk = None
