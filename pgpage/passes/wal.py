@@ -252,7 +252,7 @@ class WalReader:
         """The same records only counted, per resource manager and record type (what --stats shows), by the
         compiled scan without a row per record."""
         counts = RecordCounts()
-        for _ in self._walk(start, end, _CompiledScan(self, counts)):
+        for _ in self._walk(start, end, _CompiledScan(self, counts), later=_LaterSegments.split(self, start, end)):
             pass
         return counts
 
@@ -270,17 +270,30 @@ class WalReader:
             rec.end_lsn = (pos // self.segment_size + 1) * self.segment_size
         return rec
 
-    def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None"):
+    def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None",
+              resume: tuple[int, int] | None = None, later: "_LaterSegments | None" = None):
+        """The walk from the first record at or after ``start`` (or on from ``resume``: the next record's position and
+        the prev-link it must carry); with ``later``, the later segments' counts joined where they begin."""
         self.stop = None
-        self._tli = 0                 # (each walk checks the pages' timelines afresh)
-        startseg = self.first_segno if start is None else start // self.segment_size
-        if start is not None and startseg not in self.segments:
-            self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
-            return
         prev = None
+        if resume is None:
+            self._tli = 0                 # (each walk checks the pages' timelines afresh)
+            startseg = self.first_segno if start is None else start // self.segment_size
+            if start is not None and startseg not in self.segments:
+                self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
+                return
+        else:
+            pos, prev = resume
         try:
-            pos = self.first_record(startseg)
+            if resume is None:
+                pos = self.first_record(startseg)
             while end is None or pos < end:
+                if later is not None and pos >= later.segment_start:
+                    if later.joins(pos, prev, self._tli):
+                        scan.counts.merge(later.counts)
+                        self._tli, self.stop = later.reader._tli, later.reader.stop
+                        return
+                    later = None
                 if scan is not None:
                     chunk, pos, prev, done = scan.run(pos, prev, start, end)
                     if chunk is not None:
@@ -308,6 +321,9 @@ class WalReader:
             self.stop = s.finding
         except PgpageError as e:
             self.stop = Finding("wal.segment.unreadable", str(e), ERROR)
+        finally:
+            if later is not None:
+                later.thread.join()
 
     def _check(self, raw: bytes, pos: int, end_lsn: int, prev: int | None) -> Record:
         tot_len, xid, xl_prev, info, rmid, crc = record_header(raw)
@@ -324,6 +340,62 @@ class WalReader:
             return decode_record(raw, pos, end_lsn, self.major)
         except RecordError as e:
             raise _error("wal.record.bad_blocks", str(e)) from None
+
+
+class _LaterSegments:
+    """The compiled count of the later half of a walk's segments, on a thread of its own (the scan releases the GIL)
+    while the walk counts the earlier half. Its counts join the walk's only where the walk reaches its first record
+    carrying the prev-link that record names, on a timeline no later than that record's page: from there the walk
+    would have read the same bytes with the same checks, so the joined counts and stop are the walk's own. Anywhere
+    else (damage before or at the seam) the walk goes on alone and gives its own findings."""
+    MIN_SEGMENTS = 4                  # fewer: a thread's start costs more than it saves
+
+    def __init__(self, reader: "WalReader", segno: int, start: int | None, end: int | None):
+        import copy
+        import threading
+        self.reader = copy.copy(reader)           # its own mapped segments and timeline; the rest is only read
+        self.reader._mapped = {}
+        self.segment_start = segno * reader.segment_size
+        self.counts = RecordCounts()
+        self.first: Record | None = None
+        self.first_tli = 0
+        scan = _CompiledScan(self.reader, self.counts)
+        self.thread = threading.Thread(target=self._count, args=(segno, start, end, scan), daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def split(cls, reader: "WalReader", start: int | None, end: int | None) -> "_LaterSegments | None":
+        import os
+        seg = reader.segment_size
+        first = reader.first_segno if start is None else start // seg
+        last = max(reader.segments) if end is None else (end - 1) // seg
+        if (os.cpu_count() or 1) < 2 or last - first + 1 < cls.MIN_SEGMENTS:
+            return None
+        return cls(reader, first + (last - first + 1) // 2, start, end)
+
+    def _count(self, segno: int, start: int | None, end: int | None, scan: "_CompiledScan") -> None:
+        r = self.reader
+        try:
+            r._tli = 0
+            first = r._step(r.first_record(segno), None)       # its prev-link is checked where the walk joins
+        except (_Stop, PgpageError):
+            return
+        self.first, self.first_tli = first, r._tli
+        if end is None or first.lsn < end:
+            self.counts.add(first)
+        for _ in r._walk(start, end, scan, resume=(first.end_lsn, first.lsn)):
+            pass
+
+    def joins(self, pos: int, prev: int | None, tli: int) -> bool:
+        """Whether the walk at ``pos`` after the record at ``prev``, on timeline ``tli``, would read this count's first
+        record next (at its position, or at the start of the page it begins on: the walk checks that page's header as
+        this count did)."""
+        self.thread.join()
+        first = self.first
+        if first is None or prev != first.prev_lsn or tli > self.first_tli:
+            return False
+        header = SIZE_OF_LONG_PHD if pos % self.reader.segment_size == 0 else SIZE_OF_SHORT_PHD
+        return pos == first.lsn or (pos % XLOG_BLCKSZ == 0 and first.lsn == pos + header)
 
 
 class _CompiledScan:
@@ -441,6 +513,14 @@ class RecordCounts:
         if self.first_lsn is None:
             self.first_lsn = rec.lsn
         self.end_lsn = rec.end_lsn
+
+    def merge(self, later: "RecordCounts") -> None:
+        """Add the counts of the records after this one's."""
+        self.acc[:] = [a + b for a, b in zip(self.acc, later.acc)]
+        if self.first_lsn is None:
+            self.first_lsn = later.first_lsn
+        if later.end_lsn is not None:
+            self.end_lsn = later.end_lsn
 
     def add_chunk(self, c: dict) -> None:
         import numpy as np

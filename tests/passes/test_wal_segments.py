@@ -1,18 +1,22 @@
 """Records that run on from one WAL segment into the next, read by the compiled scan (_walscan.c, which gets the
 next segment's bytes too) and by the Python reader: the same counts, and on damage past the boundary the same
-stop and finding, the Python reader's.
+stop and finding, the Python reader's. The count of the later half of the segments on a thread of its own
+(``_LaterSegments``) joins the walk's where the walk reaches it, and only where it would have read the same.
 
 The WAL is a live Debian 15 server's with 1 MB segments after inserts of 6 kB rows (no committed fixture has a
 record across segments: they are one segment each)."""
 from __future__ import annotations
 
 import shutil
+import struct
 
 import pytest
 
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.wal.record import SIZE_OF_LONG_PHD
-from pgpage.passes.wal import RecordCounts, WalReader, wal_stats
+from pgpage.decode.crc32c import crc32c
+from pgpage.decode.wal.record import CRC_OFFSET, SIZE_OF_RECORD, XLOG_BLCKSZ
+from pgpage.passes.wal import RecordCounts, WalReader, _LaterSegments, wal_stats
 from pgpage.storage.wal import WalDirectory, segment_file_name
 
 LONG_HEADER = {name: at for name, (at, _) in LAYOUTS["xlog::long_page_header"]["fields"].items()}
@@ -57,7 +61,20 @@ def crossing(reader, recs):
     return [r for r in recs if r.lsn // seg != (r.end_lsn - 1) // seg]
 
 
+def spy_joins(monkeypatch) -> list[tuple[int, bool]]:
+    """(where the later count begins, whether it joined) of each walk's later count, as the walks ask."""
+    asked = []
+    real = _LaterSegments.joins
+
+    def joins(self, pos, prev, tli):
+        asked.append((self.segment_start, real(self, pos, prev, tli)))
+        return asked[-1][1]
+    monkeypatch.setattr(_LaterSegments, "joins", joins)
+    return asked
+
+
 def test_records_across_segments_counted_in_c(segments, monkeypatch):
+    asked = spy_joins(monkeypatch)
     reader, recs = walk(segments)
     stop = reader.stop
     across = crossing(reader, recs)
@@ -77,6 +94,8 @@ def test_records_across_segments_counted_in_c(segments, monkeypatch):
     assert (compiled.first_lsn, compiled.end_lsn, reader.stop) == (recs[0].lsn, recs[-1].end_lsn, stop)
     assert not {r.lsn for r in across} & {r.lsn for r in stepped}
     assert len(stepped) < len(reader.segments)
+    (seam, joined), = asked                     # the later half counted on a thread, joined
+    assert joined and seam == (min(reader.segments) + len(reader.segments) // 2) * reader.segment_size
     stepped.clear()
     chunks = list(reader.record_arrays())
     assert [int(x) for c in chunks for x in c["lsn"]] == [r.lsn for r in recs]
@@ -150,3 +169,46 @@ def test_next_segment_missing_with_later_ones(segments, tmp_path):
     assert damaged.stop.code == "wal.segment.missing" and before[-1].lsn == rec.prev_lsn
     stop = damaged.stop
     assert damaged.record_counts().records == len(before) and damaged.stop == stop
+
+
+@pytest.mark.parametrize("where", ["before", "first", "prev", "after"])
+def test_damage_around_the_seam(segments, tmp_path, monkeypatch, where):
+    """A bad CRC before the later count's segments (the walk stops there, never joins), in its first record (it does
+    not join: the walk reads on alone), a prev-link of its first record that names another record (its CRC made
+    right: only the walk can tell, and the count does not join) and a bad CRC after it (it joins, and its stop is
+    the walk's): always the stop and counts of the Python reader."""
+    asked = spy_joins(monkeypatch)
+    reader, recs = walk(segments)
+    reader.record_counts()
+    ((seam, _),) = asked
+    seg = reader.segment_size
+    later_first = next(r for r in recs if r.lsn >= seam and r.lsn // seg == seam // seg and r.prev_lsn < seam)
+    pick = {"before": lambda r: r.lsn // seg == seam // seg - 1 and r.end_lsn < seam,
+            "first": lambda r: r is later_first, "prev": lambda r: r is later_first,
+            "after": lambda r: r.lsn // seg == seam // seg + 1}[where]
+    rec = next(r for r in recs if pick(r) and r.lsn % XLOG_BLCKSZ + SIZE_OF_RECORD + 4 < XLOG_BLCKSZ
+               and r.length > SIZE_OF_RECORD + 4 and r.lsn // seg == (r.lsn + SIZE_OF_RECORD + 4) // seg)
+    for p in segments.iterdir():
+        shutil.copy(p, tmp_path / p.name)
+    name = segment_file_name(1, rec.lsn // seg, seg)
+    data = bytearray((tmp_path / name).read_bytes())
+    if where == "prev":
+        at = rec.lsn % seg
+        raw = bytearray(reader._record_bytes(rec.lsn)[0])
+        struct.pack_into("<Q", raw, LAYOUTS["xlog::record"]["fields"]["xl_prev"][0], rec.prev_lsn - 8)
+        struct.pack_into("<I", raw, CRC_OFFSET, crc32c(bytes(raw[SIZE_OF_RECORD:] + raw[:CRC_OFFSET])))
+        data[at:at + SIZE_OF_RECORD] = raw[:SIZE_OF_RECORD]
+    else:
+        data[rec.lsn % seg + SIZE_OF_RECORD + 3] ^= 0x04
+    (tmp_path / name).write_bytes(data)
+    asked.clear()
+    damaged, before = walk(tmp_path)
+    stop = damaged.stop
+    assert stop.code == ("wal.record.bad_prev" if where == "prev" else "wal.record.bad_crc"), stop
+    assert before[-1].lsn == rec.prev_lsn
+    python_counts = RecordCounts()
+    for r in before:
+        python_counts.add(r)
+    counts = damaged.record_counts()
+    assert wal_stats(counts, 15) == wal_stats(python_counts, 15) and damaged.stop == stop
+    assert asked == {"before": [], "first": [(seam, False)], "prev": [(seam, False)], "after": [(seam, True)]}[where]
