@@ -623,6 +623,16 @@ def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, str]
     return names
 
 
+def control_only(path) -> dict | None:
+    """``path`` (a data directory's global/pg_control) decoded, or None where it is missing or does not decode (as
+    DataDirectory.control gives it, its findings left to the commands that report the cluster)."""
+    from pgpage.decode.control import decode_control
+    try:
+        return decode_control(path.read_bytes()) if path.is_file() else None
+    except (OSError, PgpageError):
+        return None
+
+
 class WalWalk:
     """``pgpage wal``: the records of a directory of segments, filtered, as JSON-ready dicts."""
 
@@ -632,7 +642,6 @@ class WalWalk:
         from pathlib import Path
 
         from pgpage.decode.control import parse_lsn
-        from pgpage.storage.datadir import DataDirectory
         from pgpage.storage.wal import wal_directory
 
         def lsn(text):
@@ -642,8 +651,12 @@ class WalWalk:
                 raise PgpageError(f"not an LSN: {text!r} (expected X/X, as 0/16B3748)", ExitCode.USAGE) from None
 
         self.start, self.end = lsn(start), lsn(end)
-        self.cluster = DataDirectory(Path(pgdata)) if (Path(pgdata) / "global" / "pg_control").is_file() else None
-        control = self.cluster.control if self.cluster else None
+        control_file = Path(pgdata) / "global" / "pg_control"
+        self.cluster = None
+        if control_file.is_file() and (names or rel is not None):   # the catalogs name relations; the statistics
+            from pgpage.storage.datadir import DataDirectory         # need pg_control only (and not these modules)
+            self.cluster = DataDirectory(Path(pgdata))
+        control = self.cluster.control if self.cluster else control_only(control_file)
         self.reader = WalReader(WalDirectory(wal_directory(pgdata, wal)), control, timeline)
         self.names = {}
         if self.cluster is not None and names:
