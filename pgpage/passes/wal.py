@@ -516,7 +516,11 @@ class RecordCounts:
 
     def merge(self, later: "RecordCounts") -> None:
         """Add the counts of the records after this one's."""
-        self.acc[:] = [a + b for a, b in zip(self.acc, later.acc)]
+        acc, more = self.acc, later.acc
+        for at in range(0, len(more), 3):
+            if more[at]:                              # (most record types have none)
+                for i in range(at, at + 3):
+                    acc[i] += more[i]
         if self.first_lsn is None:
             self.first_lsn = later.first_lsn
         if later.end_lsn is not None:
