@@ -250,7 +250,7 @@ class WalReader:
 
     def record_counts(self, start: int | None = None, end: int | None = None) -> "RecordCounts":
         """The same records only counted, per resource manager and record type (what --stats shows), by the
-        compiled scan without a row per record."""
+        compiled scan without a row per record; the later half of many segments on a second thread."""
         counts = RecordCounts()
         for _ in self._walk(start, end, _CompiledScan(self, counts), later=_LaterSegments.split(self, start, end)):
             pass
@@ -345,9 +345,9 @@ class WalReader:
 class _LaterSegments:
     """The compiled count of the later half of a walk's segments, on a thread of its own (the scan releases the GIL)
     while the walk counts the earlier half. Its counts join the walk's only where the walk reaches its first record
-    carrying the prev-link that record names, on a timeline no later than that record's page: from there the walk
-    would have read the same bytes with the same checks, so the joined counts and stop are the walk's own. Anywhere
-    else (damage before or at the seam) the walk goes on alone and gives its own findings."""
+    carrying the prev-link that record names, on the timeline of that record's pages: from there the walk would have
+    read the same bytes with the same checks, so the joined counts and stop are the walk's own. Anywhere else
+    (damage before or at the seam, a timeline switch there) the walk goes on alone and gives its own findings."""
     MIN_SEGMENTS = 4                  # fewer: a thread's start costs more than it saves
 
     def __init__(self, reader: "WalReader", segno: int, start: int | None, end: int | None):
@@ -377,10 +377,14 @@ class _LaterSegments:
         r = self.reader
         try:
             r._tli = 0
-            first = r._step(r.first_record(segno), None)       # its prev-link is checked where the walk joins
+            pos = r.first_record(segno)
+            tli = r._tli
+            first = r._step(pos, None)       # its prev-link is checked where the walk joins
         except (_Stop, PgpageError):
             return
-        self.first, self.first_tli = first, r._tli
+        if r._tli != tli:                    # a timeline switch in its pages: the walk reads on alone
+            return
+        self.first, self.first_tli = first, tli
         if end is None or first.lsn < end:
             self.counts.add(first)
         for _ in r._walk(start, end, scan, resume=(first.end_lsn, first.lsn)):
@@ -388,11 +392,11 @@ class _LaterSegments:
 
     def joins(self, pos: int, prev: int | None, tli: int) -> bool:
         """Whether the walk at ``pos`` after the record at ``prev``, on timeline ``tli``, would read this count's first
-        record next (at its position, or at the start of the page it begins on: the walk checks that page's header as
-        this count did)."""
+        record next (at its position, or at the start of the page it begins on: the walk would check that page's
+        header as this count did)."""
         self.thread.join()
         first = self.first
-        if first is None or prev != first.prev_lsn or tli > self.first_tli:
+        if first is None or prev != first.prev_lsn or tli != self.first_tli:
             return False
         header = SIZE_OF_LONG_PHD if pos % self.reader.segment_size == 0 else SIZE_OF_SHORT_PHD
         return pos == first.lsn or (pos % XLOG_BLCKSZ == 0 and first.lsn == pos + header)
