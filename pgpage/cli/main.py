@@ -5,16 +5,49 @@ that ``pgpage --help`` stays fast.
 """
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import sys
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 
 from pgpage.findings import ExitCode, PgpageError
 
+
+class CommandsOnDemand(TyperGroup):
+    """pgpage's command group, building a command's click command (Typer reads the function's signature and
+    type hints: a few milliseconds each) when it is invoked or listed (``--help``), not every command on every
+    run. ``run`` starts it with none built (``command_group``); built by Typer the usual way (``CliRunner``) it
+    has them all."""
+
+    def list_commands(self, ctx) -> list[str]:
+        return [*self.commands, *(name for name in _registered() if name not in self.commands)]
+
+    def get_command(self, ctx, cmd_name: str):
+        info = _registered().get(cmd_name)
+        if cmd_name not in self.commands and info is not None:
+            self.commands[cmd_name] = typer.main.get_command_from_info(
+                info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode)
+        return self.commands.get(cmd_name)
+
+
+def _registered() -> dict:
+    """The commands registered on ``app``, by the name Typer gives them."""
+    return {info.name or typer.main.get_command_name(info.callback.__name__): info for info in app.registered_commands}
+
+
+def command_group() -> CommandsOnDemand:
+    """``app``'s group (its options and callback) with no command built yet."""
+    bare = copy.copy(app)
+    bare.registered_commands = []
+    return typer.main.get_group(bare)
+
+
 app = typer.Typer(
+    cls=CommandsOnDemand,
     name="pgpage",
     help="Offline, page-image forensic analyser for PostgreSQL data files.\n\n"
          "Reads data directories, relation files and segments directly (server up, down, crashed or copied)."
@@ -340,7 +373,7 @@ def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
     gc.freeze()     # what start-up made (modules, Typer) lives as long as the process: no collection walks it again
     try:
-        app()
+        command_group()()
     except PgpageError as e:
         print(f"pgpage: {e}", file=sys.stderr)
         sys.exit(int(e.exit_code))

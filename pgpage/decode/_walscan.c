@@ -81,11 +81,13 @@ uint32_t pgp_crc32c(uint32_t crc, const uint8_t *p, int64_t len)
  * pgp_wal_scan: the records of one WAL segment (as much of it as is in memory) for `pgpage wal --stats`,
  * as passes/wal.py's WalReader reads them, into arrays: start and end LSN, xl_tot_len, xl_xid, xl_rmid,
  * xl_info and the bytes of full-page images. It handles only what a healthy segment holds: valid page
- * headers, records that end inside the buffer, built-in resource managers, a matching prev-link and CRC,
- * block headers that add up. At anything else (a segment's first page, a record running into the next
- * segment, block headers longer than the scratch buffer, any check that fails) it stops *before* that record
- * and says so (WS_PYTHON): the Python reader takes that one record (and gives the finding if it is a
- * defect), then hands back. So every finding is the Python reader's; this loop only counts faster.
+ * headers of the timeline the reader is on, records that end inside the buffer or run on into the next
+ * segment's (`b2`: its first page's long header checked as the reader checks it), built-in resource managers,
+ * a matching prev-link and CRC, block headers that add up. At anything else (a record starting on a segment's
+ * first page, a record running past the next segment, a SWITCH record that crosses segments, block headers
+ * longer than the scratch buffer, a change of timeline, any check that fails) it stops *before* that record
+ * and says so (WS_PYTHON): the Python reader takes that one record (and gives the finding if it is a defect),
+ * then hands back. So every finding is the Python reader's; this loop only counts faster.
  *
  * The byte offsets, sizes, flags and ids come from formats/xlog.ksy through the caller (`params`, in the
  * order pgp_wal_param_names gives), never from this file.
@@ -95,7 +97,8 @@ uint32_t pgp_crc32c(uint32_t crc, const uint8_t *p, int64_t len)
     X(REC_RMID) X(REC_CRC) X(BLK_HDR_SIZE) X(BLK_FORK_FLAGS) X(BLK_DATA_LENGTH) X(IMG_HDR_SIZE) X(IMG_LENGTH) \
     X(IMG_HOLE_OFFSET) X(IMG_BIMG_INFO) X(CMP_HDR_SIZE) X(RFN_SIZE) X(HAS_IMAGE) X(HAS_DATA) X(SAME_REL) \
     X(HAS_HOLE) X(COMPRESSED) X(ID_SHORT) X(ID_LONG) X(ID_ORIGIN) X(ID_TOPLEVEL) X(MAX_BLOCK_ID) X(MAX_RMID) \
-    X(SWITCH_RMID) X(SWITCH_INFO) X(BLCKSZ) X(XACT_RMID) X(XACT_RECID_MASK)
+    X(SWITCH_RMID) X(SWITCH_INFO) X(BLCKSZ) X(XACT_RMID) X(XACT_RECID_MASK) \
+    X(XLP_LONG) X(PHD_SYSID) X(PHD_SEG_SIZE) X(PHD_XLOG_BLCKSZ) X(SYSID)
 #define WP_ENUM(n) WP_##n,
 #define WP_NAME(n) #n ","
 enum { WAL_PARAMS(WP_ENUM) WP_COUNT };
@@ -104,8 +107,8 @@ static const char wal_param_names[] = WAL_PARAMS(WP_NAME);
 const char *pgp_wal_param_names(void) { return wal_param_names; }
 
 /* state[]: in and out; WS_FIRST and WS_LAST_END: the first counted record's start (-1: none yet) and the
- * last one's end, when counting */
-enum { WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END, WS_STATE_COUNT };
+ * last one's end, when counting; WS_TLI_END (in): where the reader's timeline ends in its history (-1: never) */
+enum { WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END, WS_TLI_END, WS_STATE_COUNT };
 /* why it stopped */
 enum { WS_SEGMENT_DONE = 0, WS_PYTHON = 1, WS_END = 2, WS_FULL = 3 };
 
@@ -113,22 +116,27 @@ static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v;
 static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* the short header of the page at `off` is valid; `cont` -1: a record starts here (no XLP_FIRST_IS_CONTRECORD),
- * else the bytes of the record still to come (XLP_FIRST_IS_CONTRECORD and xlp_rem_len equal to it) */
-static int page_ok(const int64_t *P, const uint8_t *b, int64_t n, int64_t off, uint64_t seg_lsn, int64_t cont,
-                   int64_t *tli)
+/* the header of the page at `page_lsn`, whose first `room` bytes are at `h`, is valid (XLogReaderValidatePageHeader,
+ * and the reader's timeline checks: the timeline it is on, before that timeline's end); a segment's first page has
+ * the long header, of this system, segment and page size; `cont` -1: a record starts here (no
+ * XLP_FIRST_IS_CONTRECORD), else the bytes of the record still to come (XLP_FIRST_IS_CONTRECORD, xlp_rem_len) */
+static int page_ok(const int64_t *P, const uint8_t *h, int64_t room, uint64_t page_lsn, int64_t cont, int64_t tli,
+                   int64_t tli_end)
 {
-    if (off % P[WP_SEG_SIZE] == 0 || off + P[WP_SHORT_PHD] > n)
+    int first = page_lsn % (uint64_t) P[WP_SEG_SIZE] == 0;
+    if (room < (first ? P[WP_LONG_PHD] : P[WP_SHORT_PHD]))
         return 0;
-    const uint8_t *h = b + off;
     uint16_t info = rd16(h + P[WP_PHD_INFO]);
-    if (rd16(h) != (uint16_t) P[WP_MAGIC] || (info & ~P[WP_XLP_ALL]) ||
-        rd64(h + P[WP_PHD_PAGEADDR]) != seg_lsn + (uint64_t) off || (int64_t) rd32(h + P[WP_PHD_TLI]) < *tli)
+    if (rd16(h) != (uint16_t) P[WP_MAGIC] || (info & ~P[WP_XLP_ALL]) || rd64(h + P[WP_PHD_PAGEADDR]) != page_lsn ||
+        (int64_t) rd32(h + P[WP_PHD_TLI]) != tli || (tli_end >= 0 && page_lsn >= (uint64_t) tli_end) ||
+        ((info & P[WP_XLP_LONG]) != 0) != first)
+        return 0;
+    if (first && (rd64(h + P[WP_PHD_SYSID]) != (uint64_t) P[WP_SYSID] ||
+                  rd32(h + P[WP_PHD_SEG_SIZE]) != P[WP_SEG_SIZE] || rd32(h + P[WP_PHD_XLOG_BLCKSZ]) != P[WP_PAGE_SIZE]))
         return 0;
     if (cont < 0 ? (info & P[WP_XLP_CONTRECORD]) != 0
                  : !(info & P[WP_XLP_CONTRECORD]) || (int64_t) rd32(h + P[WP_PHD_REM_LEN]) != cont)
         return 0;
-    *tli = rd32(h + P[WP_PHD_TLI]);
     return 1;
 }
 
@@ -198,17 +206,20 @@ static int64_t record_fpi(const int64_t *P, const uint8_t *r, int64_t avail, int
     return tot - pos == datatotal ? fpi : -1;
 }
 
-/* With `o_lsn` NULL nothing is written per record: the records starting at or after `start_lsn` are only
+/* `b`: the segment's `n` bytes; `b2`: the next segment's `n2` (NULL: not there), for a record that runs on into it.
+ * With `o_lsn` NULL nothing is written per record: the records starting at or after `start_lsn` are only
  * counted into `acc` (the statistics of pg_waldump --stats: per resource manager and record type,
  * acc[(rmid * 16 + recid) * 3 + 0..2] = count, bytes without images, image bytes; recid = xl_info >> 4,
  * masked for transactions). */
-int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg_lsn, int64_t end_lsn,
+int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, const uint8_t *b2, int64_t n2,
+                     uint64_t seg_lsn, int64_t end_lsn,
                      int64_t *state, uint8_t *scratch, int64_t scratch_size, int64_t cap,
                      int64_t *o_lsn, int64_t *o_end, uint32_t *o_len, uint32_t *o_xid, uint8_t *o_rmid,
                      uint8_t *o_info, uint32_t *o_fpi, int64_t start_lsn, int64_t *acc)
 {
     const int64_t page = P[WP_PAGE_SIZE], seg = P[WP_SEG_SIZE];
-    int64_t pos = state[WS_POS], prev = state[WS_PREV], tli = state[WS_TLI], count = 0;
+    int64_t pos = state[WS_POS], prev = state[WS_PREV], tli = state[WS_TLI], tli_end = state[WS_TLI_END];
+    int64_t count = 0;
     int stop = WS_PYTHON;
     for (;;) {
         if (pos >= seg) { stop = WS_SEGMENT_DONE; break; }
@@ -216,7 +227,7 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
         if (o_lsn != NULL && count == cap) { stop = WS_FULL; break; }
         int64_t at = pos;                           /* the record's start, past a page header */
         if (at % page == 0) {
-            if (!page_ok(P, b, n, at, seg_lsn, -1, &tli))
+            if (at == 0 || !page_ok(P, b + at, n - at, seg_lsn + at, -1, tli, tli_end))
                 break;
             at += P[WP_SHORT_PHD];
             if (end_lsn >= 0 && (int64_t) (seg_lsn + at) >= end_lsn) { stop = WS_END; break; }
@@ -254,11 +265,15 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
                 if (got == tot)
                     break;
                 cur += page;
-                if (!page_ok(P, b, n, cur, seg_lsn, tot - got, &tli)) { ok = 0; break; }
-                take = tot - got < page - P[WP_SHORT_PHD] ? tot - got : page - P[WP_SHORT_PHD];
-                if (cur + P[WP_SHORT_PHD] + take > n) { ok = 0; break; }
-                piece = b + cur + P[WP_SHORT_PHD];
-                last = cur + P[WP_SHORT_PHD] + take;
+                /* the next page: in this segment, or the first pages of the next one */
+                const uint8_t *h = cur < seg ? b + cur : b2 != NULL && cur < 2 * seg ? b2 + (cur - seg) : NULL;
+                int64_t room = cur < seg ? n - cur : n2 - (cur - seg);
+                if (h == NULL || !page_ok(P, h, room, seg_lsn + cur, tot - got, tli, tli_end)) { ok = 0; break; }
+                int64_t hdr = cur % seg == 0 ? P[WP_LONG_PHD] : P[WP_SHORT_PHD];
+                take = tot - got < page - hdr ? tot - got : page - hdr;
+                if (hdr + take > room) { ok = 0; break; }
+                piece = h + hdr;
+                last = cur + hdr + take;
             }
             if (!ok)
                 break;
@@ -274,8 +289,11 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
         if (fpi < 0)
             break;
         int64_t next = (last + 7) & ~(int64_t) 7;   /* MAXALIGN */
-        if (rmid == P[WP_SWITCH_RMID] && (info & 0xF0) == P[WP_SWITCH_INFO])
+        if (rmid == P[WP_SWITCH_RMID] && (info & 0xF0) == P[WP_SWITCH_INFO]) {
+            if (last > seg)
+                break;                              /* (where such a record ends is the reader's to say) */
             next = seg;
+        }
         if (o_lsn != NULL) {
             o_lsn[count] = (int64_t) seg_lsn + at;
             o_end[count] = (int64_t) seg_lsn + next;
@@ -302,7 +320,6 @@ int64_t pgp_wal_scan(const int64_t *P, const uint8_t *b, int64_t n, uint64_t seg
     }
     state[WS_POS] = pos;
     state[WS_PREV] = prev;
-    state[WS_TLI] = tli;
     state[WS_STOP] = stop;
     return count;
 }

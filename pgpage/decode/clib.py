@@ -132,7 +132,8 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_crc32c.argtypes = [ctypes.c_uint32, ctypes.c_char_p, I64]
     cdll.pgp_wal_param_names.restype = ctypes.c_char_p
     cdll.pgp_wal_scan.restype = I64
-    cdll.pgp_wal_scan.argtypes = [P, P, I64, ctypes.c_uint64, I64, P, P, I64, I64, P, P, P, P, P, P, P, I64, P]
+    cdll.pgp_wal_scan.argtypes = [P, P, I64, P, I64, ctypes.c_uint64, I64, P, P, I64, I64, P, P, P, P, P, P, P, I64,
+                                   P]
     return cdll
 
 
@@ -163,14 +164,17 @@ class WalScanOutputs:
         self.fpi = np.empty(cap, np.uint32)
 
 
-def wal_scan(params, segment, seg_lsn: int, end_lsn: int, state, scratch, out: WalScanOutputs | None,
+def wal_scan(params, segment, following, seg_lsn: int, end_lsn: int, state, scratch, out: WalScanOutputs | None,
              start_lsn: int = 0, acc=None) -> int:
     """The records of ``segment`` (bytes, or a copy-on-write mmap: ctypes takes the address of a writable buffer
-    only) from ``state`` (_walscan.c's WS_ order: pos, prev, tli, stop) into ``out``, or with ``out`` None
-    counted into ``acc`` (those from ``start_lsn`` on); returns how many it read, ``state`` says where and why it
-    stopped. ``params``, ``state`` (int64), ``scratch`` (bytes) and ``acc`` (int64) are ctypes arrays."""
-    seg = segment if isinstance(segment, bytes) else (ctypes.c_char * len(segment)).from_buffer(segment)
+    only; ``following``: the next segment's, or None, for a record that runs on into it) from ``state``
+    (_walscan.c's WS_ order: pos, prev, tli, stop, first, last end, the timeline's end) into ``out``, or with
+    ``out`` None counted into ``acc`` (those from ``start_lsn`` on); returns how many it read, ``state`` says where
+    and why it stopped. ``params``, ``state`` (int64), ``scratch`` (bytes) and ``acc`` (int64) are ctypes arrays."""
+    def address(data):
+        return data if data is None or isinstance(data, bytes) else (ctypes.c_char * len(data)).from_buffer(data)
     arrays = (0,) * 7 if out is None else tuple(a.ctypes.data for a in (out.lsn, out.end, out.length, out.xid,
                                                                         out.rmid, out.info, out.fpi))
-    return lib().pgp_wal_scan(params, seg, len(segment), seg_lsn, end_lsn, state, scratch, len(scratch),
-                              0 if out is None else out.cap, *arrays, start_lsn, acc)
+    return lib().pgp_wal_scan(params, address(segment), len(segment), address(following),
+                              0 if following is None else len(following), seg_lsn, end_lsn, state, scratch,
+                              len(scratch), 0 if out is None else out.cap, *arrays, start_lsn, acc)

@@ -13,7 +13,7 @@ stop and says why in ``reader.stop`` (a Finding):
   segment with later ones present (``wal.segment.missing``), a page of another system, major, or that is
   not WAL at all (``wal.page.*``).
 
-Memory: one segment's bytes at a time (plus the record being put together).
+Memory: two segments' bytes at a time (a record may run on into the next), plus the record being put together.
 """
 from __future__ import annotations
 
@@ -93,8 +93,7 @@ class WalReader:
                               ExitCode.UNREADABLE)
         self.first_segno = min(self.segments)
         self.stop: Finding | None = None
-        self._segno = None
-        self._data = b""
+        self._mapped: dict[int, bytes | None] = {}     # the last two segments read, by number
         self._tli = 0
 
     def _history(self) -> list[TimelineEntry]:
@@ -121,10 +120,13 @@ class WalReader:
     # ----------------------------------------------------------------- pages
 
     def _segment(self, segno: int) -> bytes | None:
-        if segno != self._segno:
+        """Segment ``segno``'s bytes (None: no such segment); the last two read stay mapped."""
+        if segno not in self._mapped:
+            if len(self._mapped) == 2:
+                del self._mapped[next(iter(self._mapped))]
             f = self.segments.get(segno)
-            self._segno, self._data = segno, (self.directory.read(f) if f is not None else None)
-        return self._data
+            self._mapped[segno] = self.directory.read(f) if f is not None else None
+        return self._mapped[segno]
 
     def _page_header(self, page_lsn: int, record: int | None):
         """The checked header of the page at ``page_lsn`` (XLogReaderValidatePageHeader), with the page's bytes;
@@ -248,9 +250,9 @@ class WalReader:
 
     def record_counts(self, start: int | None = None, end: int | None = None) -> "RecordCounts":
         """The same records only counted, per resource manager and record type (what --stats shows), by the
-        compiled scan without a row per record."""
+        compiled scan without a row per record; the later half of many segments on a second thread."""
         counts = RecordCounts()
-        for _ in self._walk(start, end, _CompiledScan(self, counts)):
+        for _ in self._walk(start, end, _CompiledScan(self, counts), later=_LaterSegments.split(self, start, end)):
             pass
         return counts
 
@@ -268,17 +270,30 @@ class WalReader:
             rec.end_lsn = (pos // self.segment_size + 1) * self.segment_size
         return rec
 
-    def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None"):
+    def _walk(self, start: int | None, end: int | None, scan: "_CompiledScan | None",
+              resume: tuple[int, int] | None = None, later: "_LaterSegments | None" = None):
+        """The walk from the first record at or after ``start`` (or on from ``resume``: the next record's position and
+        the prev-link it must carry); with ``later``, the later segments' counts joined where they begin."""
         self.stop = None
-        self._tli = 0                 # (each walk checks the pages' timelines afresh)
-        startseg = self.first_segno if start is None else start // self.segment_size
-        if start is not None and startseg not in self.segments:
-            self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
-            return
         prev = None
+        if resume is None:
+            self._tli = 0                 # (each walk checks the pages' timelines afresh)
+            startseg = self.first_segno if start is None else start // self.segment_size
+            if start is not None and startseg not in self.segments:
+                self.stop = Finding("wal.start.missing", f"no segment holds the start {format_lsn(start)}", ERROR)
+                return
+        else:
+            pos, prev = resume
         try:
-            pos = self.first_record(startseg)
+            if resume is None:
+                pos = self.first_record(startseg)
             while end is None or pos < end:
+                if later is not None and pos >= later.segment_start:
+                    if later.joins(pos, prev, self._tli):
+                        scan.counts.merge(later.counts)
+                        self._tli, self.stop = later.reader._tli, later.reader.stop
+                        return
+                    later = None
                 if scan is not None:
                     chunk, pos, prev, done = scan.run(pos, prev, start, end)
                     if chunk is not None:
@@ -306,6 +321,9 @@ class WalReader:
             self.stop = s.finding
         except PgpageError as e:
             self.stop = Finding("wal.segment.unreadable", str(e), ERROR)
+        finally:
+            if later is not None:
+                later.thread.join()
 
     def _check(self, raw: bytes, pos: int, end_lsn: int, prev: int | None) -> Record:
         tot_len, xid, xl_prev, info, rmid, crc = record_header(raw)
@@ -324,12 +342,72 @@ class WalReader:
             raise _error("wal.record.bad_blocks", str(e)) from None
 
 
+class _LaterSegments:
+    """The compiled count of the later half of a walk's segments, on a thread of its own (the scan releases the GIL)
+    while the walk counts the earlier half. Its counts join the walk's only where the walk reaches its first record
+    carrying the prev-link that record names, on the timeline of that record's pages: from there the walk would have
+    read the same bytes with the same checks, so the joined counts and stop are the walk's own. Anywhere else
+    (damage before or at the seam, a timeline switch there) the walk goes on alone and gives its own findings."""
+    MIN_SEGMENTS = 4                  # fewer: a thread's start costs more than it saves
+
+    def __init__(self, reader: "WalReader", segno: int, start: int | None, end: int | None):
+        import copy
+        import threading
+        self.reader = copy.copy(reader)           # its own mapped segments and timeline; the rest is only read
+        self.reader._mapped = {}
+        self.segment_start = segno * reader.segment_size
+        self.counts = RecordCounts()
+        self.first: Record | None = None
+        self.first_tli = 0
+        scan = _CompiledScan(self.reader, self.counts)
+        self.thread = threading.Thread(target=self._count, args=(segno, start, end, scan), daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def split(cls, reader: "WalReader", start: int | None, end: int | None) -> "_LaterSegments | None":
+        import os
+        seg = reader.segment_size
+        first = reader.first_segno if start is None else start // seg
+        last = max(reader.segments) if end is None else (end - 1) // seg
+        if (os.cpu_count() or 1) < 2 or last - first + 1 < cls.MIN_SEGMENTS:
+            return None
+        return cls(reader, first + (last - first + 1) // 2, start, end)
+
+    def _count(self, segno: int, start: int | None, end: int | None, scan: "_CompiledScan") -> None:
+        r = self.reader
+        try:
+            r._tli = 0
+            pos = r.first_record(segno)
+            tli = r._tli
+            first = r._step(pos, None)       # its prev-link is checked where the walk joins
+        except (_Stop, PgpageError):
+            return
+        if r._tli != tli:                    # a timeline switch in its pages: the walk reads on alone
+            return
+        self.first, self.first_tli = first, tli
+        if end is None or first.lsn < end:
+            self.counts.add(first)
+        for _ in r._walk(start, end, scan, resume=(first.end_lsn, first.lsn)):
+            pass
+
+    def joins(self, pos: int, prev: int | None, tli: int) -> bool:
+        """Whether the walk at ``pos`` after the record at ``prev``, on timeline ``tli``, would read this count's first
+        record next (at its position, or at the start of the page it begins on: the walk would check that page's
+        header as this count did)."""
+        self.thread.join()
+        first = self.first
+        if first is None or prev != first.prev_lsn or tli != self.first_tli:
+            return False
+        header = SIZE_OF_LONG_PHD if pos % self.reader.segment_size == 0 else SIZE_OF_SHORT_PHD
+        return pos == first.lsn or (pos % XLOG_BLCKSZ == 0 and first.lsn == pos + header)
+
+
 class _CompiledScan:
     """pgp_wal_scan's parameters, buffers and one call over the segment ``pos`` lies in."""
     CAP = 1 << 16
     SCRATCH = 1024               # a record's headers, gathered when it crosses pages: at most 24 + 33 blocks * 27
                                  # (block, image, compression headers, relfilenode, block number) + 13 bytes
-    WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END = range(6)   # _walscan.c's state[] and stop codes
+    WS_POS, WS_PREV, WS_TLI, WS_STOP, WS_FIRST, WS_LAST_END, WS_TLI_END = range(7)  # _walscan.c's state[], stops
     WS_SEGMENT_DONE, WS_PYTHON, WS_END, WS_FULL = range(4)
 
     def __init__(self, reader: "WalReader", counts: "RecordCounts | None" = None):
@@ -361,10 +439,13 @@ class _CompiledScan:
             "ID_TOPLEVEL": r.XLR_BLOCK_ID_TOPLEVEL_XID if reader.major >= versions.TOPLEVEL_XID_BLOCK_SINCE else -1,
             "MAX_BLOCK_ID": r.XLR_MAX_BLOCK_ID, "MAX_RMID": MAX_BUILTIN_RMID, "SWITCH_RMID": versions.RMGR_XLOG,
             "SWITCH_INFO": XLOG_SWITCH, "BLCKSZ": r.XLOG_BLCKSZ, "XACT_RMID": versions.RMGR_XACT,
-            "XACT_RECID_MASK": versions.XACT_OPMASK >> 4}
+            "XACT_RECID_MASK": versions.XACT_OPMASK >> 4, "XLP_LONG": XLP_LONG_HEADER,
+            "PHD_SYSID": f("long_page_header", "xlp_sysid"), "PHD_SEG_SIZE": f("long_page_header", "xlp_seg_size"),
+            "PHD_XLOG_BLCKSZ": f("long_page_header", "xlp_xlog_blcksz"),
+            "SYSID": reader.sysid - (1 << 64) if reader.sysid >= 1 << 63 else reader.sysid}   # (as int64)
         names = clib.wal_param_names()
         self.params = (ctypes.c_int64 * len(names))(*(values[n] for n in names))
-        self.state = (ctypes.c_int64 * 6)()
+        self.state = (ctypes.c_int64 * 7)()
         self.counts = counts
         self.scratch = ctypes.create_string_buffer(self.SCRATCH)
         self.out = None if counts is not None else clib.WalScanOutputs(self.CAP)   # counting needs no rows
@@ -380,12 +461,13 @@ class _CompiledScan:
         if data is None or off == 0:
             return None, pos, prev, False
         c = self.counts
+        tli_end = next((e.end for e in reader.history if e.tli == reader._tli), None)
         self.state[:] = (off, -1 if prev is None else prev, reader._tli, 0,
-                         -1 if c is None or c.first_lsn is None else c.first_lsn, 0)
+                         -1 if c is None or c.first_lsn is None else c.first_lsn, 0, -1 if tli_end is None else tli_end)
         o = self.out
-        n = self.clib.wal_scan(self.params, data, segno * seg, -1 if end is None else end, self.state,
+        following = reader._segment(segno + 1) if end is None or end > (segno + 1) * seg else None
+        n = self.clib.wal_scan(self.params, data, following, segno * seg, -1 if end is None else end, self.state,
                                self.scratch, o, start or 0, None if c is None else c.acc)
-        reader._tli = self.state[self.WS_TLI]
         stop = self.state[self.WS_STOP]
         self.python_next = stop == self.WS_PYTHON
         chunk = None
@@ -435,6 +517,18 @@ class RecordCounts:
         if self.first_lsn is None:
             self.first_lsn = rec.lsn
         self.end_lsn = rec.end_lsn
+
+    def merge(self, later: "RecordCounts") -> None:
+        """Add the counts of the records after this one's."""
+        acc, more = self.acc, later.acc
+        for at in range(0, len(more), 3):
+            if more[at]:                              # (most record types have none)
+                for i in range(at, at + 3):
+                    acc[i] += more[i]
+        if self.first_lsn is None:
+            self.first_lsn = later.first_lsn
+        if later.end_lsn is not None:
+            self.end_lsn = later.end_lsn
 
     def add_chunk(self, c: dict) -> None:
         import numpy as np
@@ -537,6 +631,16 @@ def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, str]
     return names
 
 
+def control_only(path) -> dict | None:
+    """``path`` (a data directory's global/pg_control) decoded, or None where it is missing or does not decode (as
+    DataDirectory.control gives it, its findings left to the commands that report the cluster)."""
+    from pgpage.decode.control import decode_control
+    try:
+        return decode_control(path.read_bytes()) if path.is_file() else None
+    except (OSError, PgpageError):
+        return None
+
+
 class WalWalk:
     """``pgpage wal``: the records of a directory of segments, filtered, as JSON-ready dicts."""
 
@@ -546,7 +650,6 @@ class WalWalk:
         from pathlib import Path
 
         from pgpage.decode.control import parse_lsn
-        from pgpage.storage.datadir import DataDirectory
         from pgpage.storage.wal import wal_directory
 
         def lsn(text):
@@ -556,8 +659,12 @@ class WalWalk:
                 raise PgpageError(f"not an LSN: {text!r} (expected X/X, as 0/16B3748)", ExitCode.USAGE) from None
 
         self.start, self.end = lsn(start), lsn(end)
-        self.cluster = DataDirectory(Path(pgdata)) if (Path(pgdata) / "global" / "pg_control").is_file() else None
-        control = self.cluster.control if self.cluster else None
+        control_file = Path(pgdata) / "global" / "pg_control"
+        self.cluster = None
+        if control_file.is_file() and (names or rel is not None):   # the catalogs name relations; the statistics
+            from pgpage.storage.datadir import DataDirectory         # need pg_control only (and not these modules)
+            self.cluster = DataDirectory(Path(pgdata))
+        control = self.cluster.control if self.cluster else control_only(control_file)
         self.reader = WalReader(WalDirectory(wal_directory(pgdata, wal)), control, timeline)
         self.names = {}
         if self.cluster is not None and names:

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import sys
 
-from pgpage.render.output import emit_json_lines
-
 SCHEMA = "pgpage.wal/1"
 
 
 def json_lines(records, summary: dict | None, walk=None) -> None:
+    from pgpage.render.output import emit_json_lines      # here: text output does without json
     emit_json_lines({"type": r["type"], "schema": SCHEMA, **r} for r in records)
     emit_json_lines([summary if summary is not None else walk.summary()])
 

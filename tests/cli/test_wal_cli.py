@@ -102,10 +102,12 @@ def test_stats_start_without_numpy():
     than pg_waldump --stats takes for hundreds of MB (issue 38's target), so the count runs on ctypes arrays."""
     code = ("import sys\nfrom pgpage.cli.main import run\n"
             f"sys.argv = ['pgpage', 'wal', {str(data_dir(15))!r}, '--wal', {str(WAL / 'pg15' / 'archive')!r}, '--stats']\n"
-            "try:\n    run()\nexcept SystemExit:\n    pass\nprint('numpy' in sys.modules, file=sys.stderr)")
+            "try:\n    run()\nexcept SystemExit:\n    pass\nprint('numpy' in sys.modules, file=sys.stderr)\n"
+            "print(sorted(m for m in ('rich', 'json', 'pgpage.storage.datadir') if m in sys.modules), file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert re.search(r"^Heap/INSERT\s+\d+ ", r.stdout, re.M), r.stdout + r.stderr
-    assert r.stderr.splitlines()[-1] == "False", r.stderr
+    assert r.stderr.splitlines()[-2] == "False", r.stderr
+    assert r.stderr.splitlines()[-1] == "[]", r.stderr      # nor Rich, json or the catalogs' storage layer
 
 
 # ------------------------------------------------------------------ damaged input
