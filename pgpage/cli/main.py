@@ -371,7 +371,10 @@ def dump(
 
 def run() -> None:
     """Console entry point: one line on stderr for refused input, never a traceback."""
-    gc.freeze()     # what start-up made (modules, Typer) lives as long as the process: no collection walks it again
+    if not gc.get_freeze_count():
+        # what start-up made (modules, Typer) lives as long as the process: no collection walks it again. Once:
+        # a process that runs many commands (the mutation campaign's worker) would freeze each one's garbage
+        gc.freeze()
     try:
         command_group()()
     except PgpageError as e:
