@@ -121,15 +121,24 @@ def bucket_to_blkno(meta: dict, bucket: int) -> int:
 
 def ovflblkno_to_bitno(meta: dict, blkno: int) -> int | None:
     """_hash_ovflblkno_to_bitno: the overflow page's bit in the bitmaps, None where no overflow page can be."""
+    bitno = int(ovflblknos_to_bitnos(meta, np.array([blkno], dtype=np.int64))[0])
+    return None if bitno < 0 else bitno
+
+
+def ovflblknos_to_bitnos(meta: dict, blknos: np.ndarray) -> np.ndarray:
+    """_hash_ovflblkno_to_bitno of each block of ``blknos`` (int64), -1 where no overflow page can be: the
+    splitpoints walked once for all of them."""
     spares = meta["spares"]
+    out = np.full(len(blknos), -1, dtype=np.int64)
+    open_ = np.ones(len(blknos), dtype=bool)      # not yet past its splitpoint
     for i in range(1, min(meta["ovflpoint"], len(spares) - 1) + 1):
         buckets = total_buckets(i)
-        if blkno <= buckets:
-            break
-        bitnum = blkno - buckets
-        if spares[i - 1] < bitnum <= spares[i]:
-            return bitnum - 1
-    return None
+        open_ &= blknos > buckets
+        bitnum = blknos - buckets
+        hit = open_ & (spares[i - 1] < bitnum) & (bitnum <= spares[i])
+        out[hit] = bitnum[hit] - 1
+        open_ &= ~hit
+    return out
 
 
 def hashkey_to_bucket(hashkey, maxbucket: int, highmask: int, lowmask: int):

@@ -148,7 +148,9 @@ def u4_at(flat: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The little-endian uint32 starting at each offset ``at`` of the byte array ``flat`` (int64 values)."""
     if not len(at):
         return np.zeros(0, dtype=np.int64)
-    return (flat[at[:, None] + np.arange(4)].astype(np.int64) << np.array([0, 8, 16, 24])).sum(axis=1)
+    at = np.asarray(at, dtype=np.int64)
+    return (flat[at].astype(np.int64) | flat[at + 1].astype(np.int64) << 8 | flat[at + 2].astype(np.int64) << 16
+            | flat[at + 3].astype(np.int64) << 24)
 
 
 def run_positions(counts: np.ndarray) -> np.ndarray:
