@@ -585,3 +585,38 @@ def warm() -> None:
     lib()
     TABLES.COUNTERS, TABLES.EVENT_CODES, TABLES.PAGE_COLUMNS, TABLES.BEST, TABLES.PARAMS  # noqa: B018
     layout_array()
+
+
+SIEVE_CHECK = {"leaf": 1, "inner": 2}   # _gist.c: CHECK_* (an internal GiST page is an inner one)
+
+
+def verify_gist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, params) -> tuple[np.ndarray, ...]:
+    """Per GiST page (uint8, C-contiguous, (n, BLCKSZ)), ``check`` saying what it is (SIEVE_CHECK, else 0):
+    (True where verify's per-page rules can find nothing on it; the union of its box keys, (n, 4) float64; where
+    that union is). See pgp_verify_gist_sieve. ``params``: the tuple space's end, MaxOffsetNumber, whether the
+    keys are boxes, an internal tuple's t_tid offset."""
+    n, bs = pages.shape
+    check, nlp, gp = np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(params)
+    clean, has_union = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    unions = np.zeros((n, 4), dtype=np.float64)
+    lib().pgp_verify_gist_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(gp), _p(clean),
+                                _p(unions), _p(has_union))
+    return clean.astype(bool), unions, has_union.astype(bool)
+
+
+def verify_spgist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, counts: np.ndarray,
+                        params) -> tuple[np.ndarray, np.ndarray]:
+    """Per SP-GiST page (uint8, C-contiguous, (n, BLCKSZ)), ``check`` saying what it is (SIEVE_CHECK, else 0),
+    ``counts`` its opaque's (nRedirection, nPlaceholder): (True where verify's per-page rules can find nothing on
+    it; the links of those pages, one row each: page in the chunk, item, block, offset, 1 for a redirect, in page
+    and item order). See pgp_verify_spgist_sieve; ``params``: its SG_ order."""
+    n, bs = pages.shape
+    cap = bs // LAYOUTS["nbtree::bt_index_tuple"]["size"]    # each link takes 8 bytes of tuple space at least
+    check, nlp, counts, sp = (np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(counts), _i64(params))
+    clean, nlinks = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.int64)
+    links = np.empty((n, cap, 4), dtype=np.int64)
+    lib().pgp_verify_spgist_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(counts), _p(sp),
+                                  _p(clean), _p(links), cap, _p(nlinks))
+    rows = links[np.arange(cap)[None, :] < nlinks[:, None]]        # (page, slot) order: page and item order
+    page = np.repeat(np.arange(n), nlinks)
+    return clean.astype(bool), np.column_stack([page, rows])

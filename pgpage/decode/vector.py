@@ -12,7 +12,7 @@ its offset is MAXALIGNed, and it ends inside the page.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -142,6 +142,12 @@ def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointer
     mask = np.arange(maxlp) < headers.nlp[:, None]
     page, idx = np.nonzero(mask)
     return LinePointers(page, idx + 1, *line_pointer_fields(words[mask].astype(np.int64)))
+
+
+def line_pointers_of(chunk: np.ndarray, headers: PageHeaders, pages: np.ndarray) -> LinePointers:
+    """The line pointers of the chunk's pages ``pages`` (indexes, ascending) only; ``page`` indexes ``pages``."""
+    sub = PageHeaders(*(getattr(headers, f.name)[pages] for f in fields(headers)))
+    return decode_line_pointers(chunk[pages], sub)
 
 
 def u4_at(flat: np.ndarray, at: np.ndarray) -> np.ndarray:
