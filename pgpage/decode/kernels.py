@@ -587,7 +587,7 @@ def warm() -> None:
     layout_array()
 
 
-SIEVE_CHECK = {"leaf": 1, "inner": 2}   # _gist.c: CHECK_* (an internal GiST page is an inner one)
+SIEVE_CHECK = {"leaf": 1, "inner": 2}   # _amindex.c: CHECK_* (an internal GiST page is an inner one)
 
 
 def verify_gist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, params) -> tuple[np.ndarray, ...]:
@@ -620,3 +620,17 @@ def verify_spgist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, c
     rows = links[np.arange(cap)[None, :] < nlinks[:, None]]        # (page, slot) order: page and item order
     page = np.repeat(np.arange(n), nlinks)
     return clean.astype(bool), np.column_stack([page, rows])
+
+
+LP_COUNT_COLUMNS = ("normal", "dead", "other", "normal_bytes", "dead_bytes", "other_bytes",
+                    "state0", "state1", "state2", "state3")    # _amindex.c: LC_*
+
+
+def lp_counts(pages: np.ndarray, nlp: np.ndarray, state_shift: int = 0, state_mask: int = 3) -> np.ndarray:
+    """Per page (uint8, C-contiguous, (n, BLCKSZ)): its first ``nlp`` line pointers counted by state, LP_COUNT_COLUMNS
+    (see pgp_lp_counts), int64 (n, len(LP_COUNT_COLUMNS))."""
+    n, bs = pages.shape
+    nlp = _i64(nlp)
+    out = np.empty((n, len(LP_COUNT_COLUMNS)), dtype=np.int64)
+    lib().pgp_lp_counts(_p(pages), n, bs, _p(layout_array()), _p(nlp), state_shift, state_mask, _p(out))
+    return out

@@ -90,7 +90,7 @@ class GistVerifier:
 
     def _clean_pages(self, chunk: np.ndarray, first: int, own: np.ndarray, h, n: int) -> np.ndarray:
         """The live GiST pages of the chunk on which no page or item rule has anything to say, found by the compiled
-        sieve (decode/_gist.c), and what the rules across pages need of them (kind, downlinks, the union of their
+        sieve (decode/_amindex.c), and what the rules across pages need of them (kind, downlinks, the union of their
         box keys) noted; True for those pages. The others are left to ``_items``, page by page."""
         from pgpage.decode.clib import KernelUnavailable
         from pgpage.decode.kernels import SIEVE_CHECK, verify_gist_sieve

@@ -89,7 +89,7 @@ class SpgistVerifier:
 
     def _clean_leaves(self, chunk: np.ndarray, first: int, valid: np.ndarray, h, n: int) -> np.ndarray:
         """The leaf pages of the chunk on which no page or item rule has anything to say (the compiled sieve,
-        decode/_gist.c), and what the rules across pages need of them (flags, item count, redirects) noted; True
+        decode/_amindex.c), and what the rules across pages need of them (flags, item count, redirects) noted; True
         for those pages. The others are read page by page."""
         return self._sieved(chunk, first, valid, h, n, "leaf")
 

@@ -1,6 +1,8 @@
-/* GiST and SP-GiST verify's sieves (analysis/verify/gist.py, spgist.py): which pages hold nothing their per-page
- * rules could report, with what the rules across pages need of them, so that only the others are read item by
- * item in Python (GistVerifier._items, SpgistVerifier._items: the rules' one statement).
+/* Whole-index passes of the index access methods other than B-tree and GIN: each page's line pointers counted by
+ * state (analysis/amstats.py: `pgpage index`), and GiST and SP-GiST verify's sieves (analysis/verify/gist.py,
+ * spgist.py): which pages hold nothing their per-page rules could report, with what the rules across pages need of
+ * them, so that only the others are read item by item in Python (GistVerifier._items, SpgistVerifier._items: the
+ * rules' one statement).
  *
  * A GiST page passes when every line pointer is LP_NORMAL or LP_DEAD with storage inside the tuple space, every
  * tuple's IndexTupleSize agrees with lp_len (MAXALIGNed), a leaf tuple's heap TID has a valid offset and an
@@ -157,5 +159,32 @@ void pgp_verify_spgist_sieve(const uint8_t *pages, int64_t npages, int64_t bs, c
             clean[p] = (uint8_t)spgist_page_ok(page, nlp[p], check[p] == CHECK_LEAF, counts[2 * p],
                                                counts[2 * p + 1], layout, sp, links + 4 * cap * p, cap, nlinks + p);
         if (!clean[p]) nlinks[p] = 0;
+    }
+}
+
+/* per page, its first ``nlp`` line pointers counted by state (LP_NORMAL, LP_DEAD, any other) with their lp_len
+   summed, and the LP_NORMAL ones with 4 bytes inside the page by their first word's ``state`` bit field (SP-GiST's
+   tupstate): ``out`` holds LC__COUNT columns a page */
+enum { LC_NORMAL, LC_DEAD, LC_OTHER, LC_NORMAL_BYTES, LC_DEAD_BYTES, LC_OTHER_BYTES, LC_STATE0, LC__COUNT = LC_STATE0 + 4 };
+
+void pgp_lp_counts(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout, const int64_t *nlp,
+                   int64_t state_shift, int64_t state_mask, int64_t *out)
+{
+    const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
+    const int64_t fl_s = layout[L_lp_flags_shift], fl_m = layout[L_lp_flags_mask];
+    const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
+    for (int64_t p = 0; p < npages; p++) {
+        const uint8_t *page = pages + p * bs;
+        int64_t *o = out + LC__COUNT * p;
+        memset(o, 0, sizeof(int64_t) * LC__COUNT);
+        for (int64_t i = 0; i < nlp[p]; i++) {
+            const int64_t w = u32(page + SizeOfPageHeaderData + SIZEOF_ItemIdData * i);
+            const int64_t off = (w >> lo_s) & lo_m, fl = (w >> fl_s) & fl_m, ln = (w >> ln_s) & ln_m;
+            const int c = fl == LP_NORMAL ? LC_NORMAL : fl == LP_DEAD ? LC_DEAD : LC_OTHER;
+            o[c]++;
+            o[c + LC_NORMAL_BYTES] += ln;
+            if (fl == LP_NORMAL && ln >= 4 && off + 4 <= bs)
+                o[LC_STATE0 + ((u32(page + off) >> state_shift) & state_mask & 3)]++;
+        }
     }
 }
