@@ -9,12 +9,13 @@ page) are simply absent keys.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
 from kaitaistruct import KaitaiStructError
 
-from pgpage.decode.ksy.constants import (HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE, HASH_SPLITPOINT_PHASE_BITS,
+from pgpage.decode.ksy.constants import (HASH_MAGIC, HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE, HASH_SPLITPOINT_PHASE_BITS,
                                          HASHO_PAGE_ID, LH_BITMAP_PAGE, LH_BUCKET_PAGE, LH_META_PAGE,
                                          LH_OVERFLOW_PAGE, LH_PAGE_TYPE, SIZEOF_ItemIdData, SizeOfPageHeaderData)
 from pgpage.decode.ksy.hash_page import HashPage
@@ -32,6 +33,9 @@ TUPLE_SIZE = LAYOUTS[TUPLE]["size"]
 HASH_KEY_OFFSET = LAYOUTS[TUPLE]["fields"]["hash_key"][0]
 HASH_SPLITPOINT_PHASE_MASK = (1 << HASH_SPLITPOINT_PHASE_BITS) - 1
 BITS_PER_MAP = 32   # the bitmap is an array of uint32 (bitmap_words)
+META = LAYOUTS["hash_page::hash_meta_page_data"]
+META_AT = SizeOfPageHeaderData    # HashPageGetMeta: PageGetContents (hash_page.ksy's ``meta`` instance)
+STRUCT_CODES = {"u2": "H", "u4": "I", "f8": "d"}
 # hash_metapage_info's columns: pageinspect's name -> HashMetaPageData's field
 META_COLUMNS = {name: f"hashm_{name}" for name in (
     "magic", "version", "ntuples", "ffactor", "bsize", "bmsize", "bmshift", "maxbucket", "highmask", "lowmask",
@@ -149,12 +153,20 @@ def hashkey_to_bucket(hashkey, maxbucket: int, highmask: int, lowmask: int):
 
 
 def read_metapage(raw) -> dict | None:
-    """hash_metapage_info's fields of block 0's bytes; None when they hold no hash metapage."""
-    try:
-        m = HashPage.from_bytes(bytes(raw)).meta
-        return {name: getattr(m, field) for name, field in META_COLUMNS.items()}
-    except (KaitaiStructError, EOFError, ValueError):
+    """hash_metapage_info's fields of block 0's bytes, at the layout's offsets (HashPage's ``meta``, without
+    parsing the page); None when they hold no hash metapage (too short, or not HASH_MAGIC)."""
+    raw = bytes(raw)
+    if len(raw) < META_AT + META["size"]:
         return None
+    out = {}
+    for name, field in META_COLUMNS.items():
+        off, kind = META["fields"][field]
+        if isinstance(kind, tuple):      # ("array", element, count)
+            _, element, count = kind
+            out[name] = list(struct.unpack_from(f"<{count}{STRUCT_CODES[element]}", raw, META_AT + off))
+        else:
+            out[name] = struct.unpack_from(f"<{STRUCT_CODES[kind]}", raw, META_AT + off)[0]
+    return out if out["magic"] == HASH_MAGIC else None
 
 
 class HashBitmap:
@@ -199,8 +211,14 @@ class HashBitmap:
             raw = self.read_block(blkno)
             ok = len(raw) > OPAQUE_SIZE and int.from_bytes(raw[-2:], "little") == HASHO_PAGE_ID and \
                 int.from_bytes(raw[-4:-2], "little") & LH_PAGE_TYPE == LH_BITMAP_PAGE
-            self._words[blkno] = list(HashPage.from_bytes(raw).bitmap_words) if ok else None
+            self._words[blkno] = bitmap_words(raw) if ok else None
         return self._words[blkno]
+
+
+def bitmap_words(raw: bytes) -> list[int]:
+    """A bitmap page's words (HashPage's ``bitmap_words``: uint32 from PageGetContents to the special space)."""
+    count = (len(raw) - META_AT - OPAQUE_SIZE) // 4
+    return list(struct.unpack_from(f"<{count}I", raw, META_AT))
 
 
 def add_bitmap_info(page: dict, bitmap: HashBitmap) -> None:
