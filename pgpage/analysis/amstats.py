@@ -281,12 +281,12 @@ class HashAmStats(AmStats):
         super().__init__(block_size, major)
         self.pgstat = HashStats()
         self.meta: dict | None = None
-        self.decoded = None    # the last chunk's decode_hash_chunk (the verifier reads the same chunk next)
+        self.decoded = None    # the last chunk's decode_hash_chunk, sieved (the verifier reads the same chunk next)
 
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
         if first == 0 and len(chunk):
             self.meta = read_metapage(chunk[0])
-        self.decoded = decode_hash_chunk(chunk, first)
+        self.decoded = decode_hash_chunk(chunk, first, True, self.meta)
         self.pgstat.feed(self.decoded)
         super().add_chunk(first, chunk)
         self.pages["unused"] += self.pages.pop("new", 0)

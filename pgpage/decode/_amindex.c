@@ -188,3 +188,37 @@ void pgp_lp_counts(const uint8_t *pages, int64_t npages, int64_t bs, const int64
         }
     }
 }
+
+/* hash: per bucket or overflow page with ``check``, 1 where the hash codes of its whole tuples ascend and, with a
+   metapage (``hp``: HP_HAS_META and its masks), each maps to the page's ``bucket`` (_hash_hashkey2bucket): no
+   item of the page has anything to report (analysis/verify/hash.py reads the others item by item) */
+enum { HP_BASE, HP_KEY_OFFSET, HP_TUPLE_SIZE, HP_HAS_META, HP_MAXBUCKET, HP_HIGHMASK, HP_LOWMASK };
+
+void pgp_hash_sieve(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout, const uint8_t *check,
+                    const int64_t *nlp, const int64_t *bucket, const int64_t *hp, uint8_t *passed)
+{
+    const int64_t lo_s = layout[L_lp_off_shift], lo_m = layout[L_lp_off_mask];
+    const int64_t ln_s = layout[L_lp_len_shift], ln_m = layout[L_lp_len_mask];
+    for (int64_t p = 0; p < npages; p++) {
+        const uint8_t *page = pages + p * bs;
+        passed[p] = 0;
+        if (!check[p]) continue;
+        int64_t prev = -1;
+        int ok = 1;
+        for (int64_t i = 0; i < nlp[p] && ok; i++) {
+            const int64_t w = u32(page + SizeOfPageHeaderData + SIZEOF_ItemIdData * i);
+            const int64_t off = (w >> lo_s) & lo_m, ln = (w >> ln_s) & ln_m;
+            if (ln < hp[HP_TUPLE_SIZE] || off < SizeOfPageHeaderData || off + hp[HP_TUPLE_SIZE] > hp[HP_BASE])
+                continue;                           /* no whole tuple: not read (the page's decode says so) */
+            const int64_t key = u32(page + off + hp[HP_KEY_OFFSET]);
+            ok = key >= prev;
+            prev = key;
+            if (ok && hp[HP_HAS_META]) {
+                int64_t b = key & hp[HP_HIGHMASK];
+                if (b > hp[HP_MAXBUCKET]) b &= hp[HP_LOWMASK];
+                ok = b == bucket[p];
+            }
+        }
+        passed[p] = (uint8_t)ok;
+    }
+}

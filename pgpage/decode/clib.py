@@ -121,6 +121,7 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_verify_btree_sieve.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_verify_gin_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P, P]
+    cdll.pgp_hash_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P]
     cdll.pgp_lp_counts.argtypes = [P, I64, I64, P, P, I64, I64, P]
     cdll.pgp_verify_gist_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P]
     cdll.pgp_verify_spgist_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P]

@@ -21,7 +21,7 @@ from pgpage.decode.ksy.constants import (HASH_MAGIC, HASH_SPLITPOINT_GROUPS_WITH
 from pgpage.decode.ksy.hash_page import HashPage
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.pagebase import format_tid
-from pgpage.decode.vector import column, decode_headers, decode_line_pointers, u4_at
+from pgpage.decode.vector import column, decode_headers, line_pointers_of, u4_at
 from pgpage.decode.flags import LP_DEAD
 
 PAGE_TYPE_NAMES = {LH_META_PAGE: "metapage", LH_OVERFLOW_PAGE: "overflow", LH_BUCKET_PAGE: "bucket",
@@ -243,31 +243,50 @@ class HashChunk:
     live: np.ndarray
     dead: np.ndarray
     exact_free: np.ndarray     # PageGetExactFreeSpace
-    item_page: np.ndarray      # per item: its page in the chunk (bucket and overflow pages only)
+    item_page: np.ndarray      # per item of the bucket and overflow pages (those the sieve did not pass): its page
     item_lp: np.ndarray
     item_ok: np.ndarray        # the item holds a whole hash index tuple
     item_hashkey: np.ndarray
 
 
-def decode_hash_chunk(chunk: np.ndarray, first_blkno: int) -> HashChunk:
+def decode_hash_chunk(chunk: np.ndarray, first_blkno: int, sieve: bool = False,
+                      meta: dict | None = None) -> HashChunk:
+    """The chunk's hash facts. ``sieve``: its items (``item_*``) only of the bucket and overflow pages the compiled
+    sieve cannot pass, those whose hash codes are out of order or, with the index's ``meta``, map to another
+    bucket (the verifier's item rules: the items of the others have nothing to report)."""
+    from pgpage.decode.clib import KernelUnavailable
+    from pgpage.decode.kernels import LP_COUNT_COLUMNS, hash_sieve, lp_counts
     bs = chunk.shape[1]
     h = decode_headers(chunk)
     base = bs - OPAQUE_SIZE
     col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
-    flag, page_id = col("hasho_flag"), col("hasho_page_id")
+    flag, page_id, bucket = col("hasho_flag"), col("hasho_page_id"), col("hasho_bucket")
     special_ok = ~h.is_new & (bs - h.special.astype(np.int64) == OPAQUE_SIZE) & (page_id == HASHO_PAGE_ID)
     page_type = np.where(special_ok, flag & LH_PAGE_TYPE, 0)
     with_items = special_ok & ((page_type == LH_BUCKET_PAGE) | (page_type == LH_OVERFLOW_PAGE))
-    lps = decode_line_pointers(chunk, h)
-    keep = with_items[lps.page]
-    page, lp, off, flags, length = lps.page[keep], lps.lp[keep], lps.off[keep], lps.flags[keep], lps.len[keep]
-    dead_item = flags == LP_DEAD
     n = chunk.shape[0]
-    dead = np.bincount(page[dead_item], minlength=n)
-    live = np.bincount(page[~dead_item], minlength=n)
+    passed = np.zeros(n, dtype=bool)
+    try:
+        pages = np.ascontiguousarray(chunk)
+        if sieve:
+            masks = [meta["maxbucket"], meta["highmask"], meta["lowmask"]] if meta else [0, 0, 0]
+            passed = hash_sieve(pages, with_items, h.nlp, bucket, [base, HASH_KEY_OFFSET, TUPLE_SIZE,
+                                                                  int(bool(meta)), *masks])
+        counts = dict(zip(LP_COUNT_COLUMNS, lp_counts(pages, h.nlp).T))
+        dead = np.where(with_items, counts["dead"], 0)
+        live = np.where(with_items, counts["normal"] + counts["other"], 0)
+    except KernelUnavailable:      # no C compiler: every item read with numpy
+        passed, live, dead = np.zeros(n, dtype=bool), None, None
+    rest = np.flatnonzero(with_items & ~passed)
+    lps = line_pointers_of(chunk, h, rest)
+    page, lp, off, length = rest[lps.page], lps.lp, lps.off, lps.len
+    if live is None:
+        dead_item = lps.flags == LP_DEAD
+        dead = np.bincount(page[dead_item], minlength=n)
+        live = np.bincount(page[~dead_item], minlength=n)
     ok = (length >= TUPLE_SIZE) & (off >= SizeOfPageHeaderData) & (off + TUPLE_SIZE <= base)
     at = np.where(ok, off + HASH_KEY_OFFSET, 0)
     hashkey = u4_at(chunk.reshape(-1), page * bs + at)
     exact = np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)
     return HashChunk(first_blkno, h.is_new, special_ok, page_type, flag, col("hasho_prevblkno"),
-                     col("hasho_nextblkno"), col("hasho_bucket"), live, dead, exact, page, lp, ok, hashkey)
+                     col("hasho_nextblkno"), bucket, live, dead, exact, page, lp, ok, hashkey)

@@ -634,3 +634,13 @@ def lp_counts(pages: np.ndarray, nlp: np.ndarray, state_shift: int = 0, state_ma
     out = np.empty((n, len(LP_COUNT_COLUMNS)), dtype=np.int64)
     lib().pgp_lp_counts(_p(pages), n, bs, _p(layout_array()), _p(nlp), state_shift, state_mask, _p(out))
     return out
+
+
+def hash_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, bucket: np.ndarray, params) -> np.ndarray:
+    """Per hash page (uint8, C-contiguous, (n, BLCKSZ)) with ``check``: True where its whole tuples' hash codes
+    ascend and each maps to ``bucket`` (see pgp_hash_sieve; ``params``: its HP_ order)."""
+    n, bs = pages.shape
+    check, nlp, bucket, hp = np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(bucket), _i64(params)
+    passed = np.zeros(n, dtype=np.uint8)
+    lib().pgp_hash_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(bucket), _p(hp), _p(passed))
+    return passed.astype(bool)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.decode.hash import (BITS_PER_MAP, HashBitmap, HashChunk, bucket_to_blkno, decode_hash_chunk, hashkey_to_bucket,
-                                ovflblknos_to_bitnos)
+from pgpage.decode.hash import (BITS_PER_MAP, HashBitmap, HashChunk, bucket_to_blkno, decode_hash_chunk,
+                                hashkey_to_bucket, ovflblknos_to_bitnos)
 from pgpage.decode.ksy.constants import (HASH_MAGIC, HASH_VERSION, LH_BITMAP_PAGE, LH_BUCKET_NEEDS_SPLIT_CLEANUP,
                                          LH_BUCKET_PAGE, LH_META_PAGE, LH_OVERFLOW_PAGE)
 from pgpage.findings import WARNING, Finding
@@ -42,18 +42,20 @@ class HashVerifier:
         self.misplaced: list[tuple[int, int, int]] = []   # (block, item, the bucket its hash code maps to)
 
     def feed(self, chunk: np.ndarray, first: int, c: HashChunk | None = None) -> list[Finding]:
-        """``c``: the chunk's ``decode_hash_chunk``, when the caller has it already."""
-        c = decode_hash_chunk(chunk, first) if c is None else c
+        """``c``: the chunk's ``decode_hash_chunk`` (sieved, with the index's metapage), when the caller has it
+        already."""
+        if first == 0 and len(chunk):
+            self.kept[0] = chunk[0].tobytes()
+            self.meta = self.bitmap.meta
+        c = decode_hash_chunk(chunk, first, True, self.meta) if c is None else c
         stop = min(first + len(c.is_new), self.nblocks)
         sl = slice(first, stop)
         k = stop - first
         self.page_type[sl] = np.where(c.special_ok, c.page_type, -1)[:k]
         self.flag[sl], self.prev[sl] = c.flag[:k], c.prevblkno[:k]
         self.next[sl], self.bucket[sl] = c.nextblkno[:k], c.bucket[:k]
-        for i in np.flatnonzero((c.page_type == LH_BITMAP_PAGE) | (first + np.arange(len(c.is_new)) == 0)):
+        for i in np.flatnonzero(c.page_type == LH_BITMAP_PAGE):
             self.kept[first + int(i)] = chunk[i].tobytes()
-        if first == 0:
-            self.meta = self.bitmap.meta
         out = []
         ok = c.item_ok
         page, lp, key = c.item_page[ok], c.item_lp[ok], c.item_hashkey[ok]
