@@ -144,12 +144,14 @@ static int spgist_page_ok(const uint8_t *page, int64_t nlp, int leaf, int64_t n_
 }
 
 /* per page with ``check`` (CHECK_LEAF, CHECK_INNER): clean (1: nothing to report) and, for a clean page, its
-   links in ``links`` (``cap`` rows of 4 a page: item, block, offset, is a redirect), their count in ``nlinks``;
-   ``counts``: each page's nRedirection and nPlaceholder */
+   links, one after the other in ``links`` (rows of 4: item, block, offset, is a redirect; ``cap`` rows in all, a
+   page whose links would not fit is not passed), their count in ``nlinks``; ``counts``: each page's nRedirection
+   and nPlaceholder */
 void pgp_verify_spgist_sieve(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout,
                              const uint8_t *check, const int64_t *nlp, const int64_t *counts, const int64_t *sp,
                              uint8_t *clean, int64_t *links, int64_t cap, int64_t *nlinks)
 {
+    int64_t used = 0;
     for (int64_t p = 0; p < npages; p++) {
         const uint8_t *page = pages + p * bs;
         if (p + 2 < npages) pgp_prefetch_page(page + 2 * bs, bs);
@@ -157,8 +159,10 @@ void pgp_verify_spgist_sieve(const uint8_t *pages, int64_t npages, int64_t bs, c
         nlinks[p] = 0;
         if (check[p] != CHECK_NONE)
             clean[p] = (uint8_t)spgist_page_ok(page, nlp[p], check[p] == CHECK_LEAF, counts[2 * p],
-                                               counts[2 * p + 1], layout, sp, links + 4 * cap * p, cap, nlinks + p);
+                                               counts[2 * p + 1], layout, sp, links + 4 * used, cap - used,
+                                               nlinks + p);
         if (!clean[p]) nlinks[p] = 0;
+        used += nlinks[p];
     }
 }
 

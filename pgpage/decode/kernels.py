@@ -611,15 +611,17 @@ def verify_spgist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, c
     it; the links of those pages, one row each: page in the chunk, item, block, offset, 1 for a redirect, in page
     and item order). See pgp_verify_spgist_sieve; ``params``: its SG_ order."""
     n, bs = pages.shape
-    cap = bs // LAYOUTS["nbtree::bt_index_tuple"]["size"]    # each link takes 8 bytes of tuple space at least
     check, nlp, counts, sp = (np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(counts), _i64(params))
+    # a leaf's links are its redirect tuples (one a line pointer at most), an inner page's its tuples' nodes (8
+    # bytes of tuple space each at least)
+    per_inner = bs // LAYOUTS["nbtree::bt_index_tuple"]["size"]
+    cap = int(nlp[check == SIEVE_CHECK["leaf"]].sum()) + int((check == SIEVE_CHECK["inner"]).sum()) * per_inner
     clean, nlinks = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.int64)
-    links = np.empty((n, cap, 4), dtype=np.int64)
+    links = np.empty((cap, 4), dtype=np.int64)
     lib().pgp_verify_spgist_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(counts), _p(sp),
                                   _p(clean), _p(links), cap, _p(nlinks))
-    rows = links[np.arange(cap)[None, :] < nlinks[:, None]]        # (page, slot) order: page and item order
-    page = np.repeat(np.arange(n), nlinks)
-    return clean.astype(bool), np.column_stack([page, rows])
+    page = np.repeat(np.arange(n), nlinks)      # (in page and item order)
+    return clean.astype(bool), np.column_stack([page, links[:len(page)]])
 
 
 LP_COUNT_COLUMNS = ("normal", "dead", "other", "normal_bytes", "dead_bytes", "other_bytes",
