@@ -2,9 +2,10 @@
 by chunk (pure: no I/O).
 
 Pages are classified and counted from numpy columns of a chunk (page headers, the special space's flags), items
-from its line pointer arrays (``decode.vector``); only GIN posting tree leaves are walked a page at a time, their
-segments counted by ``decode.gin``'s segment reader (the varbyte bytes themselves with numpy). No Kaitai parser
-runs per page. Memory is a few counters whatever the index's size.
+from each page's line pointers counted by state in one compiled pass (``line_pointer_counts``, decode/_amindex.c;
+GIN's entries from its line pointer arrays, ``decode.vector``); GIN posting tree leaves are counted by the compiled
+GIN sieve, the ones it does not pass a page at a time by ``decode.gin``'s segment reader. No Kaitai parser runs per
+page. Memory is a few counters whatever the index's size.
 
 Every AM reports the same figures (``AmStats.report``: pages by kind, live and dead items, free space, what VACUUM
 and a REINDEX would give back), and its own: pgstatginindex (version, pending_pages, pending_tuples: the
