@@ -169,7 +169,8 @@ void pgp_verify_spgist_sieve(const uint8_t *pages, int64_t npages, int64_t bs, c
 /* per page, its first ``nlp`` line pointers counted by state (LP_NORMAL, LP_DEAD, any other) with their lp_len
    summed, and the LP_NORMAL ones with 4 bytes inside the page by their first word's ``state`` bit field (SP-GiST's
    tupstate): ``out`` holds LC__COUNT columns a page */
-enum { LC_NORMAL, LC_DEAD, LC_OTHER, LC_NORMAL_BYTES, LC_DEAD_BYTES, LC_OTHER_BYTES, LC_STATE0, LC__COUNT = LC_STATE0 + 4 };
+enum { LC_NORMAL, LC_DEAD, LC_OTHER, LC_NORMAL_BYTES, LC_DEAD_BYTES, LC_OTHER_BYTES, LC_STATE0,
+       LC__COUNT = LC_STATE0 + 4 };
 
 void pgp_lp_counts(const uint8_t *pages, int64_t npages, int64_t bs, const int64_t *layout, const int64_t *nlp,
                    int64_t state_shift, int64_t state_mask, int64_t *out)
