@@ -2,9 +2,10 @@
 by chunk (pure: no I/O).
 
 Pages are classified and counted from numpy columns of a chunk (page headers, the special space's flags), items
-from its line pointer arrays (``decode.vector``); only GIN posting tree leaves are walked a page at a time, their
-segments counted by ``decode.gin``'s segment reader (the varbyte bytes themselves with numpy). No Kaitai parser
-runs per page. Memory is a few counters whatever the index's size.
+from each page's line pointers counted by state in one compiled pass (``line_pointer_counts``, decode/_amindex.c;
+GIN's entries from its line pointer arrays, ``decode.vector``); GIN posting tree leaves are counted by the compiled
+GIN sieve, the ones it does not pass a page at a time by ``decode.gin``'s segment reader. No Kaitai parser runs per
+page. Memory is a few counters whatever the index's size.
 
 Every AM reports the same figures (``AmStats.report``: pages by kind, live and dead items, free space, what VACUUM
 and a REINDEX would give back), and its own: pgstatginindex (version, pending_pages, pending_tuples: the
@@ -24,7 +25,7 @@ from pgpage.decode.ksy.constants import (BRIN_PAGETYPE_REGULAR, F_DELETED, F_HAS
                                          HASHO_PAGE_ID, LH_BUCKET_PAGE, LH_OVERFLOW_PAGE, LH_PAGE_TYPE, LP_DEAD,
                                          LP_NORMAL, SIZEOF_ItemIdData, SPGIST_LEAF, SPGIST_META, SPGIST_NULLS)
 from pgpage.decode.ksy.layouts import LAYOUTS
-from pgpage.decode.vector import column, decode_headers, decode_line_pointers
+from pgpage.decode.vector import column, decode_headers, decode_line_pointers, u4_at
 from pgpage.decode.versions import PGSTATTUPLE_EXACT_FREE_SPACE_SINCE
 
 # each AM's special space: its layout and the field that carries its page kind
@@ -64,19 +65,17 @@ class AmStats:
         flags = special_flags(chunk, self.am)
         free = np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)
         self.free_space += int(free[own].sum())
-        lps = decode_line_pointers(chunk, h)
-        self._pages(chunk, first, own, flags, h, lps)
+        self._pages(chunk, first, own, flags, h, line_pointer_counts(chunk, h))
 
-    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+    def _pages(self, chunk, first, own, flags, headers, counts) -> None:
+        """``counts``: ``line_pointer_counts`` of the chunk."""
         raise NotImplementedError
 
-    def _line_pointer_states(self, mask: np.ndarray, lps) -> None:
+    def _line_pointer_states(self, mask: np.ndarray, counts: dict) -> None:
         """Items of the pages in ``mask`` by line pointer state: live (LP_NORMAL), dead (LP_DEAD)."""
-        sel = mask[lps.page]
-        self.items["live_items"] += int((sel & (lps.flags == LP_NORMAL)).sum())
-        dead = sel & (lps.flags == LP_DEAD)
-        self.items["dead_items"] += int(dead.sum())
-        self.dead_item_bytes += int(lps.len[dead].astype(np.int64).sum())
+        self.items["live_items"] += int(counts["normal"][mask].sum())
+        self.items["dead_items"] += int(counts["dead"][mask].sum())
+        self.dead_item_bytes += int(counts["dead_bytes"][mask].sum())
 
     def report(self) -> dict:
         """``reclaimable``: the pages VACUUM hands to the free space map; ``reindex_reclaims_at_most``: what a
@@ -103,7 +102,8 @@ class GinStats(AmStats):
         super().__init__(block_size, major)
         self.meta: dict | None = None
 
-    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+    def _pages(self, chunk, first, own, flags, headers, counts) -> None:
+        lps = decode_line_pointers(chunk, headers)
         kinds = gin.page_kinds(flags)
         code = {k: i for i, k in enumerate(gin.KINDS)}
         for name in gin.KINDS[2:]:
@@ -117,7 +117,7 @@ class GinStats(AmStats):
         self.items["posting_tree_tids"] += _data_leaf_tids(chunk, own & (kinds == code["data_leaf"]))
         entry = np.isin(kinds, (code["entry_leaf"], code["entry_internal"], code["list"]))
         tuples = own & entry
-        self._line_pointer_states(tuples, lps)
+        self._line_pointer_states(tuples, counts)
         leaf_entry = own & (kinds == code["entry_leaf"])
         sel = leaf_entry[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 8) & \
             (lps.off.astype(np.int64) + 8 <= chunk.shape[1])
@@ -138,6 +138,35 @@ class GinStats(AmStats):
                                                          "pending_tuples": m["n_pending_tuples"]}
         out["gin_metapage_info"] = m
         return out
+
+
+def line_pointer_counts(chunk: np.ndarray, h) -> dict[str, np.ndarray]:
+    """Each page's line pointers counted by state, by name (kernels.LP_COUNT_COLUMNS: normal, dead, other, their
+    lp_len sums as normal_bytes..., and state0..state3: the LP_NORMAL items whose first 4 bytes are inside the page
+    by the tupstate bits of their first word, SP-GiST's), and ``stated``, the sum of those; compiled (one pass over
+    the line pointers), else with numpy."""
+    from pgpage.decode.clib import KernelUnavailable
+    from pgpage.decode.kernels import LP_COUNT_COLUMNS, lp_counts
+    _, (_, shift, width) = spgist.INNER["tupstate"]
+    try:
+        table = lp_counts(np.ascontiguousarray(chunk), h.nlp, shift, (1 << width) - 1)
+    except KernelUnavailable:      # no C compiler: the same counts from the line pointer arrays
+        lps = decode_line_pointers(chunk, h)
+        n, size = chunk.shape
+        col = {name: np.zeros(n, dtype=np.int64) for name in LP_COUNT_COLUMNS}
+        for name, state in (("normal", lps.flags == LP_NORMAL), ("dead", lps.flags == LP_DEAD),
+                            ("other", ~np.isin(lps.flags, (LP_NORMAL, LP_DEAD)))):
+            col[name] = np.bincount(lps.page[state], minlength=n)
+            col[f"{name}_bytes"] = np.bincount(lps.page[state], weights=lps.len[state], minlength=n).astype(np.int64)
+        sel = (lps.flags == LP_NORMAL) & (lps.len >= 4) & (lps.off.astype(np.int64) + 4 <= size)
+        word = u4_at(chunk.reshape(-1), lps.page[sel] * size + lps.off[sel].astype(np.int64))
+        tupstate = word >> shift & ((1 << width) - 1)
+        for value in range(4):
+            col[f"state{value}"] = np.bincount(lps.page[sel][tupstate == value], minlength=n)
+        table = np.column_stack([col[name] for name in LP_COUNT_COLUMNS])
+    counts = dict(zip(LP_COUNT_COLUMNS, table.T))
+    counts["stated"] = sum(counts[f"state{value}"] for value in range(4))
+    return counts
 
 
 def _data_leaf_tids(chunk: np.ndarray, leaves: np.ndarray) -> int:
@@ -173,7 +202,7 @@ class GistStats(AmStats):
         super().__init__(block_size, major)
         self.pgstattuple = dict.fromkeys(self.COUNTERS, 0)
 
-    def _pgstattuple(self, first: int, leaf: np.ndarray, headers, lps) -> None:
+    def _pgstattuple(self, first: int, leaf: np.ndarray, headers, counts: dict) -> None:
         leaf = leaf & (first + np.arange(len(leaf)) > 0)
         room = headers.upper.astype(np.int64) - headers.lower.astype(np.int64)
         st = self.pgstattuple
@@ -182,13 +211,10 @@ class GistStats(AmStats):
         else:                                                                       # PageGetFreeSpace
             free = np.where(room >= SIZEOF_ItemIdData, room - SIZEOF_ItemIdData, 0)
         st["free_space"] += int(free[leaf].sum())
-        sel = leaf[lps.page]
-        dead = sel & (lps.flags == LP_DEAD)
-        live = sel & ~dead
-        st["tuple_count"] += int(live.sum())
-        st["tuple_len"] += int(lps.len[live].astype(np.int64).sum())
-        st["dead_tuple_count"] += int(dead.sum())
-        st["dead_tuple_len"] += int(lps.len[dead].astype(np.int64).sum())
+        st["tuple_count"] += int((counts["normal"] + counts["other"])[leaf].sum())
+        st["tuple_len"] += int((counts["normal_bytes"] + counts["other_bytes"])[leaf].sum())
+        st["dead_tuple_count"] += int(counts["dead"][leaf].sum())
+        st["dead_tuple_len"] += int(counts["dead_bytes"][leaf].sum())
 
     def report(self) -> dict:
         out = super().report()
@@ -203,8 +229,8 @@ class GistStats(AmStats):
                                                  "free_space", "free_percent")}
         return out
 
-    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
-        self._pgstattuple(first, own & (flags & F_LEAF != 0), headers, lps)
+    def _pages(self, chunk, first, own, flags, headers, counts) -> None:
+        self._pgstattuple(first, own & (flags & F_LEAF != 0), headers, counts)
         deleted = own & (flags & F_DELETED != 0)
         leaf = own & ~deleted & (flags & F_LEAF != 0)
         internal = own & ~deleted & ~leaf
@@ -212,9 +238,9 @@ class GistStats(AmStats):
         self.pages["leaf"] += int(leaf.sum())
         self.pages["internal"] += int(internal.sum())
         self.pages["has_garbage"] += int((own & (flags & F_HAS_GARBAGE != 0)).sum())
-        self._line_pointer_states(leaf | internal, lps)
-        self.items["leaf_tuples"] += int((leaf[lps.page] & (lps.flags == LP_NORMAL)).sum())
-        self.items["downlinks"] += int((internal[lps.page] & (lps.flags == LP_NORMAL)).sum())
+        self._line_pointer_states(leaf | internal, counts)
+        self.items["leaf_tuples"] += int(counts["normal"][leaf].sum())
+        self.items["downlinks"] += int(counts["normal"][internal].sum())
 
     def reclaimable_pages(self) -> int:
         return self.pages["new"] + self.pages["deleted"]
@@ -223,7 +249,7 @@ class GistStats(AmStats):
 class SpgistStats(AmStats):
     am = "spgist"
 
-    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+    def _pages(self, chunk, first, own, flags, headers, counts) -> None:
         meta = own & (flags & SPGIST_META != 0)
         leaf = own & ~meta & (flags & SPGIST_LEAF != 0)
         inner = own & ~meta & ~leaf
@@ -233,19 +259,16 @@ class SpgistStats(AmStats):
         self.pages["inner"] += int((inner & ~nulls).sum())
         self.pages["nulls_leaf"] += int((leaf & nulls).sum())
         self.pages["nulls_inner"] += int((inner & nulls).sum())
-        self._line_pointer_states(leaf | inner, lps)
-        sel = (leaf | inner)[lps.page] & (lps.flags == LP_NORMAL) & (lps.len >= 4) & \
-            (lps.off.astype(np.int64) + 4 <= chunk.shape[1])
-        if sel.any():     # each tuple's tupstate: the low 2 bits of its first byte
-            state = chunk[lps.page[sel], lps.off[sel].astype(np.int64)] & 3
-            is_leaf = leaf[lps.page[sel]]
+        self._line_pointer_states(leaf | inner, counts)
+        tuples = leaf | inner
+        if counts["stated"][tuples].any():     # the tuples by tupstate
             for value, name in spgist.STATES.items():
-                hit = state == value
+                hit = counts[f"state{value}"]
                 if name == "live":
-                    self.items["live_leaf"] += int((hit & is_leaf).sum())
-                    self.items["live_inner"] += int((hit & ~is_leaf).sum())
+                    self.items["live_leaf"] += int(hit[leaf].sum())
+                    self.items["live_inner"] += int(hit[inner].sum())
                 else:
-                    self.items[name] += int(hit.sum())
+                    self.items[name] += int(hit[tuples].sum())
 
     def reclaimable_pages(self) -> int:
         return self.pages["new"]
@@ -259,22 +282,24 @@ class HashAmStats(AmStats):
         super().__init__(block_size, major)
         self.pgstat = HashStats()
         self.meta: dict | None = None
+        self.decoded = None    # the last chunk's decode_hash_chunk, sieved (the verifier reads the same chunk next)
 
     def add_chunk(self, first: int, chunk: np.ndarray) -> None:
         if first == 0 and len(chunk):
             self.meta = read_metapage(chunk[0])
-        self.pgstat.feed(decode_hash_chunk(chunk, first))
+        self.decoded = decode_hash_chunk(chunk, first, True, self.meta)
+        self.pgstat.feed(self.decoded)
         super().add_chunk(first, chunk)
         self.pages["unused"] += self.pages.pop("new", 0)
 
-    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+    def _pages(self, chunk, first, own, flags, headers, counts) -> None:
         page_id = column(chunk, SPECIAL["hash"][0], "hasho_page_id", chunk.shape[1] - SPECIAL_SIZE["hash"])
         self.pages["other"] += int((own & (page_id != HASHO_PAGE_ID)).sum())
         own = own & (page_id == HASHO_PAGE_ID)
         kind = flags & LH_PAGE_TYPE
         for t, name in KIND_OF_TYPE.items():
             self.pages[name] += int((own & (kind == t)).sum())
-        self._line_pointer_states(own & np.isin(kind, (LH_BUCKET_PAGE, LH_OVERFLOW_PAGE)), lps)
+        self._line_pointer_states(own & np.isin(kind, (LH_BUCKET_PAGE, LH_OVERFLOW_PAGE)), counts)
 
     def reclaimable_pages(self) -> int:
         return self.pages["unused"]
@@ -294,11 +319,11 @@ class BrinStats(AmStats):
     """Pages by brin_page_type; items are the summary tuples of regular pages. VACUUM frees no BRIN page."""
     am = "brin"
 
-    def _pages(self, chunk, first, own, flags, headers, lps) -> None:
+    def _pages(self, chunk, first, own, flags, headers, counts) -> None:
         for t, name in brin.PAGE_TYPE_NAMES.items():
             self.pages[name] += int((own & (flags == t)).sum())
         self.pages["other"] += int((own & ~np.isin(flags, list(brin.PAGE_TYPE_NAMES))).sum())
-        self._line_pointer_states(own & (flags == BRIN_PAGETYPE_REGULAR), lps)
+        self._line_pointer_states(own & (flags == BRIN_PAGETYPE_REGULAR), counts)
 
     def reclaimable_pages(self) -> int:
         return self.pages["new"]

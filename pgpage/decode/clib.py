@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 # all of them (setup.py lists the same), so an edited header never runs with a stale build
 SOURCES = tuple(HERE / name for name in ("_heapscan.c", "_btree.c", "_verify.c", "_values.c", "_values_composite.c",
                                          "_rows.c", "_pagedump.c", "_btorder.c",
-                                         "_walscan.c", "_gin.c"))
+                                         "_walscan.c", "_gin.c", "_amindex.c"))
 HEADERS = (HERE / "_kernel.h", HERE / "_values.h", HERE / "ksy" / "pgp_layout.h")
 CFLAGS = ["-O3", "-std=c99", "-fPIC", "-shared", "-fno-strict-aliasing"]
 
@@ -121,6 +121,10 @@ def _declare(cdll: ctypes.CDLL) -> ctypes.CDLL:
     cdll.pgp_verify_btree_sieve.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_btree_order_pages.argtypes = [P, I64, I64, P, P, P, P]
     cdll.pgp_verify_gin_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P, P]
+    cdll.pgp_hash_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P]
+    cdll.pgp_lp_counts.argtypes = [P, I64, I64, P, P, I64, I64, P]
+    cdll.pgp_verify_gist_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P]
+    cdll.pgp_verify_spgist_sieve.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P]
     cdll.pgp_btree_relate_many.argtypes = [P, P, P, P, P, I64, P, I64, I64, P]
     cdll.pgp_csv_rows.restype = I64
     cdll.pgp_csv_rows.argtypes = [P, I64, I64, P, P, P, P, P, P, P, I64, P, P, P, I64, P, P, P, I64, P, P, P, P, P,

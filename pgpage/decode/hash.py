@@ -9,18 +9,19 @@ page) are simply absent keys.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
 from kaitaistruct import KaitaiStructError
 
-from pgpage.decode.ksy.constants import (HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE, HASH_SPLITPOINT_PHASE_BITS,
+from pgpage.decode.ksy.constants import (HASH_MAGIC, HASH_SPLITPOINT_GROUPS_WITH_ONE_PHASE, HASH_SPLITPOINT_PHASE_BITS,
                                          HASHO_PAGE_ID, LH_BITMAP_PAGE, LH_BUCKET_PAGE, LH_META_PAGE,
                                          LH_OVERFLOW_PAGE, LH_PAGE_TYPE, SIZEOF_ItemIdData, SizeOfPageHeaderData)
 from pgpage.decode.ksy.hash_page import HashPage
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.pagebase import format_tid
-from pgpage.decode.vector import column, decode_headers, decode_line_pointers, u4_at
+from pgpage.decode.vector import column, decode_headers, line_pointers_of, u4_at
 from pgpage.decode.flags import LP_DEAD
 
 PAGE_TYPE_NAMES = {LH_META_PAGE: "metapage", LH_OVERFLOW_PAGE: "overflow", LH_BUCKET_PAGE: "bucket",
@@ -32,6 +33,9 @@ TUPLE_SIZE = LAYOUTS[TUPLE]["size"]
 HASH_KEY_OFFSET = LAYOUTS[TUPLE]["fields"]["hash_key"][0]
 HASH_SPLITPOINT_PHASE_MASK = (1 << HASH_SPLITPOINT_PHASE_BITS) - 1
 BITS_PER_MAP = 32   # the bitmap is an array of uint32 (bitmap_words)
+META = LAYOUTS["hash_page::hash_meta_page_data"]
+META_AT = SizeOfPageHeaderData    # HashPageGetMeta: PageGetContents (hash_page.ksy's ``meta`` instance)
+STRUCT_CODES = {"u2": "H", "u4": "I", "f8": "d"}
 # hash_metapage_info's columns: pageinspect's name -> HashMetaPageData's field
 META_COLUMNS = {name: f"hashm_{name}" for name in (
     "magic", "version", "ntuples", "ffactor", "bsize", "bmsize", "bmshift", "maxbucket", "highmask", "lowmask",
@@ -121,15 +125,24 @@ def bucket_to_blkno(meta: dict, bucket: int) -> int:
 
 def ovflblkno_to_bitno(meta: dict, blkno: int) -> int | None:
     """_hash_ovflblkno_to_bitno: the overflow page's bit in the bitmaps, None where no overflow page can be."""
+    bitno = int(ovflblknos_to_bitnos(meta, np.array([blkno], dtype=np.int64))[0])
+    return None if bitno < 0 else bitno
+
+
+def ovflblknos_to_bitnos(meta: dict, blknos: np.ndarray) -> np.ndarray:
+    """_hash_ovflblkno_to_bitno of each block of ``blknos`` (int64), -1 where no overflow page can be: the
+    splitpoints walked once for all of them."""
     spares = meta["spares"]
+    out = np.full(len(blknos), -1, dtype=np.int64)
+    open_ = np.ones(len(blknos), dtype=bool)      # not yet past its splitpoint
     for i in range(1, min(meta["ovflpoint"], len(spares) - 1) + 1):
         buckets = total_buckets(i)
-        if blkno <= buckets:
-            break
-        bitnum = blkno - buckets
-        if spares[i - 1] < bitnum <= spares[i]:
-            return bitnum - 1
-    return None
+        open_ &= blknos > buckets
+        bitnum = blknos - buckets
+        hit = open_ & (spares[i - 1] < bitnum) & (bitnum <= spares[i])
+        out[hit] = bitnum[hit] - 1
+        open_ &= ~hit
+    return out
 
 
 def hashkey_to_bucket(hashkey, maxbucket: int, highmask: int, lowmask: int):
@@ -140,12 +153,20 @@ def hashkey_to_bucket(hashkey, maxbucket: int, highmask: int, lowmask: int):
 
 
 def read_metapage(raw) -> dict | None:
-    """hash_metapage_info's fields of block 0's bytes; None when they hold no hash metapage."""
-    try:
-        m = HashPage.from_bytes(bytes(raw)).meta
-        return {name: getattr(m, field) for name, field in META_COLUMNS.items()}
-    except (KaitaiStructError, EOFError, ValueError):
+    """hash_metapage_info's fields of block 0's bytes, at the layout's offsets (HashPage's ``meta``, without
+    parsing the page); None when they hold no hash metapage (too short, or not HASH_MAGIC)."""
+    raw = bytes(raw)
+    if len(raw) < META_AT + META["size"]:
         return None
+    out = {}
+    for name, field in META_COLUMNS.items():
+        off, kind = META["fields"][field]
+        if isinstance(kind, tuple):      # ("array", element, count)
+            _, element, count = kind
+            out[name] = list(struct.unpack_from(f"<{count}{STRUCT_CODES[element]}", raw, META_AT + off))
+        else:
+            out[name] = struct.unpack_from(f"<{STRUCT_CODES[kind]}", raw, META_AT + off)[0]
+    return out if out["magic"] == HASH_MAGIC else None
 
 
 class HashBitmap:
@@ -190,8 +211,14 @@ class HashBitmap:
             raw = self.read_block(blkno)
             ok = len(raw) > OPAQUE_SIZE and int.from_bytes(raw[-2:], "little") == HASHO_PAGE_ID and \
                 int.from_bytes(raw[-4:-2], "little") & LH_PAGE_TYPE == LH_BITMAP_PAGE
-            self._words[blkno] = list(HashPage.from_bytes(raw).bitmap_words) if ok else None
+            self._words[blkno] = bitmap_words(raw) if ok else None
         return self._words[blkno]
+
+
+def bitmap_words(raw: bytes) -> list[int]:
+    """A bitmap page's words (HashPage's ``bitmap_words``: uint32 from PageGetContents to the special space)."""
+    count = (len(raw) - META_AT - OPAQUE_SIZE) // 4
+    return list(struct.unpack_from(f"<{count}I", raw, META_AT))
 
 
 def add_bitmap_info(page: dict, bitmap: HashBitmap) -> None:
@@ -216,31 +243,50 @@ class HashChunk:
     live: np.ndarray
     dead: np.ndarray
     exact_free: np.ndarray     # PageGetExactFreeSpace
-    item_page: np.ndarray      # per item: its page in the chunk (bucket and overflow pages only)
+    item_page: np.ndarray      # per item of the bucket and overflow pages (those the sieve did not pass): its page
     item_lp: np.ndarray
     item_ok: np.ndarray        # the item holds a whole hash index tuple
     item_hashkey: np.ndarray
 
 
-def decode_hash_chunk(chunk: np.ndarray, first_blkno: int) -> HashChunk:
+def decode_hash_chunk(chunk: np.ndarray, first_blkno: int, sieve: bool = False,
+                      meta: dict | None = None) -> HashChunk:
+    """The chunk's hash facts. ``sieve``: its items (``item_*``) only of the bucket and overflow pages the compiled
+    sieve cannot pass, those whose hash codes are out of order or, with the index's ``meta``, map to another
+    bucket (the verifier's item rules: the items of the others have nothing to report)."""
+    from pgpage.decode.clib import KernelUnavailable
+    from pgpage.decode.kernels import LP_COUNT_COLUMNS, hash_sieve, lp_counts
     bs = chunk.shape[1]
     h = decode_headers(chunk)
     base = bs - OPAQUE_SIZE
     col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
-    flag, page_id = col("hasho_flag"), col("hasho_page_id")
+    flag, page_id, bucket = col("hasho_flag"), col("hasho_page_id"), col("hasho_bucket")
     special_ok = ~h.is_new & (bs - h.special.astype(np.int64) == OPAQUE_SIZE) & (page_id == HASHO_PAGE_ID)
     page_type = np.where(special_ok, flag & LH_PAGE_TYPE, 0)
     with_items = special_ok & ((page_type == LH_BUCKET_PAGE) | (page_type == LH_OVERFLOW_PAGE))
-    lps = decode_line_pointers(chunk, h)
-    keep = with_items[lps.page]
-    page, lp, off, flags, length = lps.page[keep], lps.lp[keep], lps.off[keep], lps.flags[keep], lps.len[keep]
-    dead_item = flags == LP_DEAD
     n = chunk.shape[0]
-    dead = np.bincount(page[dead_item], minlength=n)
-    live = np.bincount(page[~dead_item], minlength=n)
+    passed = np.zeros(n, dtype=bool)
+    try:
+        pages = np.ascontiguousarray(chunk)
+        if sieve:
+            masks = [meta["maxbucket"], meta["highmask"], meta["lowmask"]] if meta else [0, 0, 0]
+            passed = hash_sieve(pages, with_items, h.nlp, bucket, [base, HASH_KEY_OFFSET, TUPLE_SIZE,
+                                                                  int(bool(meta)), *masks])
+        counts = dict(zip(LP_COUNT_COLUMNS, lp_counts(pages, h.nlp).T))
+        dead = np.where(with_items, counts["dead"], 0)
+        live = np.where(with_items, counts["normal"] + counts["other"], 0)
+    except KernelUnavailable:      # no C compiler: every item read with numpy
+        passed, live, dead = np.zeros(n, dtype=bool), None, None
+    rest = np.flatnonzero(with_items & ~passed)
+    lps = line_pointers_of(chunk, h, rest)
+    page, lp, off, length = rest[lps.page], lps.lp, lps.off, lps.len
+    if live is None:
+        dead_item = lps.flags == LP_DEAD
+        dead = np.bincount(page[dead_item], minlength=n)
+        live = np.bincount(page[~dead_item], minlength=n)
     ok = (length >= TUPLE_SIZE) & (off >= SizeOfPageHeaderData) & (off + TUPLE_SIZE <= base)
     at = np.where(ok, off + HASH_KEY_OFFSET, 0)
     hashkey = u4_at(chunk.reshape(-1), page * bs + at)
     exact = np.maximum(h.upper.astype(np.int64) - h.lower.astype(np.int64), 0)
     return HashChunk(first_blkno, h.is_new, special_ok, page_type, flag, col("hasho_prevblkno"),
-                     col("hasho_nextblkno"), col("hasho_bucket"), live, dead, exact, page, lp, ok, hashkey)
+                     col("hasho_nextblkno"), bucket, live, dead, exact, page, lp, ok, hashkey)

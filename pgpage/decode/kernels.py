@@ -613,3 +613,64 @@ def warm() -> None:
     lib()
     TABLES.COUNTERS, TABLES.EVENT_CODES, TABLES.PAGE_COLUMNS, TABLES.BEST, TABLES.PARAMS  # noqa: B018
     layout_array()
+
+
+SIEVE_CHECK = {"leaf": 1, "inner": 2}   # _amindex.c: CHECK_* (an internal GiST page is an inner one)
+
+
+def verify_gist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, params) -> tuple[np.ndarray, ...]:
+    """Per GiST page (uint8, C-contiguous, (n, BLCKSZ)), ``check`` saying what it is (SIEVE_CHECK, else 0):
+    (True where verify's per-page rules can find nothing on it; the union of its box keys, (n, 4) float64; where
+    that union is). See pgp_verify_gist_sieve. ``params``: the tuple space's end, MaxOffsetNumber, whether the
+    keys are boxes, an internal tuple's t_tid offset."""
+    n, bs = pages.shape
+    check, nlp, gp = np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(params)
+    clean, has_union = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    unions = np.zeros((n, 4), dtype=np.float64)
+    lib().pgp_verify_gist_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(gp), _p(clean),
+                                _p(unions), _p(has_union))
+    return clean.astype(bool), unions, has_union.astype(bool)
+
+
+def verify_spgist_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, counts: np.ndarray,
+                        params) -> tuple[np.ndarray, np.ndarray]:
+    """Per SP-GiST page (uint8, C-contiguous, (n, BLCKSZ)), ``check`` saying what it is (SIEVE_CHECK, else 0),
+    ``counts`` its opaque's (nRedirection, nPlaceholder): (True where verify's per-page rules can find nothing on
+    it; the links of those pages, one row each: page in the chunk, item, block, offset, 1 for a redirect, in page
+    and item order). See pgp_verify_spgist_sieve; ``params``: its SG_ order."""
+    n, bs = pages.shape
+    check, nlp, counts, sp = (np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(counts), _i64(params))
+    # a leaf's links are its redirect tuples (one a line pointer at most), an inner page's its tuples' nodes (8
+    # bytes of tuple space each at least)
+    per_inner = bs // LAYOUTS["nbtree::bt_index_tuple"]["size"]
+    cap = int(nlp[check == SIEVE_CHECK["leaf"]].sum()) + int((check == SIEVE_CHECK["inner"]).sum()) * per_inner
+    clean, nlinks = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.int64)
+    links = np.empty((cap, 4), dtype=np.int64)
+    lib().pgp_verify_spgist_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(counts), _p(sp),
+                                  _p(clean), _p(links), cap, _p(nlinks))
+    page = np.repeat(np.arange(n), nlinks)      # (in page and item order)
+    return clean.astype(bool), np.column_stack([page, links[:len(page)]])
+
+
+LP_COUNT_COLUMNS = ("normal", "dead", "other", "normal_bytes", "dead_bytes", "other_bytes",
+                    "state0", "state1", "state2", "state3")    # _amindex.c: LC_*
+
+
+def lp_counts(pages: np.ndarray, nlp: np.ndarray, state_shift: int = 0, state_mask: int = 3) -> np.ndarray:
+    """Per page (uint8, C-contiguous, (n, BLCKSZ)): its first ``nlp`` line pointers counted by state, LP_COUNT_COLUMNS
+    (see pgp_lp_counts), int64 (n, len(LP_COUNT_COLUMNS))."""
+    n, bs = pages.shape
+    nlp = _i64(nlp)
+    out = np.empty((n, len(LP_COUNT_COLUMNS)), dtype=np.int64)
+    lib().pgp_lp_counts(_p(pages), n, bs, _p(layout_array()), _p(nlp), state_shift, state_mask, _p(out))
+    return out
+
+
+def hash_sieve(pages: np.ndarray, check: np.ndarray, nlp: np.ndarray, bucket: np.ndarray, params) -> np.ndarray:
+    """Per hash page (uint8, C-contiguous, (n, BLCKSZ)) with ``check``: True where its whole tuples' hash codes
+    ascend and each maps to ``bucket`` (see pgp_hash_sieve; ``params``: its HP_ order)."""
+    n, bs = pages.shape
+    check, nlp, bucket, hp = np.ascontiguousarray(check, dtype=np.uint8), _i64(nlp), _i64(bucket), _i64(params)
+    passed = np.zeros(n, dtype=np.uint8)
+    lib().pgp_hash_sieve(_p(pages), n, bs, _p(layout_array()), _p(check), _p(nlp), _p(bucket), _p(hp), _p(passed))
+    return passed.astype(bool)

@@ -12,7 +12,7 @@ its offset is MAXALIGNed, and it ends inside the page.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -144,11 +144,19 @@ def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointer
     return LinePointers(page, idx + 1, *line_pointer_fields(words[mask].astype(np.int64)))
 
 
+def line_pointers_of(chunk: np.ndarray, headers: PageHeaders, pages: np.ndarray) -> LinePointers:
+    """The line pointers of the chunk's pages ``pages`` (indexes, ascending) only; ``page`` indexes ``pages``."""
+    sub = PageHeaders(*(getattr(headers, f.name)[pages] for f in fields(headers)))
+    return decode_line_pointers(chunk[pages], sub)
+
+
 def u4_at(flat: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The little-endian uint32 starting at each offset ``at`` of the byte array ``flat`` (int64 values)."""
     if not len(at):
         return np.zeros(0, dtype=np.int64)
-    return (flat[at[:, None] + np.arange(4)].astype(np.int64) << np.array([0, 8, 16, 24])).sum(axis=1)
+    at = np.asarray(at, dtype=np.int64)
+    return (flat[at].astype(np.int64) | flat[at + 1].astype(np.int64) << 8 | flat[at + 2].astype(np.int64) << 16
+            | flat[at + 3].astype(np.int64) << 24)
 
 
 def run_positions(counts: np.ndarray) -> np.ndarray:

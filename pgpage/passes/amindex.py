@@ -65,7 +65,7 @@ class AmIndexPass:
 
     def document(self, jobs: int = 1, show_map: bool = False, on_chunk=None) -> dict:
         t, relfork = self.t, self.t.fork
-        stats = STATS[self.am](relfork.block_size, t.context.major)
+        stats = self.stats = STATS[self.am](relfork.block_size, t.context.major)
         for first, chunk in relfork.iter_chunks():
             stats.add_chunk(first, chunk)
             self.findings += self.feed(first, chunk)
@@ -120,7 +120,7 @@ class HashIndexPass(AmIndexPass):
         self.verifier = HashVerifier(self.verify_context(), t.fork.end_block)
 
     def feed(self, first, chunk):
-        return self.verifier.feed(chunk, first)
+        return self.verifier.feed(chunk, first, self.stats.decoded)
 
     def finish(self):
         return self.verifier.finish()

@@ -34,3 +34,29 @@ def test_hash_pages_equal_pageinspect(major, name):
             assert bitmap.info(blkno)[1] == want["errors"]["hash_bitmap_info"], blkno
     assert compared > len(oracle(major, name)["pages"])
     assert index_path(major, name).stat().st_size // BLCKSZ == len(oracle(major, name)["pages"])
+
+
+@pytest.mark.parametrize("major,name", index_cases("hash"), ids=case_id)
+def test_whole_index_reads_equal_the_generated_parser(major, name):
+    """read_metapage and bitmap_words (the whole-index passes' reads, at the layout's offsets) give what the
+    generated parser's ``meta`` and ``bitmap_words`` give, on the first pages and on copies with bits flipped."""
+    import numpy as np
+    from kaitaistruct import KaitaiStructError
+
+    from indexes_oracle import mutated_pages
+    from pgpage.decode.hash import META_COLUMNS, bitmap_words, read_metapage
+    from pgpage.decode.ksy.hash_page import HashPage
+
+    def parsed_meta(raw):
+        try:
+            m = HashPage.from_bytes(raw).meta
+        except (KaitaiStructError, EOFError):
+            return None
+        return {column: getattr(m, field) for column, field in META_COLUMNS.items()}
+    pages = np.fromfile(index_path(major, name), dtype=np.uint8).reshape(-1, BLCKSZ)[:3]
+    copies = [pages] + [mutated_pages(pages, seed) for seed in range(20)]
+    raws = [page.tobytes() for copy in copies for page in copy]
+    assert read_metapage(raws[0]) is not None
+    for raw in raws:
+        assert read_metapage(raw) == parsed_meta(raw)
+        assert bitmap_words(raw) == list(HashPage.from_bytes(raw).bitmap_words)

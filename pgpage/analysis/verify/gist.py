@@ -14,7 +14,7 @@ import struct
 import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.analysis.verify.pages import check_pages, verify_generic_chunk
+from pgpage.analysis.verify.pages import check_pages, generic_findings
 from pgpage.decode import gist
 from pgpage.decode.indextuple import SIZEOF_INDEX_TUPLE, data_offset, read_tid, t_info, tuple_size
 from pgpage.decode.ksy.constants import (F_DELETED, F_LEAF, GIST_PAGE_ID, INDEX_NULL_MASK, INDEX_SIZE_MASK, LP_DEAD,
@@ -23,7 +23,7 @@ from pgpage.decode.ksy.type_oids import BOXOID
 from pgpage.decode.page import AM_SPECIAL_SIZE
 from pgpage.decode.pagebase import maxalign
 from pgpage.decode.ksy.layouts import LAYOUTS
-from pgpage.decode.vector import column, decode_line_pointers
+from pgpage.decode.vector import column, line_pointers_of
 from pgpage.findings import WARNING, Finding
 
 INVALID_BLOCK = 0xFFFFFFFF
@@ -51,17 +51,18 @@ class GistVerifier:
 
     def feed(self, chunk: np.ndarray, first: int) -> list[Finding]:
         ctx = self.ctx
-        out = verify_generic_chunk(chunk, first, ctx, "gist")
-        pc = check_pages(chunk, first, ctx.__class__(block_size=ctx.block_size, checksums=False))
+        pc = check_pages(chunk, first, ctx)
+        out = generic_findings(pc, chunk, first, ctx, "gist")
         h = pc.headers
         size = chunk.shape[1]
         own = pc.valid & (size - h.special.astype(np.int64) == AM_SPECIAL_SIZE["gist"])
-        lps = decode_line_pointers(chunk, h)
-        starts = np.searchsorted(lps.page, np.arange(chunk.shape[0] + 1))
         n = max(min(chunk.shape[0], self.nblocks - first), 0)
         self.kind[first + np.flatnonzero(pc.zero[:n])] = NEW
-        clean = self._clean_pages(chunk, first, own, lps, n)
-        for i in np.flatnonzero(own[:n] & ~clean[:n]).tolist():     # the others page by page: their findings
+        clean = self._clean_pages(chunk, first, own, h, n)
+        rest = np.flatnonzero(own[:n] & ~clean[:n])
+        lps = line_pointers_of(chunk, h, rest)
+        starts = np.searchsorted(lps.page, np.arange(len(rest) + 1))
+        for k, i in enumerate(rest.tolist()):     # the others page by page: their findings
             blkno = first + i
             raw = chunk[i].tobytes()
             page_id = int.from_bytes(raw[-2:], "little")
@@ -82,15 +83,17 @@ class GistVerifier:
             if o["rightlink"] != INVALID_BLOCK and o["rightlink"] >= self.nblocks:
                 out.append(ctx.finding("gist.sibling.out_of_range", f"rightlink {o['rightlink']} is past the"
                                        f" index's {self.nblocks} blocks", blkno, actual=o["rightlink"]))
-            sl = slice(starts[i], starts[i + 1])
+            sl = slice(starts[k], starts[k + 1])
             out += self._items(raw, blkno, leaf, zip(lps.lp[sl].tolist(), lps.off[sl].tolist(),
                                                      lps.flags[sl].tolist(), lps.len[sl].tolist()))
         return out
 
-    def _clean_pages(self, chunk: np.ndarray, first: int, own: np.ndarray, lps, n: int) -> np.ndarray:
-        """The live GiST pages of the chunk on which no page or item rule has anything to say, found with numpy
-        over all their line pointers at once, and what the rules across pages need of them (kind, downlinks, the
-        union of their box keys) noted; True for those pages. The others are left to ``_items``, page by page."""
+    def _clean_pages(self, chunk: np.ndarray, first: int, own: np.ndarray, h, n: int) -> np.ndarray:
+        """The live GiST pages of the chunk on which no page or item rule has anything to say, found by the compiled
+        sieve (decode/_amindex.c), and what the rules across pages need of them (kind, downlinks, the union of their
+        box keys) noted; True for those pages. The others are left to ``_items``, page by page."""
+        from pgpage.decode.clib import KernelUnavailable
+        from pgpage.decode.kernels import SIEVE_CHECK, verify_gist_sieve
         size = chunk.shape[1]
         base = size - AM_SPECIAL_SIZE["gist"]
         col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
@@ -98,48 +101,41 @@ class GistVerifier:
         page_ok = own & (col("gist_page_id") == GIST_PAGE_ID) & (flags & ~KNOWN_FLAGS == 0) & \
             (flags & F_DELETED == 0) & ((rightlink == INVALID_BLOCK) | (rightlink < self.nblocks))
         page_ok[n:] = False
-        sel = page_ok[lps.page]
-        page, lp, off = lps.page[sel], lps.lp[sel], lps.off[sel].astype(np.int64)
-        length, lpflags = lps.len[sel].astype(np.int64), lps.flags[sel]
-        ok = np.isin(lpflags, (LP_NORMAL, LP_DEAD)) & (length >= SIZEOF_INDEX_TUPLE) & \
-            (off >= SizeOfPageHeaderData) & (off + length <= base)
-        at = np.where(ok, off, SizeOfPageHeaderData)
+        leaf = flags & F_LEAF != 0
+        check = np.where(page_ok, np.where(leaf, SIEVE_CHECK["leaf"], SIEVE_CHECK["inner"]), 0)
+        try:
+            clean, unions, has_union = verify_gist_sieve(np.ascontiguousarray(chunk), check, h.nlp, [
+                base, self.max_offset, int(self.box_keys), TUPLE_IS_VALID])
+        except KernelUnavailable:       # no C compiler: every page item by item
+            return np.zeros(len(chunk), dtype=bool)
+        idx = np.flatnonzero(clean)
+        self.kind[first + idx] = np.where(leaf[idx], LEAF, INTERNAL)
+        boxed = np.flatnonzero(has_union)
+        self.boxes.update(zip((first + boxed).tolist(), map(tuple, unions[boxed].tolist())))
+        inner = np.flatnonzero(clean & ~leaf)
+        if len(inner):
+            self._downlinks(chunk, first, inner, h)
+        return clean
+
+    def _downlinks(self, chunk: np.ndarray, first: int, pages: np.ndarray, h) -> None:
+        """The downlinks (item, child, key box or None) of the chunk's internal ``pages`` (their indexes) the sieve
+        passed (every tuple in bounds, of its size), read with numpy over their line pointers."""
+        lps = line_pointers_of(chunk, h, pages)
+        page, lp, at = pages[lps.page], lps.lp, lps.off.astype(np.int64)
         u16 = lambda k: chunk[page, at + k].astype(np.int64) | chunk[page, at + k + 1].astype(np.int64) << 8  # noqa
-        info = u16(INDEX_T_INFO)
-        tsize = info & INDEX_SIZE_MASK
-        ok &= (tsize + 7) // 8 == (length + 7) // 8                     # MAXALIGN of both
-        posid = u16(ITEM_POINTER["ip_posid"][0])
-        leaf = (flags & F_LEAF != 0)[page]
-        ok &= np.where(leaf, (posid > 0) & (posid <= self.max_offset), posid == TUPLE_IS_VALID)
-        boxes = None
+        block = u16(ITEM_POINTER["bi_hi"][0]) << 16 | u16(ITEM_POINTER["bi_lo"][0])
+        boxes, has_box = [None] * len(page), np.zeros(len(page), dtype=bool)
         if self.box_keys:     # _box: four float8 at the data offset of a tuple without nulls
-            has_box = ok & (info & INDEX_NULL_MASK == 0) & (SIZEOF_INDEX_TUPLE + 32 <= tsize)
+            info = u16(INDEX_T_INFO)
+            has_box = (info & INDEX_NULL_MASK == 0) & (SIZEOF_INDEX_TUPLE + 32 <= info & INDEX_SIZE_MASK)
             where = np.where(has_box, at + SIZEOF_INDEX_TUPLE, SizeOfPageHeaderData)
             raw = chunk[page[:, None], where[:, None] + np.arange(32)]
-            boxes = np.ascontiguousarray(raw).view("<f8").reshape(-1, 4)
-            ok &= ~(has_box & np.isnan(boxes).any(axis=1))             # NaN: Python's max and min decide
-        clean = page_ok.copy()
-        clean[np.unique(page[~ok])] = False
-        pstarts = np.searchsorted(page, np.arange(len(chunk) + 1))     # (line pointers come in page order)
-        bi = chunk[page, at + ITEM_POINTER["bi_hi"][0]].astype(np.int64) | \
-            chunk[page, at + ITEM_POINTER["bi_hi"][0] + 1].astype(np.int64) << 8
-        lo = chunk[page, at + ITEM_POINTER["bi_lo"][0]].astype(np.int64) | \
-            chunk[page, at + ITEM_POINTER["bi_lo"][0] + 1].astype(np.int64) << 8
-        block = bi << 16 | lo
-        for i in np.flatnonzero(clean).tolist():
-            blkno = first + i
-            self.kind[blkno] = LEAF if flags[i] & F_LEAF else INTERNAL
-            mine = np.arange(pstarts[i], pstarts[i + 1])
-            if not flags[i] & F_LEAF:
-                self.downlinks[blkno] = [(it, b, tuple(x) if h else None) for it, b, x, h in zip(
-                    lp[mine].tolist(), block[mine].tolist(),
-                    boxes[mine].tolist() if boxes is not None else [None] * len(mine),
-                    has_box[mine].tolist() if boxes is not None else [False] * len(mine))]
-            if boxes is not None and has_box[mine].any():
-                b = boxes[mine][has_box[mine]]
-                self.boxes[blkno] = (float(b[:, 0].max()), float(b[:, 1].max()), float(b[:, 2].min()),
-                                     float(b[:, 3].min()))
-        return clean
+            boxes = np.ascontiguousarray(raw).view("<f8").reshape(-1, 4).tolist()
+        rows = [(it, b, tuple(x) if h else None) for it, b, x, h in zip(lp.tolist(), block.tolist(), boxes,
+                                                                        has_box.tolist())]
+        starts = np.searchsorted(lps.page, np.arange(len(pages) + 1))   # (line pointers come in page order)
+        for k, i in enumerate(pages.tolist()):
+            self.downlinks[first + i] = rows[starts[k]:starts[k + 1]]
 
     def _items(self, raw: bytes, blkno: int, leaf: bool, items) -> list[Finding]:
         ctx, out = self.ctx, []
@@ -198,7 +194,8 @@ class GistVerifier:
                 out.append(ctx.finding("gist.tree.bad_root", "block 0, the root, is not a live GiST page",
                                        ROOT_BLKNO))
             return out
-        visited = np.zeros(self.nblocks, dtype=bool)
+        visited = bytearray(self.nblocks)
+        kinds, boxes, downlinks = self.kind.tolist(), self.boxes, self.downlinks   # (plain lists: a walk of scalars)
         stack = [(ROOT_BLKNO, 0, None, None, None)]     # (block, depth, parent, item, parent's key)
         leaf_depth = None
         while stack:
@@ -207,24 +204,24 @@ class GistVerifier:
                 out.append(ctx.finding("gist.tree.revisited", f"block {blkno} is reached again from block {parent}"
                                        f" item {item}", parent, item, actual=blkno))
                 continue
-            visited[blkno] = True
-            kind = self.kind[blkno]
+            visited[blkno] = 1
+            kind = kinds[blkno]
             if kind == LEAF:
                 if leaf_depth is None:
                     leaf_depth = depth
                 elif depth != leaf_depth:
                     out.append(ctx.finding("gist.tree.uneven_depth", f"leaf at depth {depth}, other leaves at"
                                            f" {leaf_depth}", blkno, expected=leaf_depth, actual=depth))
-            child_box = self.boxes.get(blkno)
+            child_box = boxes.get(blkno)
             if key is not None and child_box is not None and not _contains(key, child_box):
                 out.append(ctx.finding("gist.key.not_contained", f"the keys of block {blkno} are not inside its"
                                        f" downlink's box in block {parent} item {item}", parent, item, actual=blkno))
-            for lp, child, box in reversed(self.downlinks.get(blkno, [])):
+            for lp, child, box in reversed(downlinks.get(blkno, [])):
                 if not 0 <= child < self.nblocks:
                     out.append(ctx.finding("gist.downlink.out_of_range", f"downlink to block {child}, past the"
                                            f" index's {self.nblocks} blocks", blkno, lp, actual=child))
-                elif self.kind[child] not in (LEAF, INTERNAL):
-                    what = {NEW: "a new (all-zero) page", DELETED: "a deleted page"}.get(int(self.kind[child]),
+                elif kinds[child] not in (LEAF, INTERNAL):
+                    what = {NEW: "a new (all-zero) page", DELETED: "a deleted page"}.get(kinds[child],
                                                                                         "not a GiST page")
                     out.append(ctx.finding("gist.downlink.bad_child", f"downlink to block {child}, {what}", blkno, lp,
                                            actual=child))

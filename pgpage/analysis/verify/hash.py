@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.decode.hash import (HashBitmap, bucket_to_blkno, decode_hash_chunk, hashkey_to_bucket, ovflblkno_to_bitno)
+from pgpage.decode.hash import (BITS_PER_MAP, HashBitmap, HashChunk, bucket_to_blkno, decode_hash_chunk,
+                                hashkey_to_bucket, ovflblknos_to_bitnos)
 from pgpage.decode.ksy.constants import (HASH_MAGIC, HASH_VERSION, LH_BITMAP_PAGE, LH_BUCKET_NEEDS_SPLIT_CLEANUP,
                                          LH_BUCKET_PAGE, LH_META_PAGE, LH_OVERFLOW_PAGE)
 from pgpage.findings import WARNING, Finding
@@ -40,18 +41,21 @@ class HashVerifier:
         self.bucket = np.zeros(n, dtype=np.int64)
         self.misplaced: list[tuple[int, int, int]] = []   # (block, item, the bucket its hash code maps to)
 
-    def feed(self, chunk: np.ndarray, first: int) -> list[Finding]:
-        c = decode_hash_chunk(chunk, first)
+    def feed(self, chunk: np.ndarray, first: int, c: HashChunk | None = None) -> list[Finding]:
+        """``c``: the chunk's ``decode_hash_chunk`` (sieved, with the index's metapage), when the caller has it
+        already."""
+        if first == 0 and len(chunk):
+            self.kept[0] = chunk[0].tobytes()
+            self.meta = self.bitmap.meta
+        c = decode_hash_chunk(chunk, first, True, self.meta) if c is None else c
         stop = min(first + len(c.is_new), self.nblocks)
         sl = slice(first, stop)
         k = stop - first
         self.page_type[sl] = np.where(c.special_ok, c.page_type, -1)[:k]
         self.flag[sl], self.prev[sl] = c.flag[:k], c.prevblkno[:k]
         self.next[sl], self.bucket[sl] = c.nextblkno[:k], c.bucket[:k]
-        for i in np.flatnonzero((c.page_type == LH_BITMAP_PAGE) | (first + np.arange(len(c.is_new)) == 0)):
+        for i in np.flatnonzero(c.page_type == LH_BITMAP_PAGE):
             self.kept[first + int(i)] = chunk[i].tobytes()
-        if first == 0:
-            self.meta = self.bitmap.meta
         out = []
         ok = c.item_ok
         page, lp, key = c.item_page[ok], c.item_lp[ok], c.item_hashkey[ok]
@@ -132,28 +136,49 @@ class HashVerifier:
 
     def _bitmap(self, reached: np.ndarray) -> list[Finding]:
         """Each block an overflow bit can name: the bit set exactly when the page is in use."""
-        ctx, m, out = self.ctx, self.meta, []
+        m, out = self.meta, []
         maps = set(m["mapp"][:m["nmaps"]])
-        for blk in range(1, self.nblocks):
-            if ovflblkno_to_bitno(m, blk) is None:
-                continue
-            row, why = self.bitmap.info(blk) if blk not in maps else ({"bitstatus": True}, None)
-            if row is None:
-                out.append(ctx.finding("hash.bitmap.unreadable", f"the bitmap bit of block {blk} cannot be read: {why}",
-                                       blk))
-                continue
-            in_use = self.page_type[blk] in (LH_OVERFLOW_PAGE, LH_BITMAP_PAGE)
-            if in_use and not row["bitstatus"]:
-                out.append(ctx.finding("hash.bitmap.not_set", f"overflow page {blk} is in use but its bit"
-                                       f" ({row.get('bitmapbit')} of bitmap page {row.get('bitmapblkno')}) is clear",
-                                       blk))
-            elif not in_use and row["bitstatus"]:
-                out.append(ctx.finding("hash.bitmap.set_for_free", f"block {blk} is {self._describe(blk)} but its"
-                                       f" bit ({row.get('bitmapbit')} of bitmap page {row.get('bitmapblkno')}) says"
-                                       " in use", blk, severity=WARNING))
-            if self.page_type[blk] == LH_OVERFLOW_PAGE and not reached[blk]:
-                out.append(ctx.finding("hash.overflow.orphan", f"overflow page {blk} (bucket {self.bucket[blk]}) is"
-                                       " in no bucket's chain", blk, severity=WARNING))
+        blocks = np.arange(1, self.nblocks, dtype=np.int64)
+        bitno = ovflblknos_to_bitnos(m, blocks)
+        named = bitno >= 0
+        blocks, bitno = blocks[named], bitno[named]
+        # each bit read with numpy from its bitmap page's words; a block whose bit cannot be read, disagrees with
+        # its page or names an orphan is then judged on its own (its findings' text)
+        status, readable = np.isin(blocks, list(maps)), np.isin(blocks, list(maps))
+        page, bit = bitno >> m["bmshift"], bitno & ((1 << m["bmshift"]) - 1)
+        for p in np.unique(page[~readable & (page < m["nmaps"])]).tolist():
+            words = self.bitmap.words(m["mapp"][p])
+            mine = ~readable & (page == p) & (bit // BITS_PER_MAP < (len(words) if words is not None else 0))
+            if words is not None and mine.any():
+                w = np.array(words, dtype=np.int64)[bit[mine] // BITS_PER_MAP]
+                status[mine] = (w >> (bit[mine] % BITS_PER_MAP)) & 1 == 1
+                readable[mine] = True
+        kind = self.page_type[blocks]
+        in_use = (kind == LH_OVERFLOW_PAGE) | (kind == LH_BITMAP_PAGE)
+        judge = ~readable | (in_use != status) | ((kind == LH_OVERFLOW_PAGE) & ~reached[blocks])
+        for blk in blocks[judge].tolist():
+            out += self._bit(blk, maps, reached)
+        return out
+
+    def _bit(self, blk: int, maps: set, reached: np.ndarray) -> list[Finding]:
+        """The findings of an overflow block's bitmap bit (set exactly when the page is in use) and chain."""
+        ctx, out = self.ctx, []
+        row, why = self.bitmap.info(blk) if blk not in maps else ({"bitstatus": True}, None)
+        if row is None:
+            return [ctx.finding("hash.bitmap.unreadable", f"the bitmap bit of block {blk} cannot be read: {why}",
+                                blk)]
+        in_use = self.page_type[blk] in (LH_OVERFLOW_PAGE, LH_BITMAP_PAGE)
+        if in_use and not row["bitstatus"]:
+            out.append(ctx.finding("hash.bitmap.not_set", f"overflow page {blk} is in use but its bit"
+                                   f" ({row.get('bitmapbit')} of bitmap page {row.get('bitmapblkno')}) is clear",
+                                   blk))
+        elif not in_use and row["bitstatus"]:
+            out.append(ctx.finding("hash.bitmap.set_for_free", f"block {blk} is {self._describe(blk)} but its"
+                                   f" bit ({row.get('bitmapbit')} of bitmap page {row.get('bitmapblkno')}) says"
+                                   " in use", blk, severity=WARNING))
+        if self.page_type[blk] == LH_OVERFLOW_PAGE and not reached[blk]:
+            out.append(ctx.finding("hash.overflow.orphan", f"overflow page {blk} (bucket {self.bucket[blk]}) is"
+                                   " in no bucket's chain", blk, severity=WARNING))
         return out
 
     def _describe(self, blk: int) -> str:

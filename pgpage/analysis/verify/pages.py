@@ -96,16 +96,22 @@ AM_SPECIAL_SIZE = {am: SPECIAL_SIZE[am] for am in ("hash", "gist")}
 def verify_generic_chunk(chunk: np.ndarray, first: int, ctx: VerifyContext, am: str | None = None) -> list[Finding]:
     """Checksums and header sanity: FSM and VM forks, init forks, and access methods without a rule set
     here (hash, GiST, GIN, SP-GiST, BRIN); for hash and GiST (``am``, main fork) the special space's size."""
-    pc = check_pages(chunk, first, ctx)
+    return generic_findings(check_pages(chunk, first, ctx), chunk, first, ctx, am)
+
+
+def generic_findings(pc: PageCheck, chunk: np.ndarray, first: int, ctx: VerifyContext, am: str | None) -> list[Finding]:
+    """``verify_generic_chunk``'s findings from the chunk's ``check_pages`` (a verifier that needs its headers
+    too checks the pages once)."""
     want = AM_SPECIAL_SIZE.get(am) if ctx.fork == "main" else None
     if want is None:
         return pc.findings
     size = chunk.shape[1]
     special = size - pc.headers.special.astype(np.int64)
+    found = list(pc.findings)
     for i in np.flatnonzero(pc.valid & (special != want)):
-        pc.findings.append(ctx.finding(f"{am}.page.bad_special_size", bad_special_size(am, first + i, special[i]),
-                                       first + int(i), expected=size - want, actual=int(pc.headers.special[i])))
-    return sorted(pc.findings, key=lambda f: f.block)
+        found.append(ctx.finding(f"{am}.page.bad_special_size", bad_special_size(am, first + i, special[i]),
+                                 first + int(i), expected=size - want, actual=int(pc.headers.special[i])))
+    return sorted(found, key=lambda f: f.block)
 
 
 def checksum_votes(chunk: np.ndarray, first: int) -> tuple[int, int, int]:

@@ -20,7 +20,7 @@ from pgpage.decode.ksy.constants import (LP_NORMAL, SGLT_NEXTOFFSET_MASK, SPGIST
                                          SIZEOF_SpGistLeafTupleData, SizeOfPageHeaderData)
 from pgpage.decode.ksy.layouts import LAYOUTS
 from pgpage.decode.page import AM_SPECIAL_SIZE, bad_special_size
-from pgpage.decode.vector import column, decode_line_pointers
+from pgpage.decode.vector import column, line_pointers_of
 from pgpage.findings import Finding
 
 INVALID_BLOCK = 0xFFFFFFFF
@@ -47,12 +47,13 @@ class SpgistVerifier:
         out = list(pc.findings)
         h = pc.headers
         size = chunk.shape[1]
-        lps = decode_line_pointers(chunk, h)
-        starts = np.searchsorted(lps.page, np.arange(chunk.shape[0] + 1))
         n = max(min(chunk.shape[0], self.nblocks - first), 0)
-        clean = self._clean_leaves(chunk, first, pc.valid, h, lps, starts, n)
-        for i in np.flatnonzero(pc.valid[:n] & ~clean[:n]):   # the others page by page: their findings
-            blkno = first + int(i)
+        clean = self._clean_leaves(chunk, first, pc.valid, h, n) | self._clean_inner(chunk, first, pc.valid, h, n)
+        rest = np.flatnonzero(pc.valid[:n] & ~clean[:n])
+        lps = line_pointers_of(chunk, h, rest)
+        starts = np.searchsorted(lps.page, np.arange(len(rest) + 1))
+        for k, i in enumerate(rest.tolist()):   # the others page by page: their findings
+            blkno = first + i
             special = size - int(h.special[i])
             if special != AM_SPECIAL_SIZE["spgist"]:
                 out.append(ctx.finding("spgist.page.bad_special_size", bad_special_size("spgist", blkno, special),
@@ -80,56 +81,57 @@ class SpgistVerifier:
                                            f" 0x{SPGIST_MAGIC_NUMBER:08X}", blkno, expected=SPGIST_MAGIC_NUMBER,
                                            actual=magic))
                 continue
-            sl = slice(starts[i], starts[i + 1])
-            self.nitems[blkno] = starts[i + 1] - starts[i]
+            sl = slice(starts[k], starts[k + 1])
+            self.nitems[blkno] = starts[k + 1] - starts[k]
             out += self._items(raw, blkno, flags, o, zip(lps.lp[sl].tolist(), lps.off[sl].tolist(),
                                                          lps.flags[sl].tolist(), lps.len[sl].tolist()))
         return out
 
-    def _clean_leaves(self, chunk: np.ndarray, first: int, valid: np.ndarray, h, lps, starts: np.ndarray,
-                      n: int) -> np.ndarray:
-        """The leaf pages of the chunk on which no page or item rule has anything to say, found with numpy over all
-        their line pointers at once, and what the rules across pages need of them (flags, item count, redirects)
-        noted; True for those pages. The others (and every inner page) are read page by page."""
+    def _clean_leaves(self, chunk: np.ndarray, first: int, valid: np.ndarray, h, n: int) -> np.ndarray:
+        """The leaf pages of the chunk on which no page or item rule has anything to say (the compiled sieve,
+        decode/_amindex.c), and what the rules across pages need of them (flags, item count, redirects) noted; True
+        for those pages. The others are read page by page."""
+        return self._sieved(chunk, first, valid, h, n, "leaf")
+
+    def _clean_inner(self, chunk: np.ndarray, first: int, valid: np.ndarray, h, n: int) -> np.ndarray:
+        """``_clean_leaves`` of the inner pages (their nodes' downlinks noted)."""
+        return self._sieved(chunk, first, valid, h, n, "inner")
+
+    def _sieved(self, chunk: np.ndarray, first: int, valid: np.ndarray, h, n: int, kind: str) -> np.ndarray:
+        from pgpage.decode.clib import KernelUnavailable
+        from pgpage.decode.kernels import SIEVE_CHECK, verify_spgist_sieve
         size = chunk.shape[1]
         base = size - AM_SPECIAL_SIZE["spgist"]
         col = lambda f: column(chunk, OPAQUE, f, base).astype(np.int64)  # noqa: E731
         flags = col("flags")
         blocks = first + np.arange(len(chunk))
         page_ok = valid & (size - h.special.astype(np.int64) == AM_SPECIAL_SIZE["spgist"]) & \
-            (col("spgist_page_id") == SPGIST_PAGE_ID) & (flags & ~KNOWN_FLAGS == 0) & (flags & SPGIST_LEAF != 0) & \
-            (flags & SPGIST_META == 0) & (blocks != META_BLKNO)
+            (col("spgist_page_id") == SPGIST_PAGE_ID) & (flags & ~KNOWN_FLAGS == 0) & \
+            ((flags & SPGIST_LEAF != 0) == (kind == "leaf")) & (flags & SPGIST_META == 0) & (blocks != META_BLKNO)
         page_ok[n:] = False
-        sel = page_ok[lps.page]
-        page, lp, off = lps.page[sel], lps.lp[sel].astype(np.int64), lps.off[sel].astype(np.int64)
-        length = lps.len[sel].astype(np.int64)
-        ok = (lps.flags[sel] == LP_NORMAL) & (length >= 4) & (off >= SizeOfPageHeaderData) & (off + length <= base)
-        at = np.where(ok, off, SizeOfPageHeaderData)
-        u16 = lambda k: chunk[page, at + k].astype(np.int64) | chunk[page, at + k + 1].astype(np.int64) << 8  # noqa
-        state = chunk[page, at].astype(np.int64) & ((1 << LEAF["tupstate"][1][2]) - 1)
-        live = state == STATE["live"]
-        ok &= np.where(live, length >= SIZEOF_SpGistLeafTupleData, length >= SIZEOF_SpGistDeadTupleData)
-        info = u16(LEAF["t_info"][0])
-        nxt = info & SGLT_NEXTOFFSET_MASK if self.ctx.major is None or self.ctx.major >= spgist.LEAF_NULLS_SINCE \
-            else info
-        nitems = np.diff(starts)
-        ok &= ~live | ((nxt <= nitems[page]) & (nxt != lp))
-        counts = {name: np.bincount(page[state == STATE[name]], minlength=len(chunk)) for name in
-                  ("redirect", "placeholder")}
-        clean = page_ok & (counts["redirect"] == col("n_redirection")) & \
-            (counts["placeholder"] == col("n_placeholder"))
-        clean[np.unique(page[~ok])] = False
+        if not page_ok.any():
+            return page_ok
+        try:
+            clean, links = verify_spgist_sieve(np.ascontiguousarray(chunk), page_ok * SIEVE_CHECK[kind], h.nlp,
+                                               np.column_stack([col("n_redirection"), col("n_placeholder")]),
+                                               self._sieve_params(base))
+        except KernelUnavailable:       # no C compiler: every page item by item
+            return np.zeros(len(chunk), dtype=bool)
         idx = np.flatnonzero(clean)
         self.flags[blocks[idx]] = flags[idx]
-        self.nitems[blocks[idx]] = nitems[idx]
-        redirect = clean[page] & (state == STATE["redirect"])
-        if redirect.any():
-            ptr = DEAD["pointer"][0]
-            target = u16(ptr + ITEM_POINTER["bi_hi"][0])[redirect] << 16 | u16(ptr + ITEM_POINTER["bi_lo"][0])[redirect]
-            offset = u16(ptr + ITEM_POINTER["ip_posid"][0])[redirect]
-            self.links += [(first + p, item, b, o, True) for p, item, b, o in zip(
-                page[redirect].tolist(), lp[redirect].tolist(), target.tolist(), offset.tolist())]
+        self.nitems[blocks[idx]] = h.nlp[idx]
+        self.links += zip((first + links[:, 0]).tolist(), links[:, 1].tolist(), links[:, 2].tolist(),
+                          links[:, 3].tolist(), (links[:, 4] == 1).tolist())
         return clean
+
+    def _sieve_params(self, base: int) -> list[int]:
+        """pgp_verify_spgist_sieve's SG_ parameters, from the layouts."""
+        (_, (_, st_shift, st_width)), (_, (_, nn_shift, nn_width)), (_, (_, pf_shift, pf_width)) = (
+            spgist.INNER[f] for f in ("tupstate", "n_nodes", "prefix_size"))
+        new_format = self.ctx.major is None or self.ctx.major >= spgist.LEAF_NULLS_SINCE
+        return [base, st_shift, (1 << st_width) - 1, nn_shift,
+                (1 << nn_width) - 1, pf_shift, (1 << pf_width) - 1, spgist.SGITHDRSZ, LEAF["t_info"][0],
+                SGLT_NEXTOFFSET_MASK if new_format else 0xFFFF, DEAD["pointer"][0], INVALID_BLOCK]
 
     def _items(self, raw: bytes, blkno: int, flags: int, o: dict, items) -> list[Finding]:
         ctx, out = self.ctx, []
@@ -197,8 +199,21 @@ class SpgistVerifier:
         return out
 
     def finish(self) -> list[Finding]:
+        """Each link's target judged with numpy; the links that break a rule, in page and item order (the order
+        the pages' own reading gives), said one by one."""
         out, ctx = [], self.ctx
-        for blkno, lp, block, offset, redirect in self.links:
+        if not self.links:
+            return out
+        links = np.array(self.links, dtype=np.int64)
+        links = links[np.lexsort((links[:, 1], links[:, 0]))]
+        blkno, block, offset = links[:, 0], links[:, 2], links[:, 3]
+        inside = (block >= 0) & (block < self.nblocks)
+        target = np.where(inside, block, 0)
+        flags = np.where(inside, self.flags[target], -1)
+        nulls = flags & SPGIST_NULLS != 0
+        broken = (flags < 0) | (flags & SPGIST_META != 0) | ~((offset > 0) & (offset <= self.nitems[target])) | \
+            (nulls != (self.flags[blkno] & SPGIST_NULLS != 0))
+        for blkno, lp, block, offset, redirect in links[broken].tolist():
             what = "redirect" if redirect else "downlink"
             code = "spgist.redirect.bad_target" if redirect else "spgist.downlink.bad_target"
             if not 0 <= block < self.nblocks or self.flags[block] < 0 or self.flags[block] & SPGIST_META:
