@@ -176,12 +176,14 @@ def test_a_name_on_a_zeroed_pg_class_page(tmp_path):
     assert invoke(["rows", str(data_dir(major)), "--db", "pgpage", "--rel", "no_such_table"])["status"] == 2
 
 
-@pytest.mark.parametrize("index, command", [(6829, "index"), (13797, "index"), (5614, "diff"), (15507, "diff")])
+@pytest.mark.parametrize("index, command", [(6829, "index"), (13797, "index"), (5614, "diff"), (15507, "diff"),
+                                            (18128, "rows")])
 def test_cases_the_large_campaign_found(index, command):
     """Seed 1's cases the large run found (bench/mutation_campaign.py, 2026-11-29): a B-tree key whose bytes do
     not decode made `index` text fail on len(None) (its JSON has the key's error; the text now shows ``?``), and
     a relation whose pg_namespace row is damaged made `diff` of its two files fail spelling a schema the catalog
-    does not name. Each answers now, with findings."""
+    does not name; a pg_control whose block size no build has (8191, CRC recomputed) made `rows` reshape pages
+    into 8-byte words and fail. Each answers now, with findings."""
     runner = Runner(case_seconds=CASE_SECONDS, rss_limit_mb=RSS_LIMIT_MB)
     try:
         r = runner.run(1, index)

@@ -223,6 +223,18 @@ def decode_control(data: bytes | bytearray | memoryview) -> dict:
     return out
 
 
+BLOCK_SIZES = {1024 << i for i in range(6)}    # configure --with-blocksize: 1 to 32 kB, powers of two
+
+
+def usable_sizes(d: dict | None) -> tuple[int | None, int | None]:
+    """(block size, segment size in blocks) of a decoded pg_control that can be read by: None for a value its CRC
+    does not vouch for or that no PostgreSQL build has (the caller's defaults apply, a finding says why)."""
+    if not d or not d["crc_ok"]:
+        return None, None
+    return (d["blcksz"] if d["blcksz"] in BLOCK_SIZES else None,
+            d["relseg_size"] if d["relseg_size"] > 0 else None)
+
+
 def _findings(data: bytes, d: dict) -> list[Finding]:
     found = []
     if not d["crc_ok"]:
@@ -238,6 +250,13 @@ def _findings(data: bytes, d: dict) -> list[Finding]:
     if d["wal_level_name"] is None:
         found.append(Finding("control.wal_level.unknown", f"unknown wal_level {d['wal_level']}",
                              severity=WARNING, actual=d["wal_level"]))
+    if d["blcksz"] not in BLOCK_SIZES:
+        found.append(Finding("control.block_size.invalid", f"block size {d['blcksz']} is not one PostgreSQL is "
+                             f"built with (1, 2, 4, 8, 16 or 32 kB): relation files are read in blocks of the "
+                             "default size", actual=d["blcksz"]))
+    if d["relseg_size"] <= 0:
+        found.append(Finding("control.relseg_size.invalid", f"segment size {d['relseg_size']} blocks: relation "
+                             "files are read in the default segments", actual=d["relseg_size"]))
     end = d["crc_offset"] + 4
     tail = data[end:]
     if tail.count(0) != len(tail):

@@ -105,13 +105,13 @@ class DataDirectory:
 
     @property
     def block_size(self) -> int:
-        c = self.control
-        return c["blcksz"] if c and c["crc_ok"] else DEFAULT_BLCKSZ
+        from pgpage.decode.control import usable_sizes
+        return usable_sizes(self.control)[0] or DEFAULT_BLCKSZ
 
     @property
     def relseg_size(self) -> int:
-        c = self.control
-        return c["relseg_size"] if c and c["crc_ok"] else DEFAULT_RELSEG_SIZE
+        from pgpage.decode.control import usable_sizes
+        return usable_sizes(self.control)[1] or DEFAULT_RELSEG_SIZE
 
     @property
     def checksums(self) -> bool | None:

@@ -225,3 +225,39 @@ def test_verify_with_the_table_file_deleted(deleted):
         assert [(x["code"], x["relation"]) for x in found] == [("relation.file_missing", f"public.{TABLE}"),
                                                                 ("btree.heap.table_missing", "public.idx_two")]
         assert "result: clean" not in run("verify", deleted, "--rel", "idx_two", *extra).stdout
+
+
+def test_a_block_size_no_build_has_is_a_finding(tmp_path):
+    """pg_control's block size with its CRC recomputed over it, 8191: no PostgreSQL is built so (1-32 kB, powers of
+    two); scan says so and reads the relation files in default blocks, as the real server's files are."""
+    import struct
+    import subprocess
+    import sys
+
+    from conftest import data_dir
+    from pgpage.decode.control import decode_control
+    from pgpage.decode.crc32c import crc32c
+    import shutil
+    d = tmp_path / "data"
+    shutil.copytree(data_dir(15), d)
+    control = d / "global" / "pg_control"
+    control.chmod(0o644)
+    raw = bytearray(control.read_bytes())
+    decoded = decode_control(bytes(raw))
+    at = raw.find(struct.pack("<I", decoded["blcksz"]), 0, decoded["crc_offset"])
+    struct.pack_into("<I", raw, at, 8191)
+    struct.pack_into("<I", raw, decoded["crc_offset"], crc32c(bytes(raw[:decoded["crc_offset"]])))
+    control.write_bytes(bytes(raw))
+    assert decode_control(bytes(raw))["blcksz"] == 8191
+    r = subprocess.run([sys.executable, "-m", "pgpage", "scan", str(d), "--json"], capture_output=True, text=True)
+    import json
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1
+    assert [f["code"] for f in doc["findings"] if f["code"].startswith("control.")] == ["control.block_size.invalid"]
+    original = json.loads(subprocess.run([sys.executable, "-m", "pgpage", "scan", str(data_dir(15)), "--json"],
+                                         capture_output=True, text=True).stdout)
+
+    def heap(doc):
+        return next(x for db in doc["databases"] for x in db["relations"] if x["name"] == "public.heap_frozen")
+    assert heap(doc)["blocks"] == heap(original)["blocks"] > 0
+    assert heap(doc)["health"] == heap(original)["health"]
