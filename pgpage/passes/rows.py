@@ -493,43 +493,32 @@ class TableRows(CompiledPrinting):
         and a chunk at a time: ``(text, rows)``, UTF-8 lines the compiled printer wrote for that many rows, or a
         RowVersion for a row it declined (``render.rows`` makes its line, as for every row when the printer
         cannot take the table: a column of a type it does not print)."""
-        printer = self.csv_printer(system)
-        if printer is None:
-            yield from self
-            return
-        for chunk in self.chunks():
-            yield from self._printed_chunk(printer, chunk, system)
+        yield from self._printed_stream(self.csv_printer(system), system)
 
     def arrow_stream(self, typed: list[bool]) -> Iterator["TypedLines | RowVersion"]:
         """``csv_stream``'s rows (no system columns in the lines) for Arrow (``passes.export.rows_batches``): runs of
         versions the compiled printer took (``TypedLines``: the values of the ``typed`` columns as Arrow holds them
         where it can, the others' CSV fields), between the versions it declined."""
-        printer = self.csv_printer(system=False, typed=typed)
-        if printer is None:
-            yield from self
-            return
-        for chunk in self.chunks():
-            yield from self._printed_chunk(printer, chunk, system=False)
+        yield from self._printed_stream(self.csv_printer(system=False, typed=typed), system=False)
 
     def copy_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """The body of ``COPY ... TO`` in its text format (`pgpage dump`), as ``csv_stream`` gives CSV lines: runs of
         lines the compiled printer wrote between the versions it declined (``render.rows.copy_text_line``)."""
-        printer = self.csv_printer(system=False, copy_text=True)
-        if printer is None:
-            yield from self
-            return
-        for chunk in self.chunks():
-            yield from self._printed_chunk(printer, chunk, system=False)
+        yield from self._printed_stream(self.csv_printer(system=False, copy_text=True), system=False)
 
     def json_stream(self) -> Iterator["tuple[bytes, int] | RowVersion"]:
         """``rows --json``'s records as ``csv_stream`` gives CSV lines: runs of them the compiled printer wrote
         (``(text, rows)``) between the versions it declined (``RowVersion.record`` makes their records)."""
-        printer = self.csv_printer(system=True, json=True)
+        yield from self._printed_stream(self.csv_printer(system=True, json=True), system=True, json=True)
+
+    def _printed_stream(self, printer, system: bool, json: bool = False) -> Iterator:
+        """Every chunk's runs of what ``printer`` wrote, between the versions it declined; every version as a
+        RowVersion when there is no printer (a column of a type it does not print)."""
         if printer is None:
             yield from self
             return
         for chunk in self.chunks():
-            yield from self._printed_chunk(printer, chunk, system=True, json=True)
+            yield from self._printed_chunk(printer, chunk, system, json=json)
 
     def csv_kinds(self) -> list[str | None]:
         """How the compiled printer prints each selected column (``decode.printer``), None where it cannot."""
