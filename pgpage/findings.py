@@ -119,7 +119,7 @@ CODES = frozenset({
     "hash.index.partial", "index.am.not_decoded", "bloom.index.partial", "hnsw.index.partial",
     "ivfflat.index.partial",
     "hash.bucket.missing", "hash.chain.bad_link", "hash.chain.cycle", "hash.chain.out_of_range",
-    "hash.item.bad_length", "hash.item.order", "hash.item.wrong_bucket", "hash.meta.bad_magic",
+    "hash.item.bad_length", "hash.item.order", "hash.item.wrong_bucket", "hash.meta.bad_bmshift", "hash.meta.bad_magic",
     "hash.meta.bad_maxbucket", "hash.meta.bad_version", "hash.meta.missing", "hash.overflow.orphan", "hash.page.bad_special_size",
     "hash.page.not_hash",
     "heap.ctid.block_beyond_end", "heap.ctid.invalid", "heap.ctid.offset_out_of_range", "heap.deform.bad_attlen",

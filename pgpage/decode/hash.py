@@ -192,6 +192,8 @@ class HashBitmap:
             return None, "block 0 is not a hash metapage"
         if blkno == 0 or blkno in meta["mapp"][:meta["nmaps"]]:
             return None, invalid
+        if not bmshift_ok(meta):
+            return None, f"hashm_bmshift {meta['bmshift']} does not fit hashm_bmsize {meta['bmsize']}"
         bitno = ovflblkno_to_bitno(meta, blkno)
         if bitno is None:
             return None, invalid
@@ -213,6 +215,11 @@ class HashBitmap:
                 int.from_bytes(raw[-4:-2], "little") & LH_PAGE_TYPE == LH_BITMAP_PAGE
             self._words[blkno] = bitmap_words(raw) if ok else None
         return self._words[blkno]
+
+
+def bmshift_ok(meta: dict) -> bool:
+    """hashm_bmshift is log2 of the bits in a bitmap page (_hash_init_metabuffer: log2(hashm_bmsize) + 3)."""
+    return 3 <= meta["bmshift"] < 32 and meta["bmsize"] == 1 << (meta["bmshift"] - 3)
 
 
 def bitmap_words(raw: bytes) -> list[int]:

@@ -324,7 +324,8 @@ def _database_pairs(before: DataDirectory, after: DataDirectory, db_name: str | 
             before.database(db_name)  # the usual "no database ... (there are: ...)" refusal
         return [(b, a)]
     b_dbs, a_dbs = {d.oid: d for d in before.databases()}, {d.oid: d for d in after.databases()}
-    return [(b_dbs.get(o), a_dbs.get(o)) for o in sorted(set(b_dbs) | set(a_dbs))]
+    # a damaged pg_database row's oid is None (its database has no directory to read; a finding says so)
+    return [(b_dbs.get(o), a_dbs.get(o)) for o in sorted(set(b_dbs) | set(a_dbs), key=lambda o: (o is None, o or 0))]
 
 
 def compare_clusters(before_path: str, after_path: str, db_name: str | None, rel_name: str | None,

@@ -561,25 +561,35 @@ class Database:
 
     def _class_gaps(self) -> list[str]:
         """pg_class's blocks whose rows may be gone (asked only when a name is not found): blocks that fail their
-        checksum (a page replaced by another breaks no other rule the catalog reader checks), and all-zero blocks
-        before its last one (a page zeroed, or never written after a crash: its rows, if any, are lost)."""
+        checksum (a page replaced by another breaks no other rule the catalog reader checks), all-zero blocks
+        before its last one (a page zeroed, or never written after a crash: its rows, if any, are lost), blocks
+        with tuple bytes but no line pointer to them (pd_lower cut back), and rows seen twice (a page copied over
+        another, its checksum made good: the rows it held are gone)."""
         import numpy as np
 
         from pgpage.decode.checksum import chunk_checksum_failures
+        from pgpage.decode.vector import decode_headers
         fork = self.cluster._catalog_fork("pg_class", self.filenode_map, self.path)
         if fork is None or not fork.exists:
             return []
-        bad, zeroed = [], []
+        bad, zeroed, unpointed = [], [], []
         for first, chunk in fork.iter_chunks():
             if self.cluster.checksums:
                 bad += chunk_checksum_failures(chunk, first)
             zeroed += (first + np.flatnonzero(~chunk.any(axis=1))).tolist()
+            h = decode_headers(chunk)   # heap pages keep pd_upper at pd_special while no item has storage
+            unpointed += (first + np.flatnonzero(~h.is_new & (h.nlp == 0) & (h.upper < h.special))).tolist()
         zeroed = [b for b in zeroed if b < fork.end_block - 1]
-        gaps = [f"pg_class fails its checksum at block{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))}"
-                ] if bad else []
+        blocks = lambda bs: f"block{'s' if len(bs) > 1 else ''} {', '.join(map(str, bs))}"  # noqa: E731
+        gaps = [f"pg_class fails its checksum at {blocks(bad)}"] if bad else []
         if zeroed:
-            gaps.append(f"pg_class block{'s' if len(zeroed) > 1 else ''} {', '.join(map(str, zeroed))}"
-                        f" {'are' if len(zeroed) > 1 else 'is'} all zeros")
+            gaps.append(f"pg_class {blocks(zeroed)} {'are' if len(zeroed) > 1 else 'is'} all zeros")
+        if unpointed:
+            gaps.append(f"pg_class {blocks(unpointed)} {'hold' if len(unpointed) > 1 else 'holds'} tuple data"
+                        " but no line pointer")
+        twice = sum(f.code == "catalog.row.ambiguous" and f.relation == "pg_class" for f in self.findings)
+        if twice:
+            gaps.append(f"pg_class holds {twice} row{'s' if twice > 1 else ''} twice (a page copied over another?)")
         return gaps
 
     def _check_files(self, rels: list["Relation"]) -> None:

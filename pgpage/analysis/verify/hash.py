@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from pgpage.analysis.verify.context import VerifyContext
-from pgpage.decode.hash import (BITS_PER_MAP, HashBitmap, HashChunk, bucket_to_blkno, decode_hash_chunk,
+from pgpage.decode.hash import (BITS_PER_MAP, HashBitmap, HashChunk, bmshift_ok, bucket_to_blkno, decode_hash_chunk,
                                 hashkey_to_bucket, ovflblknos_to_bitnos)
 from pgpage.decode.ksy.constants import (HASH_MAGIC, HASH_VERSION, LH_BITMAP_PAGE, LH_BUCKET_NEEDS_SPLIT_CLEANUP,
                                          LH_BUCKET_PAGE, LH_META_PAGE, LH_OVERFLOW_PAGE)
@@ -110,7 +110,12 @@ class HashVerifier:
                 out.append(ctx.finding("hash.item.wrong_bucket", f"item {item}'s hash code maps to bucket {want}, the"
                                        f" page is bucket {self.bucket[blk]}'s", blk, item, expected=want,
                                        actual=int(self.bucket[blk])))
-        out += self._bitmap(reached)
+        if bmshift_ok(m):
+            out += self._bitmap(reached)
+        else:
+            out.append(ctx.finding("hash.meta.bad_bmshift", f"hashm_bmshift {m['bmshift']} is not log2 of the bits"
+                                   f" in hashm_bmsize {m['bmsize']} bytes: the overflow bitmap is not checked", 0,
+                                   actual=m["bmshift"]))
         return sorted(out, key=lambda f: (f.block if f.block is not None else -1, f.item or 0))
 
     def _chain(self, b: int, blk: int, reached: np.ndarray) -> list[Finding]:
