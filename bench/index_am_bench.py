@@ -18,6 +18,7 @@ and prints MB/s (1 MB = 10^6 bytes of index files), each pgpage command's ratio 
 
     python bench/index_am_bench.py                   # 2 M rows
     python bench/index_am_bench.py --rows 20000      # a quick try (a few MB of indexes)
+    python bench/index_am_bench.py --rows 10000000 --indexes am_gist_box,am_hash_id --keep   # larger, fewer
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ INDEXES = {   # name -> CREATE INDEX tail
 }
 
 
-def build(server: Server, rows: int) -> None:
+def build(server: Server, rows: int, indexes: dict) -> None:
     s = server.sql
     s("CREATE DATABASE bench", db="postgres")
     s("CREATE EXTENSION bloom")
@@ -55,7 +56,7 @@ def build(server: Server, rows: int) -> None:
         s(f"INSERT INTO t SELECT g, 'k' || (g % 1000), to_tsvector('simple', 'w' || (g % 997) || ' v' || (g % 101)"
           f" || ' u' || (g % 13) || ' x' || g), ARRAY[g % 50, g % 7000], box(point(g % 1000, g / 1000),"
           f" point(g % 1000 + 1.5, g / 1000 + 0.5)), point(g % 1000, g / 1000) FROM generate_series({lo}, {hi}) g")
-    for name, tail in INDEXES.items():
+    for name, tail in indexes.items():
         s(f"CREATE INDEX {name} ON t {tail}")
     s("DELETE FROM t WHERE id % 97 = 0")
     s("UPDATE t SET k = k || 'u' WHERE id % 89 = 0")
@@ -70,7 +71,10 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the cluster afterwards (for --reuse)")
     ap.add_argument("--reuse", default=None, help="a work directory a previous --keep left: skip the build")
     ap.add_argument("--json", default=None, help="also write the results to this file")
+    ap.add_argument("--indexes", default=",".join(INDEXES), help="the indexes to build and measure (comma-separated"
+                    f" names of: {', '.join(INDEXES)})")
     args = ap.parse_args()
+    indexes = {name: INDEXES[name] for name in args.indexes.split(",")}
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)   # pgpage measured as installed: byte-compiled once
     for tool in (PGBIN / "initdb", Path(shutil.which("pg_filedump") or "/nonexistent")):
         if not tool.exists():
@@ -91,11 +95,11 @@ def main() -> int:
             run(as_postgres([str(PGBIN / "initdb"), "-k", "-D", str(pgdata), "-U", "postgres", "--no-sync"]))
             server.start()
             t0 = time.perf_counter()
-            build(server, args.rows)
+            build(server, args.rows, indexes)
             results["build_seconds"] = round(time.perf_counter() - t0, 1)
         else:
             server.start()
-        files = {name: relation_files(server, name) for name in INDEXES}
+        files = {name: relation_files(server, name) for name in indexes}
         server.stop()
         pgpage = [sys.executable, "-m", "pgpage"]
         for name, (paths, size) in files.items():

@@ -35,7 +35,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import MAJORS, data_dir
 from pgpage.analysis.heap import chunk_stats
-from pgpage.analysis.verify.btree import BtreeVerifier, shape_from_index_row
+from pgpage.analysis.verify.btree import BtreeVerifier
+from pgpage.analysis.verify.context import shape_from_index_row
 from pgpage.analysis.verify.context import VerifyContext
 from pgpage.analysis.verify.heap import verify_heap_chunk
 from pgpage.analysis.verify.pages import verify_generic_chunk

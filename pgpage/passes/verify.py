@@ -25,24 +25,13 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pgpage.analysis.verify.btree import CHUNK_BYTES as BTREE_CHUNK_BYTES
-from pgpage.analysis.verify.btree import BtreeVerifier, IndexShape, KeySpec, shape_from_index_row
-from pgpage.analysis.verify.brin import BrinVerifier
-from pgpage.analysis.verify.hash import HashVerifier
-from pgpage.analysis.verify.context import VerifyContext
-from pgpage.analysis.verify.heap import verify_heap_chunk
+from pgpage.analysis.verify.context import IndexShape, KeySpec, VerifyContext, shape_from_index_row
 from pgpage.analysis.verify.pages import check_pages, checksum_votes, checksums_decided, verify_generic_chunk
-from pgpage.analysis.verify.vm import vm_bits_for, vm_tail_findings
-from pgpage.analysis.verify.xids import since_checkpoint_finding
 from pgpage.decode.extam import AM_OF_PAGE_ID as EXT_AM_OF_PAGE_ID, not_decoded_message
 from pgpage.decode.ksy.constants import PG_PAGE_LAYOUT_VERSION
 from pgpage.decode.page import special_kind
 from pgpage.decode.vector import column
 from pgpage.findings import INFO, WARNING, ExitCode, Finding, PgpageError
-from pgpage.passes.heapallindexed import heapallindexed
-from pgpage.passes.index import (heap_tid_check_or_why, missing_table_finding, table_unreadable,
-                                 unreadable_table_finding)
-from pgpage.passes.toast import ToastStore, toast_max_chunk
 from pgpage.storage.datadir import HEAP_KINDS, RELKIND_NAMES
 from pgpage.storage.relfile import (FORKS, RelationFork, Unreadable, parse_segment_name,
                                    segment_files)
@@ -53,8 +42,11 @@ CLUSTER_CODES = ("cluster.", "control.", "filenode_map.")   # cluster facts ever
 
 
 # access methods whose structure verify checks beyond the page rules: verifier(ctx, nblocks) with feed(chunk,
-# first) and finish(), each returning findings
-AM_VERIFIERS = {"hash": HashVerifier, "brin": BrinVerifier}
+# first) and finish(), each returning findings (imported when used: each run needs one or none of them)
+AM_VERIFIERS = {
+    "hash": lambda: __import__("pgpage.analysis.verify.hash", fromlist=["_"]).HashVerifier,
+    "brin": lambda: __import__("pgpage.analysis.verify.brin", fromlist=["_"]).BrinVerifier,
+}
 
 def plan(target: str, db: str | None, rel: str | None, fork: str | None, jobs: int = 1,
          heapallindexed: bool = False):
@@ -392,7 +384,7 @@ class Verification:
             s.toast_exists = rel.toast is not None and rel.toast.kind == "t"
             s.attributes = lambda: self._attributes(db, s.oid)
             if s.toast_exists and rel.toast.forks.get("main") is not None:
-                s.toast_store = _once(lambda: ToastStore.open(rel.toast, self.cluster))
+                s.toast_store = _once(lambda: _toast_store(rel.toast, self.cluster))
         if only_fork in ("main", None) and "vm" not in forks and rel.forks.get("vm") is not None:
             s.forks["vm"] = rel.forks["vm"]      # the main fork's VM rules read it
         return s
@@ -536,6 +528,8 @@ class Verification:
         return page
 
     def _heap(self, s: Subject, fork: RelationFork, ctx: VerifyContext, with_vm: bool = True) -> Iterator[Finding]:
+        from pgpage.analysis.verify.vm import vm_tail_findings
+        from pgpage.analysis.verify.xids import since_checkpoint_finding
         vm = self._heap_context(s, fork, ctx, with_vm)
         pd_without_vm: list[int] = []   # the first block of each range with PD_ALL_VISIBLE set (and no VM)
         parts = self.heap_parts.pop(id(s), None)
@@ -569,6 +563,7 @@ class Verification:
         if s.toast_known and s.attributes is not None:
             ctx.columns, ctx.toast_oid, ctx.toast_exists = _once(s.attributes), s.toast_oid, s.toast_exists
             if s.toast_store is not None:   # verify_heapam's check_toast: each pointer's chunks in the TOAST table
+                from pgpage.passes.toast import toast_max_chunk
                 ctx.toast_chunks = lambda valueid: s.toast_store().chunks(valueid)
                 ctx.toast_max_chunk = toast_max_chunk(self.cluster)
                 ctx.toast_chunks_clean = lambda ids, extsizes: s.toast_store().chunks_clean(ids, extsizes)
@@ -577,6 +572,8 @@ class Verification:
     def _heap_range(self, s: Subject, fork: RelationFork, ctx: VerifyContext, vm: RelationFork | None,
                     with_vm: bool, start: int, stop: int, pd_without_vm: list[int]) -> Iterator[Finding]:
         """Blocks start..stop-1 of a heap's main fork, chunk by chunk (each chunk is judged on its own)."""
+        from pgpage.analysis.verify.heap import verify_heap_chunk
+        from pgpage.analysis.verify.vm import vm_bits_for
         vm_page = self._vm_reader(vm)
         for first, chunk in fork.iter_chunks(start, stop):
             bits = vm_bits_for(vm_page, first, chunk.shape[0], fork.block_size) if vm is not None else None
@@ -588,7 +585,7 @@ class Verification:
 
     def _other_am(self, s: Subject, fork: RelationFork, ctx: VerifyContext) -> Iterator[Finding]:
         """Page rules chunk by chunk, then the access method's own structure (``AM_VERIFIERS``)."""
-        v = AM_VERIFIERS[s.am](ctx, fork.end_block)
+        v = AM_VERIFIERS[s.am]()(ctx, fork.end_block)
         for first, chunk in fork.iter_chunks():
             yield from verify_generic_chunk(chunk, first, ctx, s.am)
             yield from v.feed(chunk, first)
@@ -601,17 +598,20 @@ class Verification:
                 yield from verify_generic_chunk(chunk, first, ctx)
                 self._count(chunk)
             return
+        from pgpage.passes.index import heap_tid_check_or_why
         heap, unreadable = heap_tid_check_or_why(s.table_fork, s.table, s.label)
         if s.index is not None and s.table is not None and s.table_fork is None:   # the table's file is gone
             unreadable = table_file_findings(s.index, s.label)[1]
         if unreadable is not None:   # said once: its heap checks (TIDs, --heapallindexed) are not made
             yield unreadable
+        from pgpage.analysis.verify.btree import CHUNK_BYTES, BtreeVerifier
         v = BtreeVerifier(ctx, fork.end_block, s.index_shape, heap, s.table, s.keys() if s.keys is not None else None)
-        for first, chunk in fork.iter_chunks(chunk_blocks=BTREE_CHUNK_BYTES // fork.block_size):
+        for first, chunk in fork.iter_chunks(chunk_blocks=CHUNK_BYTES // fork.block_size):
             yield from v.feed(chunk, first)
             self._count(chunk)
         yield from v.finish(fork.iter_chunks, fork.block_reader())
         if self.heapallindexed and s.index is not None and unreadable is None:
+            from pgpage.passes.heapallindexed import heapallindexed
             yield from heapallindexed(self.cluster, s.index, s.label, clean=ctx.consistent)
 
 
@@ -621,7 +621,7 @@ class Verification:
         columns, reason = (), "index columns unknown"
         if s.index is not None:
             columns = index_columns(s.index, s.index.database)
-            k = s.keys() if s.keys is not None else None
+            k = s.keys() if s.keys is not None and s.am == "gin" else None   # (only GIN's rules read an order)
             reason = k.reason if k is not None else reason
             if reason is None and k is not None and any(k.collation_keys or []):   # (GIN's order is bytes')
                 reason = "a collation that does not sort as bytes"
@@ -645,6 +645,7 @@ def table_file_findings(index, label: str | None) -> tuple[Finding | None, Findi
     (what verifying the table itself reports of it, the index's note that its heap checks were not made);
     (None, None) when it is readable. The table's finding is the catalog check's (``relation.file_missing``,
     ``storage.unreadable`` for a directory in its place) or, for a file that is there, its read's."""
+    from pgpage.passes.index import missing_table_finding, table_unreadable, unreadable_table_finding
     table = index.table
     fork = table.forks.get("main") if table is not None else None
     if fork is not None:
@@ -660,6 +661,11 @@ def table_file_findings(index, label: str | None) -> tuple[Finding | None, Findi
     if own.code == "relation.file_missing":
         return own, missing_table_finding(name, label)
     return own, unreadable_table_finding(name, label, table.directory / table.file_stem, own.actual)
+
+
+def _toast_store(toast, cluster):
+    from pgpage.passes.toast import ToastStore
+    return ToastStore.open(toast, cluster)
 
 
 def _once(f):

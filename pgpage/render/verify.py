@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from pgpage.render.output import _jsonable, console
-from pgpage.render.page import SEVERITY_STYLE
-from pgpage.render.scan import human_bytes
+
+if TYPE_CHECKING:      # rich is imported by the text output only (JSON lines need none of it)
+    from rich.text import Text
 
 EXAMPLES = 3
 
@@ -93,6 +93,7 @@ class TextSink(_Sink):
         self.with_findings = 0
 
     def start(self, rec: dict) -> None:
+        from rich.text import Text
         out = self.out
         what = rec.get("relation") or rec.get("file") or rec.get("data_directory") or rec["target"]
         head = Text.assemble(("verify ", "bold"), (str(what), "bold cyan"))
@@ -125,6 +126,10 @@ class TextSink(_Sink):
 
 
     def finish(self, rec: dict) -> None:
+        from rich.text import Text
+
+        from pgpage.render.page import SEVERITY_STYLE
+        from pgpage.render.scan import human_bytes
         out = self.out
         if self.verbose and self.count:
             out.print()
@@ -176,6 +181,9 @@ def where(rec: dict) -> str:
 
 def finding_line(rec: dict) -> Text:
     """One finding on one line: FAIL when it fails the audit, severity, code, where, message."""
+    from rich.text import Text
+
+    from pgpage.render.page import SEVERITY_STYLE
     sev = rec.get("severity", "error")
     return Text.assemble(("FAIL " if rec.get("fails") else "     ", "bold red"),
                          (f"{sev:<7} ", SEVERITY_STYLE.get(sev, "")),

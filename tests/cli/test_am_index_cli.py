@@ -228,3 +228,24 @@ def test_verify_finds_a_zeroed_brin_metapage(tmp_path):
     dest = damaged_copy(tmp_path, major, name, lambda p: p.__setitem__(slice(0, BLCKSZ), bytes(BLCKSZ)))
     code, records = verify_records(dest, name)
     assert code == 1 and ("brin.meta.missing", 0, None) in codes_at(records)
+
+
+@pytest.mark.parametrize("name", ["gist_box", "hash_int"])
+def test_verify_of_an_am_index_imports_only_its_verifier(name):
+    """verify --json of a GiST or hash index imports neither the B-tree, heap and TOAST verifiers nor Rich: their
+    imports were a fifth of the command's start-up, which decides its speed against pg_filedump on small indexes
+    (issue 41). The index's verifier runs: the same clean answer as test_verify_is_clean_on_every_fixture_index."""
+    import subprocess
+    import sys
+    code = ("import sys\nfrom pgpage.cli.main import run\n"
+            f"sys.argv = ['pgpage', 'verify', {str(data_dir(17))!r}, '--db', 'pgpage', '--rel', {name!r}, '--json']\n"
+            "try:\n    run()\nexcept SystemExit as e:\n    print('exit', e.code, file=sys.stderr)\n"
+            "print(sorted(m for m in ('rich', 'pgpage.analysis.verify.btree', 'pgpage.analysis.verify.heap',"
+            " 'pgpage.passes.heapallindexed', 'pgpage.passes.toast') if m in sys.modules), file=sys.stderr)\n"
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('pgpage.analysis.verify.')),"
+            " file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    lines = r.stderr.splitlines()
+    assert lines[-3] == "exit 0" and lines[-2] == "[]", r.stderr
+    assert name.split("_")[0] in lines[-1] and "btree" not in lines[-1], r.stderr
+    assert json.loads(r.stdout.splitlines()[-1])["type"] == "summary", r.stdout[-300:]

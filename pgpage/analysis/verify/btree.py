@@ -18,7 +18,7 @@ The messages are amcheck's where amcheck has one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable, Iterable
 
 import numpy as np
@@ -31,7 +31,7 @@ from pgpage.analysis.btree.pages import (BT_IS_POSTING, BT_OFFSET_MASK, BT_PIVOT
                                          SIZE_OF_BT_OPAQUE, bt_opaque, max_index_tuples_per_page)
 from pgpage.analysis.btree.scan import BtreeScan, IndexInfo
 from pgpage.analysis.btree.sink import FindingSink
-from pgpage.analysis.verify.context import VerifyContext
+from pgpage.analysis.verify.context import IndexShape, KeySpec, VerifyContext
 from pgpage.analysis.verify.pages import check_pages
 from pgpage.decode.flags import LP_DEAD, LP_NORMAL
 from pgpage.decode.ksy.constants import (BTREE_MIN_VERSION, BTREE_VERSION, MAX_BT_CYCLE_ID, SIZEOF_ItemIdData,
@@ -54,13 +54,6 @@ def bt_max_item_size(block_size: int, heapkeyspace: bool) -> int:
     return no_tid - maxalign(SIZEOF_ItemPointerData) if heapkeyspace else no_tid
 
 
-@dataclass
-class IndexShape:
-    """What pg_index says: indnatts and indnkeyatts (None when unknown: a bare segment file)."""
-    natts: int | None = None
-    nkeyatts: int | None = None
-
-
 class _EveryFinding(FindingSink):
     """``BtreeScan``'s findings without its per-code cap: verify reports each problem."""
 
@@ -77,17 +70,6 @@ class _EveryFinding(FindingSink):
 
     def close(self) -> list[Finding]:
         return self.items
-
-
-@dataclass
-class KeySpec:
-    """The index's key columns for the order checks (``analysis.btree.order``): its attributes
-    (deform Attributes, attnum order) and pg_index's indoption; ``reason``: why the order cannot be
-    computed (then only the checks that need no order run, and one note says why)."""
-    attrs: list | None = None
-    indoption: list | None = None
-    reason: str | None = None
-    collation_keys: list | None = None   # per key column: its collation's sort key, None where bytes order holds
 
 
 class BtreeVerifier:
@@ -402,16 +384,3 @@ def _blocks_through(chunks: Callable[..., Iterable[tuple[int, np.ndarray]]], blo
                 out[rows] = chunk[blocks[rows] - first]
         return out
     return read
-
-
-def shape_from_index_row(row: dict | None) -> IndexShape:
-    """IndexShape from a pg_index row (indnkeyatts is indnatts before 11)."""
-    if not row:
-        return IndexShape()
-    def number(v):
-        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
-    natts = number(row.get("indnatts"))
-    nkey = number(row.get("indnkeyatts", natts))
-    return IndexShape(natts, nkey if nkey is not None else natts)
-
-

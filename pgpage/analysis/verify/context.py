@@ -68,3 +68,32 @@ def _plain(v):
     if hasattr(v, "item"):
         return v.item()
     return v
+
+
+@dataclass
+class IndexShape:
+    """What pg_index says: indnatts and indnkeyatts (None when unknown: a bare segment file)."""
+    natts: int | None = None
+    nkeyatts: int | None = None
+
+
+@dataclass
+class KeySpec:
+    """The index's key columns for the order checks (``analysis.btree.order``): its attributes
+    (deform Attributes, attnum order) and pg_index's indoption; ``reason``: why the order cannot be
+    computed (then only the checks that need no order run, and one note says why)."""
+    attrs: list | None = None
+    indoption: list | None = None
+    reason: str | None = None
+    collation_keys: list | None = None   # per key column: its collation's sort key, None where bytes order holds
+
+
+def shape_from_index_row(row: dict | None) -> IndexShape:
+    """IndexShape from a pg_index row (indnkeyatts is indnatts before 11)."""
+    if not row:
+        return IndexShape()
+    def number(v):
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+    natts = number(row.get("indnatts"))
+    nkey = number(row.get("indnkeyatts", natts))
+    return IndexShape(natts, nkey if nkey is not None else natts)

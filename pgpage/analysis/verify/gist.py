@@ -43,8 +43,12 @@ class GistVerifier:
     def __init__(self, ctx: VerifyContext, nblocks: int, columns, order_reason: str | None = None):
         self.ctx, self.nblocks = ctx, nblocks
         self.kind = np.full(nblocks, OTHER, dtype=np.uint8)
-        self.downlinks: dict[int, list] = {}      # internal page -> [(item, child, key box or None)]
-        self.boxes: dict[int, tuple] = {}         # page -> the union of its keys, when they are boxes
+        # the downlinks of the pages the sieve passed, as arrays (parent, item, child, key box, has a box) per
+        # chunk; those of the pages read item by item (``_items``): internal page -> [(item, child, box or None)]
+        self.link_arrays: list[tuple] = []
+        self.downlinks: dict[int, list] = {}
+        self.union = np.zeros((nblocks, 4))       # page -> the union of its keys, where they are boxes
+        self.has_union = np.zeros(nblocks, dtype=bool)
         cols = list(columns or [])
         self.box_keys = len(cols) == 1 and cols[0].typid == BOXOID
         self.max_offset = ctx.block_size // SIZEOF_ItemIdData
@@ -111,7 +115,7 @@ class GistVerifier:
         idx = np.flatnonzero(clean)
         self.kind[first + idx] = np.where(leaf[idx], LEAF, INTERNAL)
         boxed = np.flatnonzero(has_union)
-        self.boxes.update(zip((first + boxed).tolist(), map(tuple, unions[boxed].tolist())))
+        self.union[first + boxed], self.has_union[first + boxed] = unions[boxed], True
         inner = np.flatnonzero(clean & ~leaf)
         if len(inner):
             self._downlinks(chunk, first, inner, h)
@@ -124,18 +128,14 @@ class GistVerifier:
         page, lp, at = pages[lps.page], lps.lp, lps.off.astype(np.int64)
         u16 = lambda k: chunk[page, at + k].astype(np.int64) | chunk[page, at + k + 1].astype(np.int64) << 8  # noqa
         block = u16(ITEM_POINTER["bi_hi"][0]) << 16 | u16(ITEM_POINTER["bi_lo"][0])
-        boxes, has_box = [None] * len(page), np.zeros(len(page), dtype=bool)
+        boxes, has_box = np.zeros((len(page), 4)), np.zeros(len(page), dtype=bool)
         if self.box_keys:     # _box: four float8 at the data offset of a tuple without nulls
             info = u16(INDEX_T_INFO)
             has_box = (info & INDEX_NULL_MASK == 0) & (SIZEOF_INDEX_TUPLE + 32 <= info & INDEX_SIZE_MASK)
             where = np.where(has_box, at + SIZEOF_INDEX_TUPLE, SizeOfPageHeaderData)
             raw = chunk[page[:, None], where[:, None] + np.arange(32)]
-            boxes = np.ascontiguousarray(raw).view("<f8").reshape(-1, 4).tolist()
-        rows = [(it, b, tuple(x) if h else None) for it, b, x, h in zip(lp.tolist(), block.tolist(), boxes,
-                                                                        has_box.tolist())]
-        starts = np.searchsorted(lps.page, np.arange(len(pages) + 1))   # (line pointers come in page order)
-        for k, i in enumerate(pages.tolist()):
-            self.downlinks[first + i] = rows[starts[k]:starts[k + 1]]
+            boxes = np.ascontiguousarray(raw).view("<f8").reshape(-1, 4)
+        self.link_arrays.append((first + page, lp.astype(np.int64), block, boxes, has_box))
 
     def _items(self, raw: bytes, blkno: int, leaf: bool, items) -> list[Finding]:
         ctx, out = self.ctx, []
@@ -176,7 +176,7 @@ class GistVerifier:
                                        f" is not 0x{TUPLE_IS_VALID:04X}", blkno, lp, actual=posid))
             links.append((lp, block, box))
         if union is not None:
-            self.boxes[blkno] = union
+            self.union[blkno], self.has_union[blkno] = union, True
         return out
 
     def _box(self, tup: bytes, size: int):
@@ -194,8 +194,60 @@ class GistVerifier:
                 out.append(ctx.finding("gist.tree.bad_root", "block 0, the root, is not a live GiST page",
                                        ROOT_BLKNO))
             return out
+        links = self.links()
+        if not self.downlinks and (links is None or self._tree_sound(*links)):
+            return out
+        return self._walk(links)
+
+    def links(self) -> tuple | None:
+        """The sieved pages' downlinks: (parent, item, child, key box, has a box) arrays, or None."""
+        return tuple(np.concatenate(a) for a in zip(*self.link_arrays)) if self.link_arrays else None
+
+    def _tree_sound(self, parent, item, child, box, has_box) -> bool:
+        """Whether ``_walk`` would find nothing, level by level with numpy: from the root, every downlink to a live
+        page inside the index, no page reached twice, every leaf at one depth, every child's keys inside its
+        downlink's box. ``parent`` ascends (the pages were fed in block order)."""
+        n, kind = self.nblocks, self.kind
+        starts, ends = np.searchsorted(parent, np.arange(n)), np.searchsorted(parent, np.arange(n), side="right")
+        seen = np.zeros(n, dtype=bool)
+        level, depth, leaf_depths = np.array([ROOT_BLKNO]), 0, set()
+        while len(level):
+            if seen[level].any() or len(np.unique(level)) != len(level):
+                return False
+            seen[level] = True
+            if (kind[level] == LEAF).any():
+                leaf_depths.add(depth)
+            counts = ends[level] - starts[level]
+            links = np.repeat(starts[level] - np.cumsum(counts) + counts, counts) + np.arange(counts.sum())
+            kids = child[links]
+            if ((kids < 0) | (kids >= n)).any() or not np.isin(kind[kids], (LEAF, INTERNAL)).all():
+                return False
+            keyed = has_box[links] & self.has_union[kids]
+            outer, inner = box[links][keyed], self.union[kids[keyed]]
+            if not ((outer[:, :2] >= inner[:, :2]).all() and (outer[:, 2:] <= inner[:, 2:]).all()):
+                return False
+            level, depth = kids, depth + 1
+        return len(leaf_depths) <= 1
+
+    def facts(self, links) -> tuple[dict, dict]:
+        """What the walk reads: internal page -> [(item, child, key box or None)], and page -> union of its boxes."""
+        downlinks = dict(self.downlinks)
+        if links is not None:
+            parent, item, child, box, has_box = links
+            rows = [(it, c, tuple(b) if hb else None) for it, c, b, hb in zip(item.tolist(), child.tolist(),
+                                                                            box.tolist(), has_box.tolist())]
+            starts = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]]).tolist() + [len(parent)]
+            for a, b in zip(starts[:-1], starts[1:]):
+                downlinks[int(parent[a])] = rows[a:b]
+        boxed = np.flatnonzero(self.has_union)
+        return downlinks, dict(zip(boxed.tolist(), map(tuple, self.union[boxed].tolist())))
+
+    def _walk(self, links) -> list[Finding]:
+        """The tree walked from the root page by page, each rule's findings where it fails."""
+        out, ctx = [], self.ctx
+        downlinks, boxes = self.facts(links)
         visited = bytearray(self.nblocks)
-        kinds, boxes, downlinks = self.kind.tolist(), self.boxes, self.downlinks   # (plain lists: a walk of scalars)
+        kinds = self.kind.tolist()   # (plain lists: a walk of scalars)
         stack = [(ROOT_BLKNO, 0, None, None, None)]     # (block, depth, parent, item, parent's key)
         leaf_depth = None
         while stack:
