@@ -97,8 +97,8 @@ class CompiledPrinting:
     def _typed_run(printer, c, first: int):
         """How a call's runs of lines are handed on with typed columns: ``TypedLines`` (the bytes the printer wrote
         for the call's values copied, as its buffer is written again by the next)."""
-        varlena = printer.lengths > 0
-        used = int((printer.values[varlena] + printer.lengths[varlena]).max(initial=0))
+        ends = printer.values + printer.lengths   # (where lengths > 0, a text value's end in data; no masked copy)
+        used = int(np.max(ends, where=printer.lengths > 0, initial=0))
         data = printer.data[:used].copy()
 
         def run(text: bytes, start: int, stop: int) -> TypedLines:
