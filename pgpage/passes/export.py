@@ -41,7 +41,9 @@ LABEL_CHARS = re.compile(r"[A-Za-z0-9._+-]+")
 
 
 # ------------------------------------------------------------------------------------------------ schemas
-_IDENTITY = [("database", "string"), ("nspname", "string"), ("relname", "string")]
+# ("string_dict": text of few values, a dictionary and an index per row: Parquet's dictionary encoding without the
+# writer hashing every value, and no cast to plain strings; readers see strings)
+_IDENTITY = [("database", "string_dict"), ("nspname", "string_dict"), ("relname", "string_dict")]
 
 # every dataset's columns, in order: (name, Arrow type name); the README's tables list the same
 COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -88,7 +90,8 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("schema_version", "int16"), *_IDENTITY, ("blkno", "int64"), ("lp", "int32"), ("lp_off", "int32"),
         ("lp_flags", "int16"), ("lp_len", "int32"), ("t_xmin", "int64"), ("t_xmax", "int64"), ("t_field3", "int64"),
         ("t_ctid", "string"), ("t_infomask2", "int32"), ("t_infomask", "int32"), ("t_hoff", "int16"),
-        ("natts", "int16"), ("xmin_status", "string"), ("xmax_status", "string"), ("status", "string"),
+        ("natts", "int16"), ("xmin_status", "string_dict"), ("xmax_status", "string_dict"),
+        ("status", "string_dict"),
         # one boolean per flag bit, named as htup_details.h names it (lower case), and HEAP_XMIN_FROZEN
     ],
     "btree_items": [
@@ -132,6 +135,8 @@ def arrow_type(name: str):
         return pa.timestamp("us", tz="UTC")
     if name == "list<string>":
         return pa.list_(pa.string())
+    if name == "string_dict":
+        return pa.dictionary(pa.int32(), pa.string())
     return getattr(pa, {"bool": "bool_", "float64": "float64"}.get(name, name))()
 
 
@@ -160,6 +165,8 @@ def _batch(dataset: str, columns: dict, n: int):
             v = np.full(n, SCHEMA_VERSION, dtype=np.int16)
         if v is None:
             arrays.append(pa.nulls(n, field.type))
+        elif isinstance(v, str) and pa.types.is_dictionary(field.type):
+            arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([v])))
         elif isinstance(v, (str, int, bool)):
             arrays.append(pa.repeat(pa.scalar(v, field.type), n))
         elif isinstance(v, pa.Array):
@@ -329,8 +336,7 @@ def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
         index = np.full(n, -1, dtype=np.int32)
         index[tups.item if where is None else tups.item[where]] = codes if where is None else codes[where]
         words = [table.get(c) for c in range(max(table) + 1)] if isinstance(table, dict) else list(table)
-        return pa.DictionaryArray.from_arrays(pa.array(index, mask=index < 0), pa.array(words, pa.string())
-                                              ).cast(pa.string())
+        return pa.DictionaryArray.from_arrays(numpy_arrow(index, pa.int32(), index >= 0), pa.array(words, pa.string()))
 
     ctid = pa.nulls(n, pa.string())
     if len(tups.item):   # (the line pointers with a tuple header get their t_ctid's text, in place)
