@@ -6,6 +6,20 @@
 #include "_values.h"
 
 #define NAMEDATALEN 64
+
+/* The text's length of a name (NAMEDATALEN bytes, NUL-padded) or of a cstring (its bytes and the NUL that ends it,
+   attlen -2: how a name_ops index stores its keys from 12 on, printer.py's kind "name" too); 0 for neither. */
+static int name_length(const uint8_t *v, int64_t len, int64_t *n)
+{
+    const uint8_t *nul = memchr(v, 0, (size_t)len);
+    if (len == NAMEDATALEN)
+        *n = nul ? nul - v : NAMEDATALEN;
+    else if (len > 0 && nul == v + len - 1)
+        *n = len - 1;
+    else
+        return 0;
+    return 1;
+}
 #define USECS_PER_DAY INT64_C(86400000000)
 #define USECS_PER_HOUR INT64_C(3600000000)
 #define USECS_PER_MINUTE INT64_C(60000000)
@@ -655,9 +669,7 @@ PGP_INTERNAL int arrow_value(Out *b, const uint8_t *bin, int64_t k, const uint8_
         const uint8_t *s = v;
         int64_t n = len;
         if (k == K_name) {
-            if (len != NAMEDATALEN) return 0;
-            const uint8_t *nul = memchr(v, 0, NAMEDATALEN);
-            n = nul ? nul - v : NAMEDATALEN;
+            if (!name_length(v, len, &n)) return 0;
         } else if (!varlena_body(v, len, &s, &n))
             return 0;
         if (k != K_bytea) {
@@ -745,9 +757,9 @@ PGP_INTERNAL int put_value(Out *o, int64_t k, const uint8_t *v, int64_t len, con
     case K_text:
         return put_text(o, s, n, single);
     case K_name: {
-        if (len != NAMEDATALEN) return 0;
-        const uint8_t *nul = memchr(v, 0, NAMEDATALEN);
-        return put_text(o, v, nul ? nul - v : NAMEDATALEN, single);
+        int64_t n_name;
+        if (!name_length(v, len, &n_name)) return 0;
+        return put_text(o, v, n_name, single);
     }
     case K_bytea: {
         if (!room(o, 2 + 2 * n)) return 1;

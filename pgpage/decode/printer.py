@@ -36,7 +36,7 @@ KINDS: dict[int, tuple[str, int]] = {
     829: ("macaddr", 6), 774: ("macaddr8", 8), 1266: ("timetz", 12), 790: ("money", 8), 3220: ("pg_lsn", 8),
     1560: ("bit", -1), 1562: ("bit", -1), 3614: ("tsvector", -1), 600: ("point", 16), 601: ("lseg", 32),
     628: ("line", 24), 603: ("box", 32), 718: ("circle", 24), 602: ("path", -1), 604: ("polygon", -1),
-    142: ("xml", -1), 27: ("tid", 6),
+    142: ("xml", -1), 27: ("tid", 6), 2275: ("name", -2),     # (cstring: a name_ops index's keys, 12+)
     **{t: ("text", -1) for t in (25, 1042, 1043, 114, 194)},     # text, bpchar, varchar, json, pg_node_tree
     **{t: ("uint32", 4) for t in (24, 26, 28, 29, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191)},
 }

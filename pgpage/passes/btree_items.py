@@ -29,10 +29,10 @@ NULL_BITMAP_AT = SIZEOF_IndexTupleData      # IndexAttributeBitMapData follows t
 DATA_AT, DATA_AT_WITH_NULLS = 8, 16         # IndexInfoFindDataOffset: MAXALIGN(8 [+ the 4-byte bitmap])
 
 
-def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[dict | list]:
+def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printers) -> Iterator[dict | list]:
     """The items of a chunk of B-tree pages (global block numbers from ``first``), in block order, by runs of
     pages: a run read as arrays as a dict of columns (numpy and Arrow arrays), a run of pages read one at a time
-    as a list of each page's row dicts. ``attrs``: the index's attributes; ``printer``: ``key_printer``'s."""
+    as a list of each page's row dicts. ``attrs``: the index's attributes; ``printers``: ``key_printers``'."""
     chunk = np.ascontiguousarray(chunk)
     n, bs = chunk.shape
     h, op = decode_headers(chunk), bt_opaque(chunk)
@@ -45,8 +45,12 @@ def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[di
     flat = chunk.reshape(-1)
     at = lps.page.astype(np.int64) * bs + lps.off
 
+    words = flat.view("<u2")
+
     def u16(pos):     # (a position past the chunk is an item the checks below send to page_view)
         pos = np.clip(pos, 0, flat.size - 2)
+        if not (pos & 1).any():   # (MAXALIGNed items: every field at an even byte, one gather of words)
+            return words[pos >> 1].astype(np.int64)
         return flat[pos].astype(np.int64) | (flat[pos + 1].astype(np.int64) << 8)
     sane = ((lps.len >= SIZEOF_IndexTupleData) & (lps.off >= SIZE_OF_PAGE_HEADER)
             & (lps.off + lps.len <= special[lps.page]))
@@ -94,7 +98,7 @@ def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printer) -> Iterator[di
         natts = np.where(pt, np.minimum(posid[sel] & BT_OFFSET_MASK, len(attrs or ())), len(attrs or ()))
         natts = np.where(~leaf & (lp == np.where(rightmost, 1, 2)), 0, natts)
         end = np.where(po, np.minimum(bi_lo[sel], s), np.where(heap_tid_attr, s - SIZE_OF_ITEM_POINTER, s))
-        keys = _keys(chunk, a, end, info[sel], natts, attrs, printer, page, lp, first, ctx)
+        keys = _keys(chunk, a, end, info[sel], natts, attrs, printers, page, lp, first, ctx)
         yield {"blkno": first + page, "btpo_level": op["btpo_level"][page].astype(np.int64),
                "leaf": leaf, "itemoffset": lp, "ctid": ctid, "itemlen": s, "nulls": (info[sel] & INDEX_NULL_MASK) != 0,
                "vars": (info[sel] & INDEX_VAR_MASK) != 0,
@@ -109,10 +113,11 @@ def _runs(mask: np.ndarray) -> Iterator[tuple[int, int]]:
     return zip(edges[:-1], edges[1:])
 
 
-def _keys(chunk, at, end, info, natts, attrs, printer, page, lp, first, ctx):
+def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
     """Each item's key texts (its first ``natts`` attributes; None for NULL) as an Arrow list array: printed by
-    ``printer`` where it prints them (the items with every attribute read as a table at once, the others' lines
-    one by one), else as ``page_view`` decodes them (a page at a time)."""
+    ``printers(natts)`` where it prints them (the items with every attribute read as a table at once, the
+    others' lines, pivots whose trailing attributes were cut off, one by one), else as ``page_view`` decodes them
+    (a page at a time)."""
     from pgpage.passes.arrowtext import arrow, csv_text_table
     pa = arrow()
     n, width = len(at), len(attrs or ())
@@ -121,13 +126,20 @@ def _keys(chunk, at, end, info, natts, attrs, printer, page, lp, first, ctx):
     hasnull = (info & INDEX_NULL_MASK) != 0
     flat = chunk.reshape(-1)
     t_hoff = np.where(hasnull, DATA_AT_WITH_NULLS, DATA_AT)
+    printer = printers(width)
     whole = np.flatnonzero(natts == width) if printer is not None else np.zeros(0, dtype=np.int64)
     texts, printed = [], []       # the whole items' lines, and which items they are
     declined = [] if printer is not None else list(range(n))
     python: dict[int, list | None] = {k: [] for k in np.flatnonzero(natts == 0).tolist()}   # minus infinity
     if printer is None:
         declined = [k for k in declined if k not in python]
-    for group in (whole, np.flatnonzero((natts != width) & (natts > 0)) if printer is not None else ()):
+    # (each count of attributes a pivot kept has its printer: the walk reads as many attributes as it prints)
+    cut = np.flatnonzero((natts != width) & (natts > 0)) if printer is not None else np.zeros(0, dtype=np.int64)
+    groups = [(whole, printer)] + [(cut[natts[cut] == k], printers(k)) for k in np.unique(natts[cut]).tolist()]
+    for group, printer in groups:
+        if printer is None:
+            declined += group.tolist()
+            continue
         pos = 0
         while pos < len(group):
             g = group[pos:]
@@ -202,14 +214,21 @@ def _page_rows(raw: bytes, blkno: int, ctx, attrs) -> list[dict]:
     return rows
 
 
-def key_printer(attrs, major: int | None):
-    """The compiled printer of a B-tree's attributes (their leaf tuples' keys) as ``analysis.btree.keys`` prints
-    them: no catalog, time stamps with time zone in UTC; None when it does not print every attribute's type."""
-    if not attrs:
-        return None
+def key_printers(attrs, major: int | None):
+    """``printers(k)``: the compiled printer of a B-tree's first k attributes (a leaf tuple's keys, k the index's
+    key count, or a pivot's that kept k) as ``analysis.btree.keys`` prints them: no catalog, time stamps with time
+    zone in UTC; None when it does not print every one's type. Each made once."""
+    from functools import lru_cache
+
     from pgpage.analysis.rowstatus import STATUS_NAMES
     from pgpage.decode.printer import PrintedTypes
     from pgpage.decode.values import ValueFormatter
     printed = PrintedTypes(ValueFormatter(major=major, timezone="UTC"))
-    return printed.printer(list(attrs), list(range(len(attrs))), printed.kinds(list(attrs)), STATUS_NAMES, False,
-                           index_tuples=True)
+
+    @lru_cache(maxsize=None)
+    def printers(k: int):
+        if not attrs or not k:
+            return None
+        some = list(attrs)[:k]
+        return printed.printer(some, list(range(k)), printed.kinds(some), STATUS_NAMES, False, index_tuples=True)
+    return printers

@@ -371,15 +371,15 @@ def index_report(cluster, rel) -> dict:
 def btree_item_batches(cluster, rel) -> Iterator:
     """The ``btree_items`` rows of one B-tree, a chunk of pages at a time: each item as `index --block` decodes it
     (``passes.btree_items``: ``bt_page_items`` with the keys)."""
-    from pgpage.passes.btree_items import item_rows, key_printer
+    from pgpage.passes.btree_items import item_rows, key_printers
     from pgpage.passes.index import index_info
     from pgpage.storage.target import relation_target
     ctx = relation_target(cluster, rel).context
     attrs = index_info(rel, rel.database).attributes
-    printer = key_printer(attrs, cluster.major)
+    printers = key_printers(attrs, cluster.major)
     ident = _identity(rel)
     for first, chunk in rel.forks["main"].iter_chunks():
-        for part in item_rows(chunk, first, ctx, attrs, printer):
+        for part in item_rows(chunk, first, ctx, attrs, printers):
             if isinstance(part, dict):
                 if len(part["blkno"]):
                     yield _batch("btree_items", {**ident, **part}, len(part["blkno"]))
