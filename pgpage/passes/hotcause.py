@@ -57,28 +57,29 @@ def why_not_hot(cluster, relation, read: bool = True, since_xid: int | None = No
     #                                            the page now has MaxHeapTuplesPerPage line pointers)
     max_items = (block_size - PAGE_HEADER_SIZE) // (_maxalign(HEAP_TUPLE_HEADER_SIZE, cluster) + ITEM_ID_SIZE)
     for c in (rows.chunks() if read else ()):
-        for j in np.flatnonzero((c.status == UPDATED) & ((c.infomask2 & HEAP_HOT_UPDATED) == 0)).tolist():
-            page = int(c.start[j]) // block_size * block_size
-            lower, upper = (int(x) for x in c.flat[page + 12:page + 16].view("<u2"))
-            olds[(int(c.block[j]), int(c.item[j]))] = ((int(c.ctid_block[j]), int(c.ctid_offset[j])),
-                                                       int(c.xmax[j]), bool(c.infomask[j] & HEAP_XMAX_IS_MULTI),
-                                                       max(upper - lower, 0),
-                                                       (lower - PAGE_HEADER_SIZE) // ITEM_ID_SIZE >= max_items)
+        j = np.flatnonzero((c.status == UPDATED) & ((c.infomask2 & HEAP_HOT_UPDATED) == 0))
+        page = c.start[j] // block_size * block_size
+        lower, upper = (c.flat[page + at].astype(np.int64) | c.flat[page + at + 1].astype(np.int64) << 8
+                        for at in (12, 14))     # pd_lower, pd_upper
+        for key, succ, xmax, multi, free, full in zip(
+                zip(c.block[j].tolist(), c.item[j].tolist()), zip(c.ctid_block[j].tolist(), c.ctid_offset[j].tolist()),
+                c.xmax[j].tolist(), ((c.infomask[j] & HEAP_XMAX_IS_MULTI) != 0).tolist(),
+                np.maximum(upper - lower, 0).tolist(), ((lower - PAGE_HEADER_SIZE) // ITEM_ID_SIZE >= max_items).tolist()):
+            olds[key] = (succ, xmax, multi, free, full)
     needed = set(olds) | {o[0] for o in olds.values()}
     # the stored values of old and new versions, compared as heap_update compares them (HeapDetermineColumnsInfo:
     # the bytes of the datums, a TOAST pointer's own bytes, nothing fetched); a changed indexed column is the
     # cause wherever the new version went; none read when no index uses a column
-    valued = needed if used else set()
     found: dict[tuple[int, int], tuple] = {}    # ctid -> (xmin, values, lp_len)
     if olds:
+        wanted = np.array(sorted(b << 16 | i for b, i in needed), dtype=np.int64)   # (ctids as one number)
         for c in rows.chunks():
-            keys = list(zip(c.block.tolist(), c.item.tolist()))
-            which = [j for j, key in enumerate(keys) if key in needed]
-            for j in which:
-                found[keys[j]] = (int(c.xmin[j]), [], int(c.length[j]))
-            decode = [j for j in which if keys[j] in valued]
-            for j, v in zip(decode, rows.versions(c, decode, stored=True)):
-                found[(v.block, v.item)] = (v.xmin, v.values, int(c.length[j]))
+            ctids = c.block << 16 | c.item
+            which = np.flatnonzero(wanted[np.minimum(np.searchsorted(wanted, ctids), len(wanted) - 1)] == ctids)
+            keys = list(zip(c.block[which].tolist(), c.item[which].tolist()))
+            values = rows.stored_values(c, which) if used else [[]] * len(which)
+            for key, xmin, vals, length in zip(keys, c.xmin[which].tolist(), values, c.length[which].tolist()):
+                found[key] = (xmin, vals, length)
     unreadable = {(f.block, f.item) for f in rows.findings if f.block is not None and f.item is not None}
     blocking = hot_blocking(indexes, natts, cluster.major)
     tally = CauseTally()

@@ -454,6 +454,21 @@ class TableRows(CompiledPrinting):
                              damage=damage, lsn=self.wal.lsns.get((blkno, lp, int(c.xmin[j]))) if self.wal else None)
         self._fetched.clear()
 
+    def stored_values(self, c: "ChunkVersions", which) -> list[list]:
+        """The values of versions ``which`` of a chunk as ``versions(stored=True)`` gives them (each as the bytes
+        the tuple stores), without the rest of a RowVersion: the compiled walk's offsets, ``versions`` for the
+        tuples it refuses (with their findings)."""
+        sub = c.take(np.asarray(which, dtype=np.int64))
+        fast, pos, lens = kernels.deform_offsets(sub.flat, sub.start, sub.length, sub.t_hoff, sub.natts,
+                                                 (sub.infomask & HEAP_HASNULL) != 0, self._attlen, self._attalign)
+        buf, cols = sub.flat.tobytes(), self.columns
+        refused = self.versions(sub, np.flatnonzero(~fast), stored=True)
+        out = []
+        for s, ok, p, ln in zip(sub.start.tolist(), fast.tolist(), pos.tolist(), lens.tolist()):
+            out.append([None if p[i] < 0 else buf[s + p[i]:s + p[i] + ln[i]] for i, _ in cols] if ok
+                       else next(refused).values)
+        return out
+
     def _pointer_batches(self, c: "ChunkVersions", fast: np.ndarray) -> list[tuple[int, list[ToastPointer]]]:
         """The on-disk TOAST pointers of the printed columns of a chunk's versions (those the compiled walk took
         are plain), in runs of versions whose values come to about FETCH_BYTES: (the run's first version, its
