@@ -10,6 +10,7 @@ reproduces it, hangs, the peak RSS of a worker, and the rate.
     nice -n 19 python bench/mutation_campaign.py                        # 100,000 cases, seed 1
     nice -n 19 python bench/mutation_campaign.py --minutes 40           # as many as fit in 40 minutes
     python bench/mutation_campaign.py --log /tmp/m.jsonl --cases 500    # resumes /tmp/m.jsonl if it exists
+    python bench/mutation_campaign.py --first 80000 --log /tmp/m2.jsonl # the later cases, on a second core
     python tests/mutation.py SEED INDEX                                 # one case again, with its traceback
 
 Not part of the test suite (its CI-sized sample is tests/test_mutation_campaign.py).
@@ -67,6 +68,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--first", type=int, default=0, help="Start at this case (a second process on another core takes"
+                    " the later cases, with a log of its own).")
     ap.add_argument("--minutes", type=float, default=None, help="Stop after this long (resume later with --log).")
     ap.add_argument("--log", default=None, help="JSON lines of results (default /tmp/pgpage-mutation-SEED.jsonl).")
     ap.add_argument("--case-seconds", type=float, default=60.0)
@@ -74,7 +77,7 @@ def main() -> int:
     args = ap.parse_args()
     log = Path(args.log or f"/tmp/pgpage-mutation-{args.seed}.jsonl")
     results = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    start = max((r["index"] for r in results), default=-1) + 1
+    start = max(max((r["index"] for r in results), default=-1) + 1, args.first)
     print(f"seed {args.seed}, cases {start}..{args.cases - 1}, log {log}", file=sys.stderr)
     runner = Runner(case_seconds=args.case_seconds, rss_limit_mb=args.rss_limit_mb)
 

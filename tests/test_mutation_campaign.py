@@ -178,7 +178,7 @@ def test_a_name_on_a_zeroed_pg_class_page(tmp_path):
 
 @pytest.mark.parametrize("index, command", [(6829, "index"), (13797, "index"), (5614, "diff"), (15507, "diff"),
                                             (18128, "rows"), (29437, "verify"), (37282, "diff"), (27439, "rows"),
-                                            (31516, "index"), (49657, "rows")])
+                                            (31516, "index"), (49657, "rows"), (57712, "verify")])
 def test_cases_the_large_campaign_found(index, command):
     """Seed 1's cases the large run found (bench/mutation_campaign.py, 2026-11-29): a B-tree key whose bytes do
     not decode made `index` text fail on len(None) (its JSON has the key's error; the text now shows ``?``), and
