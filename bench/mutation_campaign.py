@@ -11,6 +11,7 @@ reproduces it, hangs, the peak RSS of a worker, and the rate.
     nice -n 19 python bench/mutation_campaign.py --minutes 40           # as many as fit in 40 minutes
     python bench/mutation_campaign.py --log /tmp/m.jsonl --cases 500    # resumes /tmp/m.jsonl if it exists
     python bench/mutation_campaign.py --first 80000 --log /tmp/m2.jsonl # the later cases, on a second core
+    python bench/mutation_campaign.py --replay /tmp/m.jsonl /tmp/m2.jsonl  # the cases that failed, run again
     python tests/mutation.py SEED INDEX                                 # one case again, with its traceback
 
 Not part of the test suite (its CI-sized sample is tests/test_mutation_campaign.py).
@@ -64,6 +65,23 @@ def summary(results: list[dict], done: int, seconds: float) -> str:
     return "\n".join(lines)
 
 
+def replay(logs: list[Path], args) -> int:
+    """Every case that failed in ``logs``, run again: one line each (then and now); 1 if any fails now."""
+    failed = sorted({(r["index"], r["failure"]) for p in logs for r in map(json.loads, p.read_text().splitlines())
+                     if r["failure"]})
+    runner = Runner(case_seconds=args.case_seconds, rss_limit_mb=args.rss_limit_mb)
+    still = 0
+    try:
+        for index, then in failed:
+            r = runner.run(args.seed, index)
+            still += r["failure"] is not None
+            print(f"{index:>6}  then: {then:<18} now: {outcome(r):<10} {r['command']}")
+    finally:
+        runner.close()
+    print(f"{len(failed)} cases that failed, {still} failing now")
+    return 1 if still else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=100_000)
@@ -74,8 +92,12 @@ def main() -> int:
     ap.add_argument("--log", default=None, help="JSON lines of results (default /tmp/pgpage-mutation-SEED.jsonl).")
     ap.add_argument("--case-seconds", type=float, default=60.0)
     ap.add_argument("--rss-limit-mb", type=float, default=1024.0)
+    ap.add_argument("--replay", nargs="*", metavar="LOG", default=None,
+                    help="Run again every case that failed in these logs (or --log), with this code: their outcomes now.")
     args = ap.parse_args()
     log = Path(args.log or f"/tmp/pgpage-mutation-{args.seed}.jsonl")
+    if args.replay is not None:
+        return replay([Path(p) for p in args.replay] or [log], args)
     results = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     start = max(max((r["index"] for r in results), default=-1) + 1, args.first)
     print(f"seed {args.seed}, cases {start}..{args.cases - 1}, log {log}", file=sys.stderr)
