@@ -166,7 +166,8 @@ def _batch(dataset: str, columns: dict, n: int):
         if v is None:
             arrays.append(pa.nulls(n, field.type))
         elif isinstance(v, str) and pa.types.is_dictionary(field.type):
-            arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([v])))
+            arrays.append(pa.DictionaryArray.from_arrays(numpy_arrow(np.zeros(n, dtype=np.int32), pa.int32()),
+                                                         pa.array([v])))
         elif isinstance(v, (str, int, bool)):
             arrays.append(pa.repeat(pa.scalar(v, field.type), n))
         elif isinstance(v, pa.Array):
@@ -315,11 +316,15 @@ def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
     blkno = first + items.page.astype(np.int64)
     has = np.zeros(n, dtype=bool)
     has[tups.item] = True
+    every = bool(has.all())      # (every line pointer has a tuple header: the common chunk, nothing to spread)
 
-    def spread(values, dtype=np.int64):
-        out = np.zeros(n, dtype=dtype)
+    def spread(values):
+        """Values of the tuple headers at their line pointers (zero where there is none)."""
+        if every:
+            return values
+        out = np.zeros(n, dtype=values.dtype)
         out[tups.item] = values
-        return np.ma.masked_array(out, mask=~has)
+        return out
 
     infomask, infomask2 = tups.t_infomask.astype(np.int64), tups.t_infomask2.astype(np.int64)
     xmin, xmax = tups.t_xmin.astype(np.int64), tups.t_xmax.astype(np.int64)
@@ -338,21 +343,20 @@ def tuples_batch(rel, first: int, chunk: np.ndarray, cluster):
         words = [table.get(c) for c in range(max(table) + 1)] if isinstance(table, dict) else list(table)
         return pa.DictionaryArray.from_arrays(numpy_arrow(index, pa.int32(), index >= 0), pa.array(words, pa.string()))
 
-    ctid = pa.nulls(n, pa.string())
-    if len(tups.item):   # (the line pointers with a tuple header get their t_ctid's text, in place)
-        where = np.full(n, len(tups.item), dtype=np.int64)
-        where[tups.item] = np.arange(len(tups.item))
-        texts = pa.concat_arrays([tid_texts(tups.ctid_block.astype(np.int64), tups.ctid_offset.astype(np.int64)),
-                                  pa.nulls(1, pa.string())])
-        ctid = texts.take(pa.array(where))
+    types = {f.name: f.type for f in schema("tuples")}
+    header = lambda name, values: numpy_arrow(values, types[name], has)  # noqa: E731 (NULL without a header)
+    ctid = tid_texts(spread(tups.ctid_block.astype(np.int64)), spread(tups.ctid_offset.astype(np.int64)),
+                     null=None if every else ~has)
     cols = {**_identity(rel), "blkno": blkno, "lp": items.lp, "lp_off": items.off, "lp_flags": items.flags,
-            "lp_len": items.len, "t_xmin": spread(xmin), "t_xmax": spread(xmax),
-            "t_field3": spread(tups.t_field3), "t_ctid": ctid, "t_infomask2": spread(infomask2),
-            "t_infomask": spread(infomask), "t_hoff": spread(tups.t_hoff),
-            "natts": spread(infomask2 & HEAP_NATTS_MASK), "xmin_status": names(xmin_st, XID_STATE_NAMES),
+            "lp_len": items.len, "t_ctid": ctid, "xmin_status": names(xmin_st, XID_STATE_NAMES),
             "xmax_status": names(xmax_st, XID_STATE_NAMES), "status": names(status, STATUS_NAMES, normal)}
+    words = {1: spread(infomask), 2: spread(infomask2)}
+    for name, values in (("t_xmin", xmin), ("t_xmax", xmax), ("t_field3", tups.t_field3), ("t_hoff", tups.t_hoff)):
+        cols[name] = header(name, spread(values))
+    cols.update(t_infomask=header("t_infomask", words[1]), t_infomask2=header("t_infomask2", words[2]),
+                natts=header("natts", words[2] & HEAP_NATTS_MASK))
     for word, bits, name in _flag_columns():
-        cols[name] = spread(((infomask if word == 1 else infomask2) & bits) == bits, bool)
+        cols[name] = header(name, (words[word] & bits) == bits)
     return _batch("tuples", cols, n)
 
 
