@@ -170,14 +170,18 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
         values = pa.concat_arrays([c.combine_chunks() for c in table.columns]) if width > 1 else \
             table.columns[0].combine_chunks()
         rows = len(printed_at)
-        order = (np.arange(rows)[:, None] + np.arange(width)[None, :] * rows).reshape(-1)   # row by row
-        lists = pa.ListArray.from_arrays(pa.array(np.arange(0, rows * width + 1, width, dtype=np.int32)),
-                                         values.take(pa.array(order)))
+        if width > 1:    # (the columns' values row by row)
+            values = values.take(pa.array((np.arange(rows)[:, None] + np.arange(width)[None, :] * rows).reshape(-1)))
+        lists = pa.ListArray.from_arrays(pa.array(np.arange(0, rows * width + 1, width, dtype=np.int32)), values)
     rest = np.array(sorted(python), dtype=np.int64)
-    lists = pa.concat_arrays([lists, pa.array([python[k] for k in rest.tolist()], pa.list_(pa.string()))])
-    where = np.empty(n, dtype=np.int64)      # item -> its place in ``lists``
-    where[np.concatenate([printed_at, rest])] = np.arange(n)
-    return lists.take(pa.array(where))
+    if rest.size:
+        lists = pa.concat_arrays([lists, pa.array([python[k] for k in rest.tolist()], pa.list_(pa.string()))])
+    where = np.concatenate([printed_at, rest])     # ``lists``' items, in the order they are in it
+    if np.array_equal(where, np.arange(n)):
+        return lists
+    order = np.empty(n, dtype=np.int64)            # item -> its place in ``lists``
+    order[where] = np.arange(n)
+    return lists.take(pa.array(order))
 
 
 def _fields(line: str, at: int, natts: int, hasnull: bool, flat: np.ndarray) -> list:
