@@ -178,7 +178,8 @@ def test_a_name_on_a_zeroed_pg_class_page(tmp_path):
 
 @pytest.mark.parametrize("index, command", [(6829, "index"), (13797, "index"), (5614, "diff"), (15507, "diff"),
                                             (18128, "rows"), (29437, "verify"), (37282, "diff"), (27439, "rows"),
-                                            (31516, "index"), (49657, "rows"), (57712, "verify")])
+                                            (31516, "index"), (49657, "rows"), (57712, "verify"), (67205, "rows"),
+                                            (76067, "index")])
 def test_cases_the_large_campaign_found(index, command):
     """Seed 1's cases the large run found (bench/mutation_campaign.py, 2026-11-29): a B-tree key whose bytes do
     not decode made `index` text fail on len(None) (its JSON has the key's error; the text now shows ``?``), and
@@ -187,7 +188,8 @@ def test_cases_the_large_campaign_found(index, command):
     into 8-byte words and fail; a hash metapage whose hashm_bmshift is 65535 made `verify` shift by it; a
     pg_database row whose oid does not decode made `diff` of two clusters sort None with ints; pg_class's block 0
     with its line pointers cut off (pd_lower 24) or replaced by a copy of block 5 (checksums recomputed) made a
-    name 'no relation', exit 2, as if mistyped. Each answers now, with findings (exit 3 for the names)."""
+    name 'no relation', exit 2, as if mistyped; a pg_namespace name that does not decode made the "did you mean"
+    of a name not found fail on it. Each answers now, with findings (exit 3 for the names)."""
     runner = Runner(case_seconds=CASE_SECONDS, rss_limit_mb=RSS_LIMIT_MB)
     try:
         r = runner.run(1, index)

@@ -547,11 +547,12 @@ class Database:
         if len(hits) == 1:
             return hits[0]
         if not hits:    # a database always has pg_class rows, each in a schema pg_namespace names
-            unnamed = sum(r.namespace is None for r in rels) if schema else 0
+            unnamed = sum(not isinstance(r.namespace, str) for r in rels) if schema else 0   # (None or Unreadable)
             gaps = (["pg_class gave no row"] if not rels else []) + (
                 [f"pg_namespace does not name the schema of {unnamed} relations"] if unnamed else []) + (
                 self._class_gaps())
-            maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels if r.namespace is not None])
+            maybe = suggestions(schema, relname, [(r.namespace, r.name) for r in rels
+                                                  if isinstance(r.namespace, str) and isinstance(r.name, str)])
             hint = f": did you mean {' or '.join(maybe)}?" if maybe else ""
             raise PgpageError(f"no relation {name!r} in database {self.name}{hint}{_damage_note(self.findings, gaps)}",
                               _not_found_status(self.findings, gaps))
