@@ -75,14 +75,16 @@ PGP_INTERNAL int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *e
 {
     const int64_t end = n + 4, ekind = ex[0], elen = ex[1], align = ex[2];
     const uint8_t delim = (uint8_t)ex[3];
+    const int vector = delim == 0;   /* int2vector, oidvector (printer.py's delimiter 0): int2vectorout's text */
 #define IMG(off) (s + (off) - 4)
     if (end < 16) return 0;
     const int64_t ndim = (int32_t)(uint32_t)u32(IMG(4)), dataoffset = (int32_t)(uint32_t)u32(IMG(8));
     if (u32(IMG(12)) != ex[4]) return 0;   /* elemtype: not the column's element type (Python says so) */
     if (ndim == 0) {
-        if (room(o, 2)) o->p = put_str(o->p, "{}");
+        if (!vector && room(o, 2)) o->p = put_str(o->p, "{}");
         return 1;
     }
+    if (vector && (ndim != 1 || dataoffset)) return 0;   /* (another shape, NULLs: Python's text of them)*/
     if (ndim < 0 || ndim > 6 || align < 1 || (elen <= 0 && elen != -1)) return 0;
     const int64_t hdr = 16 + 8 * ndim;
     if (hdr > end) return 0;
@@ -90,7 +92,7 @@ PGP_INTERNAL int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *e
     for (int64_t d = 0; d < ndim; d++) {
         dims[d] = (int32_t)(uint32_t)u32(IMG(16 + 4 * d));
         lb[d] = (int32_t)(uint32_t)u32(IMG(16 + 4 * ndim + 4 * d));
-        if (dims[d] <= 0) return 0;
+        if (dims[d] < 0 || (dims[d] == 0 && !vector)) return 0;   /* (a function of no arguments: oidvector of 0) */
         nitems *= dims[d];
         if (nitems > end * 8) return 0;
         lb_not_1 |= lb[d] != 1;
@@ -103,7 +105,7 @@ PGP_INTERNAL int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *e
         bitmap = IMG(hdr);
         off = dataoffset;
     }
-    if (lb_not_1) {
+    if (lb_not_1 && !vector) {   /* (a vector's lower bound is 0, and never written) */
         for (int64_t d = 0; d < ndim; d++) {
             if (!room(o, 48)) return 1;
             *o->p++ = '[';
@@ -116,7 +118,7 @@ PGP_INTERNAL int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *e
     }
     int64_t indx[6] = {0};
     if (!room(o, ndim)) return 1;
-    for (int64_t d = 0; d < ndim; d++) *o->p++ = '{';
+    for (int64_t d = 0; d < ndim && !vector; d++) *o->p++ = '{';
     o->bare = 1;   /* the elements' texts (put_column puts the caller's mode back) */
     for (int64_t i = 0; i < nitems; i++) {
         if (bitmap && !(bitmap[i >> 3] & (1 << (i & 7)))) {
@@ -127,17 +129,17 @@ PGP_INTERNAL int put_array(Out *o, const uint8_t *s, int64_t n, const int64_t *e
             if (ln < 1 || off + ln > end) return 0;
             uint8_t *const from = o->p;
             if (!put_value(o, ekind, IMG(off), ln, zone, major, 0)) return 0;
-            array_quote(o, from, delim);
+            if (!vector) array_quote(o, from, delim);
             off += ln;
         }
         int64_t d = ndim - 1;
         for (; d >= 0; d--) {
             if (++indx[d] < dims[d]) break;
             indx[d] = 0;
-            put_char(o, '}');
+            if (!vector) put_char(o, '}');
         }
         if (d >= 0 && room(o, 1 + ndim)) {
-            *o->p++ = delim;
+            *o->p++ = vector ? ' ' : delim;
             for (int64_t k = d + 1; k < ndim; k++) *o->p++ = '{';
         }
     }

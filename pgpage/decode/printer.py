@@ -81,7 +81,7 @@ class PrintedTypes:
         t = self.catalog.get(target)
         if kind == "enum":
             return "enum" if typlen == 4 else None
-        if kind == "array" or (kind == "builtin" and t is not None and t.is_array and target not in datum.VECTOR_TYPES):
+        if kind == "array" or (kind == "builtin" and t is not None and t.is_array) or target in datum.VECTOR_TYPES:
             return "array" if self.elements(target) is not None and typlen == -1 else None
         if kind in ("range", "multirange") or target in ranges.RANGE_SUBTYPES or target in ranges.MULTIRANGE_RANGES:
             multi = kind == "multirange" or target in ranges.MULTIRANGE_RANGES
@@ -95,15 +95,20 @@ class PrintedTypes:
     def elements(self, array_typid: int) -> Nested | None:
         """An array type's elements as the printer reads them, when it prints them (not cstrings)."""
         t = self.catalog.get(array_typid)
-        storage = self.catalog.storage(t.typelem) if t is not None else None
+        # (a vector's element type is known without a catalog: a B-tree's keys are printed with none)
+        typelem = t.typelem if t is not None else datum.TYPES[array_typid].elem \
+            if array_typid in datum.VECTOR_TYPES else None
+        storage = self.catalog.storage(typelem) if typelem is not None else None
         if storage is None or (storage[0] != -1 and storage[0] <= 0):
             return None
-        kind = self.kind(t.typelem, storage[0])
-        elem = self.catalog.get(t.typelem)
+        kind = self.kind(typelem, storage[0])
+        elem = self.catalog.get(typelem)
         delim = (elem.typdelim if elem is not None else None) or ","
         if kind in (None, *NESTED_KINDS) or len(delim.encode()) != 1:
             return None
-        return Nested(kind, storage[0], ATTALIGN_BYTES.get(storage[1], 1), ord(delim), t.typelem)
+        # (int2vector and oidvector: delimiter 0, their elements space-separated without braces or quotes)
+        return Nested(kind, storage[0], ATTALIGN_BYTES.get(storage[1], 1),
+                      0 if array_typid in datum.VECTOR_TYPES else ord(delim), typelem)
 
     def bounds(self, typid: int) -> Nested | None:
         """A range or multirange type's bounds as the printer reads them, when it prints them."""

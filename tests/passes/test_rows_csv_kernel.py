@@ -1191,3 +1191,21 @@ def test_live_toast_values_fetched_together_equal_one_by_one(live, tmp_path):
             compressed = [v for p, v in zip(pointers, store.fetch(pointers, False)) if p.is_compressed]
             assert all(v[0] & 3 == 2 for v in compressed)     # as stored: the printer inflates them
     assert sliced > 1500
+
+
+def test_live_int2vector_and_oidvector_equal_copy(live):
+    """int2vector and oidvector columns (int2vectorout, oidvectorout: elements one space apart, no braces, an empty
+    vector as nothing): the printer, declining none, and Python print the server's COPY byte for byte."""
+    srv, conn = live
+    conn.execute("CREATE TABLE t_vectors (id int, iv int2vector, ov oidvector)")
+    values = [("1 2 3", "23 25"), ("", ""), ("0", "4294967295"), ("-1 32767", "0 1 2 3 4 5 6 7 8 9"), (None, None),
+              (" ".join(str(v) for v in range(-50, 50)), "16384")]
+    for i, (iv, ov) in enumerate(values):
+        conn.execute("INSERT INTO t_vectors VALUES (%s, %s, %s)", (i, iv, ov))
+    conn.execute("CHECKPOINT")
+    cluster = open_data_directory(srv.data)
+    rel = cluster.database("postgres").relation("t_vectors")
+    got, _, printed, declined = kernel_csv(cluster, rel)
+    want, _ = python_csv(cluster, rel)
+    assert got == want == copy_csv(conn, "t_vectors")
+    assert declined == 0 and printed == len(values)
