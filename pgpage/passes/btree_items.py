@@ -130,9 +130,10 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
     whole = np.flatnonzero(natts == width) if printer is not None else np.zeros(0, dtype=np.int64)
     texts, printed = [], []       # the whole items' lines, and which items they are
     declined = [] if printer is not None else list(range(n))
-    python: dict[int, list | None] = {k: [] for k in np.flatnonzero(natts == 0).tolist()}   # minus infinity
+    empty = np.flatnonzero(natts == 0)   # an internal page's minus infinity: no key (an empty list)
+    python: dict[int, list | None] = {}
     if printer is None:
-        declined = [k for k in declined if k not in python]
+        declined = [k for k in declined if natts[k] != 0]
     # (each count of attributes a pivot kept has its printer: the walk reads as many attributes as it prints)
     cut = np.flatnonzero((natts != width) & (natts > 0)) if printer is not None else np.zeros(0, dtype=np.int64)
     groups = [(whole, printer)] + [(cut[natts[cut] == k], printers(k)) for k in np.unique(natts[cut]).tolist()]
@@ -164,15 +165,25 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
         it = views[p].get(int(lp[k])) or {}
         python[k] = None if it.get("keys") is None else [x.get("value") for x in it["keys"] if not x.get("truncated")]
     printed_at = np.concatenate(printed) if printed else np.zeros(0, dtype=np.int64)
-    lists = pa.nulls(0, pa.list_(pa.string()))
+    values = pa.nulls(0, pa.string())
     if len(printed_at):
         table = csv_text_table(b"".join(texts), [f"k{i}" for i in range(width)])
-        values = pa.concat_arrays([c.combine_chunks() for c in table.columns]) if width > 1 else \
-            table.columns[0].combine_chunks()
+        values = pa.concat_arrays([c.combine_chunks() for c in table.columns])
         rows = len(printed_at)
         if width > 1:    # (the columns' values row by row)
             values = values.take(pa.array((np.arange(rows)[:, None] + np.arange(width)[None, :] * rows).reshape(-1)))
-        lists = pa.ListArray.from_arrays(pa.array(np.arange(0, rows * width + 1, width, dtype=np.int32)), values)
+    # the printed items and the empty ones, in item order: a list of ``width`` values or of none each
+    listed = printed_at
+    if len(empty):
+        mark = np.zeros(n, dtype=bool)
+        mark[printed_at] = mark[empty] = True
+        listed = np.flatnonzero(mark)
+    count = np.zeros(n, dtype=np.int32)
+    count[printed_at] = width
+    offsets = np.zeros(len(listed) + 1, dtype=np.int32)
+    np.cumsum(count[listed], out=offsets[1:])
+    lists = pa.ListArray.from_arrays(pa.array(offsets), values)
+    printed_at = listed
     rest = np.array(sorted(python), dtype=np.int64)
     if rest.size:
         lists = pa.concat_arrays([lists, pa.array([python[k] for k in rest.tolist()], pa.list_(pa.string()))])

@@ -33,7 +33,7 @@ import numpy as np
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError, damage_text
 from pgpage.passes.arrowtext import arrow, csv_text_table, tid_texts
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2          # 2: rows/<schema>.<table> say where a version is as blkno and lp (was ctid text)
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
 ROWS_BATCH = 65536          # rows converted to Arrow at once (`--rows`)
 RELATIONS_BATCH = 1024      # relations rows built at once
@@ -688,7 +688,8 @@ class RowColumns:
 
     def schema(self):
         pa = arrow()
-        sys_cols = [("ctid", pa.string()), ("xmin", pa.int64()), ("xmax", pa.int64())]
+        # (where a version is as the tuples dataset says it, a join key with it: ints, not the ctid's text)
+        sys_cols = [("blkno", pa.int64()), ("lp", pa.int32()), ("xmin", pa.int64()), ("xmax", pa.int64())]
         if self.all_versions:
             sys_cols += [("status", pa.string()), ("lp_off", pa.int32()), ("damage", pa.string())]
         return pa.schema([("schema_version", pa.int16()), *sys_cols,
@@ -722,8 +723,10 @@ class RowColumns:
         pa = arrow()
         n = texts.num_rows
         cols = texts.columns
-        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), cols[0].combine_chunks(),
-                  pc.cast(cols[1], pa.int64()).combine_chunks(), pc.cast(cols[2], pa.int64()).combine_chunks()]
+        ctid = pc.extract_regex(cols[0].combine_chunks(), r"^\((?P<blkno>\d+),(?P<lp>\d+)\)$")
+        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), pc.cast(ctid.field("blkno"), pa.int64()),
+                  pc.cast(ctid.field("lp"), pa.int32()), pc.cast(cols[1], pa.int64()).combine_chunks(),
+                  pc.cast(cols[2], pa.int64()).combine_chunks()]
         if self.all_versions:
             arrays += [cols[3].combine_chunks(), pc.cast(cols[4], pa.int32()).combine_chunks(), cols[5].combine_chunks()]
         for i, (atype, how, conv) in enumerate(self.kinds):
@@ -738,8 +741,8 @@ class RowColumns:
         pa = arrow()
         v = lines.versions
         n = len(v.start)
-        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), tid_texts(v.block, v.item),
-                  numpy_arrow(v.xmin, pa.int64()), numpy_arrow(v.xmax, pa.int64())]
+        arrays = [pa.array(np.full(n, SCHEMA_VERSION, dtype=np.int16)), numpy_arrow(v.block, pa.int64()),
+                  numpy_arrow(v.item, pa.int32()), numpy_arrow(v.xmin, pa.int64()), numpy_arrow(v.xmax, pa.int64())]
         if self.all_versions:
             arrays += [pa.DictionaryArray.from_arrays(pa.array(v.status.astype(np.int32)),
                                                       pa.array(STATUS_NAMES, pa.string())).cast(pa.string()),
@@ -773,20 +776,25 @@ class RowColumns:
         valid = lengths >= 0
         validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
         dtype = typed_kinds()[kind][2]
-        if dtype is None:    # text, bytea: Arrow's layout, offsets and bytes
+        if dtype is None:    # text, bytea: Arrow's layout, offsets and bytes (copied: ``data`` is written again)
             size = np.where(valid, lengths, 0)
             offsets = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(size, out=offsets[1:])
-            body = np.empty(int(offsets[-1]), dtype=np.uint8)
-            kernels.gather(data, values[valid], size[valid], body, offsets[:-1][valid])
+            at, into = (values, offsets[:-1]) if validity is None else (values[valid], offsets[:-1][valid])
+            first = int(at[0]) if len(at) else 0
+            if np.array_equal(at - first, into):   # one after the other in data (one such column): one copy
+                body = data[first:first + int(offsets[-1])].copy()
+            else:
+                body = np.empty(int(offsets[-1]), dtype=np.uint8)
+                kernels.gather(data, at, size[valid], body, into)
             return pa.Array.from_buffers(atype, n, [validity, pa.py_buffer(offsets.astype(np.int32)),
                                                     pa.py_buffer(body)])
-        # (one contiguous copy of the column; what lies under a NULL is Arrow's to ignore, zeroed for tidiness)
-        values = np.where(valid, values, 0) if validity is not None else np.ascontiguousarray(values)
+        # (what lies under a NULL is Arrow's to ignore, zeroed for tidiness; astype makes the one contiguous copy)
+        values = np.where(valid, values, 0) if validity is not None else values
         if dtype is bool:
             body = np.packbits(values.astype(bool), bitorder="little")
         elif dtype in (np.float32, np.float64):   # (the bits)
-            body = values.astype(np.uint32).view(np.float32) if dtype is np.float32 else values.view(np.float64)
+            body = values.astype(np.uint32).view(np.float32) if dtype is np.float32 else np.ascontiguousarray(values).view(np.float64)
         else:
             body = values.astype(dtype)
         return pa.Array.from_buffers(atype, n, [validity, pa.py_buffer(body)])

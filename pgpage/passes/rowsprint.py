@@ -25,7 +25,7 @@ class TypedLines:
     """A run of versions the compiled printer took with typed columns (``TableRows.arrow_stream``): their CSV
     lines (no system columns; a field left empty where its value is typed), the versions (a ``ChunkVersions``),
     and per version and printed column ``values`` and ``lengths`` as ``kernels.CsvPrinter`` gives them, with the
-    bytes of their text values (``data``)."""
+    bytes of their text values (``data``: the printer's buffer, good until the stream's next item)."""
     text: bytes
     versions: object
     values: np.ndarray
@@ -95,15 +95,12 @@ class CompiledPrinting:
 
     @staticmethod
     def _typed_run(printer, c, first: int):
-        """How a call's runs of lines are handed on with typed columns: ``TypedLines`` (the bytes the printer wrote
-        for the call's values copied, as its buffer is written again by the next)."""
-        ends = printer.values + printer.lengths   # (where lengths > 0, a text value's end in data; no masked copy)
-        used = int(np.max(ends, where=printer.lengths > 0, initial=0))
-        data = printer.data[:used].copy()
-
+        """How a call's runs of lines are handed on with typed columns: ``TypedLines`` whose ``data`` is the
+        printer's own buffer, which its next call writes again: a run must be read before the stream's next item is
+        taken (copying a whole 2 GB table's text through it cost more than the rest of the batch)."""
         def run(text: bytes, start: int, stop: int) -> TypedLines:
             return TypedLines(text, c.take(slice(first + start, first + stop)), printer.values[start:stop],
-                              printer.lengths[start:stop], data)
+                              printer.lengths[start:stop], printer.data)
         return run
 
     def _toasted_values(self, printer, c, hasnull: np.ndarray, first: int):

@@ -50,13 +50,13 @@ class ParquetFiles:
         rows += batch.num_rows
         self._pending[name] = (batches, rows)
         if name not in self._writers:
-            self._open(name, batch.schema)
+            self._open(name, batch.schema, batch)
         if rows >= ROW_GROUP_ROWS:
             self._flush(name)
 
     __call__ = write
 
-    def _open(self, name: str, schema) -> None:
+    def _open(self, name: str, schema, first=None) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
         path = self.path(name)
@@ -66,7 +66,8 @@ class ParquetFiles:
         stats = [f.name for f in schema if not (pa.types.is_string(f.type) or pa.types.is_binary(f.type)
                                                 or pa.types.is_nested(f.type) or pa.types.is_dictionary(f.type))]
         self._writers[name] = pq.ParquetWriter(str(path) + ".partial", schema, compression=COMPRESSION,
-                                               dictionary_pagesize_limit=DICTIONARY_BYTES, write_statistics=stats)
+                                               dictionary_pagesize_limit=DICTIONARY_BYTES, write_statistics=stats,
+                                               use_dictionary=dictionary_columns(schema, first))
 
     def _flush(self, name: str) -> None:
         import pyarrow as pa
@@ -105,6 +106,26 @@ class ParquetFiles:
             self._writer_thread.shutdown()
             self._writer_thread = None
         return self._done
+
+
+def dictionary_columns(schema, first=None) -> list[str]:
+    """The Parquet columns (leaf paths) given a dictionary: all but a plain column whose ``first`` batch holds more
+    distinct values than repeats (an md5, a serial id): the writer would hash each of its values only to give
+    the dictionary up a few thousand values in."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    out = []
+    for i, f in enumerate(schema):
+        if pa.types.is_list(f.type):
+            out.append(f"{f.name}.list.element")
+            continue
+        column = first.column(i) if first is not None else None
+        if isinstance(column, pa.ExtensionArray):   # (JSON: its text)
+            column = column.storage
+        if (column is None or len(column) < 2 or pa.types.is_dictionary(f.type)
+                or pc.count_distinct(column).as_py() * 2 <= len(column)):
+            out.append(f.name)
+    return out
 
 
 def snapshot_directory(root: str, system_identifier: str, label: str) -> Path:
