@@ -6,7 +6,8 @@ turns, every output to a temporary directory or /dev/null:
 
 * metadata: ``pgpage export PGDATA --db DB -o DIR`` (cluster, relations, pages, tuples, B-tree items, findings),
   and with ``--datasets cluster,relations,pages,tuples`` (what one read of each relation gives), beside ``pgpage heap PGDATA --db DB --json`` plus ``pgpage index --rel I --json`` of each B-tree of the database
-  (the issue's target: the export at least as fast as those, memory flat);
+  (the issue's target: the export at least as fast as those, memory flat), and with `verify --json` of the
+  database, whose findings the export writes too;
 * rows: ``pgpage rows --rel T --parquet FILE`` beside ``pgpage rows --rel T --csv`` (target: as fast).
 
     python bench/export_bench.py WORK/data --db bench --table public.bench   # run_bench.py --build-only --keep's
@@ -56,6 +57,10 @@ def main() -> int:
             "export of one read": [*PGPAGE, "export", args.pgdata, "--db", args.db, "-o", f"{tmp}/fleet", "--label",
                                    "bench1", "--datasets", "cluster,relations,pages,tuples"],
             "heap + index --json": ["bash", "-c", heap_index],
+            # and `verify`, whose findings the export writes too (the B-tree items have no such command: `index
+            # --block` of each page)
+            "heap + index + verify --json": ["bash", "-c", heap_index + " && " + " ".join(
+                [*PGPAGE, "verify", args.pgdata, "--db", args.db, "--json", ">/dev/null"])],
             "rows --parquet": [*PGPAGE, "rows", args.pgdata, "--db", args.db, "--rel", args.table, "--parquet",
                                f"{tmp}/rows.parquet"],
             "rows --csv": [*PGPAGE, "rows", args.pgdata, "--db", args.db, "--rel", args.table, "--csv"],
@@ -70,6 +75,9 @@ def main() -> int:
           f"{r['heap + index --json']['peak_rss_mb']:6d} MB  ({len(indexes)} B-trees)")
     print(f"  export / (heap + index): {r['export']['seconds'] / r['heap + index --json']['seconds']:.2f}"
           " (target: at most 1)")
+    hiv = r["heap + index + verify --json"]
+    print(f"heap + index + verify {hiv['seconds']:8.2f} s  {hiv['peak_rss_mb']:6d} MB")
+    print(f"  export / (heap + index + verify): {r['export']['seconds'] / hiv['seconds']:.2f}")
     print(f"rows --parquet        {r['rows --parquet']['seconds']:8.2f} s  {r['rows --parquet']['peak_rss_mb']:6d} MB")
     print(f"rows --csv            {r['rows --csv']['seconds']:8.2f} s  {r['rows --csv']['peak_rss_mb']:6d} MB")
     print(f"  parquet / csv: {r['rows --parquet']['seconds'] / r['rows --csv']['seconds']:.2f} (target: at most 1)")

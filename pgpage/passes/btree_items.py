@@ -68,8 +68,9 @@ def item_rows(chunk: np.ndarray, first: int, ctx, attrs, printers) -> Iterator[d
     np.logical_or.at(bad_page, lps.page, ~sane)
     fast = plain & ~bad_page
     for lo, hi in _runs(fast):
-        if not fast[lo]:
-            yield [_page_rows(chunk[p].tobytes(), first + p, ctx, attrs) for p in range(lo, hi)]
+        if not fast[lo]:    # (a metapage has no items: not decoded to say so)
+            yield [_page_rows(chunk[p].tobytes(), first + p, ctx, attrs) for p in range(lo, hi)
+                   if not (flags[p] & BTP_META and not h.is_new[p])]
             continue
         sel = np.flatnonzero((lps.page >= lo) & (lps.page < hi))
         page = lps.page[sel]
