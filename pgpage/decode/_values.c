@@ -588,14 +588,12 @@ PGP_INTERNAL int put_float(Out *o, uint64_t bits, int f4)
 
 /* Whether a date (days from 2000-01-01, as stored) falls in years 1 to 9999: those Arrow reads back from its text
    (and a timestamp's day: the same, for timestamps in UTC); infinities, BC dates and later years are not. */
+#define JDATE_YEAR_1 1721426        /* date2j(1, 1, 1) */
+#define JDATE_YEAR_9999_END 5373484 /* date2j(9999, 12, 31): j2date is monotonic, a range of days is the years' */
 static int arrow_day(int64_t days)
 {
     const int64_t jd = days + POSTGRES_EPOCH_JDATE;
-    if (days == INT32_MIN || days == INT32_MAX || jd < 0 || jd > INT32_MAX / 2) return 0;
-    int64_t year;
-    int month, day;
-    j2date(jd, &year, &month, &day);
-    return year >= 1 && year <= 9999;
+    return jd >= JDATE_YEAR_1 && jd <= JDATE_YEAR_9999_END;
 }
 
 /*
