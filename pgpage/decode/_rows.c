@@ -177,13 +177,16 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  * arrow_value can (_values.c; passes/export.py builds the Arrow arrays): into typed_val[t * ncols + c], and for text
  * and bytea into bin (bin_cap bytes; its place in typed_val, its length in typed_len), the line's field left empty;
  * typed_len -2 for NULL, -1 for a value printed in its field as before (one Arrow does not read as such from its
- * text).
+ * text). typed[c] TYPED_TEXT: the value's text instead, bare (not quoted as a CSV field), into bin the same way
+ * (the export's B-tree keys: Arrow strings without a CSV reading); a value not printed declines the line.
  *
  * Lines go one after the other into out (out_cap bytes); ends[t] is where tuple t's line ends, ok[t] 1 when it
  * was printed, 0 when declined (nothing written: ends[t] is where its line would have started). Returns how many
  * tuples were done: fewer than ntup when the next line did not fit (the caller takes the text and calls again
  * from there); a line that does not fit in the whole buffer is declined.
  */
+#define TYPED_TEXT 2   /* typed[c]: the value's text into bin */
+
 int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const int64_t *start, const int64_t *tlen,
                      const int64_t *t_hoff, const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen,
                      const int64_t *attalign, int64_t natt, const int64_t *cols, const int64_t *kinds,
@@ -206,7 +209,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
     const int json = params[CP_json] != 0, text = params[CP_copy_text] != 0;
     const int64_t nxid = params[CP_json_nxid], keys_at = nstatus + nxid;
     Out o = {out, out + out_cap, 0, json || text, enums, labels};
-    Out b = {bin, bin + (typed ? bin_cap : 0), 0, 1, NULL, NULL};   /* typed values' bytes */
+    Out b = {bin, bin + (typed ? bin_cap : 0), 0, 1, enums, labels};   /* typed values' bytes */
     int usable = natt <= MAX_TUPLE_ATTS;
     int64_t nk_given = 0;
     for (int64_t c = 0; c < ncols; c++) {
@@ -297,6 +300,18 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                 continue;
             }
             if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
+            if (typed && typed[c] == TYPED_TEXT && !given) {
+                int64_t *const cell = typed_len + t * ncols + c;
+                if (is_null) {
+                    *cell = -2;
+                    continue;
+                }
+                uint8_t *const at = b.p;
+                if (!(good = put_column(&b, kinds[c], extra + 5 * c, v, vlen, &zone, major, 0))) break;
+                typed_val[t * ncols + c] = at - bin;
+                *cell = b.p - at;
+                continue;
+            }
             if (typed && typed[c] && !given) {
                 int64_t *const cell = typed_len + t * ncols + c;
                 *cell = 0;

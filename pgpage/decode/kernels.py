@@ -309,7 +309,9 @@ class CsvPrinter:
     ``typed`` (CSV lines): per printed column, whether its values are written as Arrow holds them where they can be
     (``arrow_value`` in _values.c): after ``lines``, ``values`` and ``lengths`` (tuples, printed columns) say each
     one (``lengths`` -2: NULL, -1: printed in the line, else the value is ``values``, or for text and bytea
-    ``lengths`` bytes at ``values`` of ``data``), its field in the line left empty."""
+    ``lengths`` bytes at ``values`` of ``data``), its field in the line left empty. ``typed`` TYPED_TEXT for a
+    column: its values' texts, not quoted, written the same way (``lengths`` -2: NULL; a value the printer cannot
+    print declines the tuple)."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
@@ -388,6 +390,7 @@ class CsvPrinter:
         return int(done), ends[:done], ok[:done].astype(bool)
 
 
+TYPED_TEXT = 2         # CsvPrinter's typed[c]: the value's text, bare, with the typed values (_rows.c's TYPED_TEXT)
 TID_TEXT_BYTES = 44    # "(", two int64s of at most 20 digits and a sign, ",", ")"
 
 

@@ -31,6 +31,29 @@ def csv_text_table(lines: bytes, names: list[str]):
                                                            quoted_strings_can_be_null=False))
 
 
+def buffer_strings(values: np.ndarray, lengths: np.ndarray, data: np.ndarray, atype=None):
+    """Values the compiled printer wrote into its buffer ``data`` (``kernels.CsvPrinter``'s typed values: value i is
+    ``lengths[i]`` bytes at ``values[i]``, NULL where ``lengths[i]`` is negative) as an Arrow array of ``atype``
+    (string, or binary), in Arrow's layout: offsets and the bytes, copied (the printer writes ``data`` again)."""
+    pa = arrow()
+    from pgpage.decode import kernels
+    n = len(values)
+    valid = lengths >= 0
+    validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    size = np.where(valid, lengths, 0)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=offsets[1:])
+    at, into = (values, offsets[:-1]) if validity is None else (values[valid], offsets[:-1][valid])
+    first = int(at[0]) if len(at) else 0
+    if np.array_equal(at - first, into):   # one after the other in data (the printer writes them in order): one copy
+        body = data[first:first + int(offsets[-1])].copy()
+    else:
+        body = np.empty(int(offsets[-1]), dtype=np.uint8)
+        kernels.gather(data, at, size[valid], body, into)
+    return pa.Array.from_buffers(atype or pa.string(), n, [validity, pa.py_buffer(offsets.astype(np.int32)),
+                                                            pa.py_buffer(body)])
+
+
 def tid_texts(block: np.ndarray, offset: np.ndarray, null: np.ndarray | None = None):
     """``(block,offset)`` texts, as a TID prints, of two integer arrays (an Arrow string array; NULL where ``null``)."""
     pa = arrow()

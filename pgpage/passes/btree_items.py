@@ -10,7 +10,6 @@ and the keys of an index whose types the printer does not print, go through ``pa
 """
 from __future__ import annotations
 
-import csv
 from typing import Iterator
 
 import numpy as np
@@ -25,7 +24,6 @@ from pgpage.decode.ksy.constants import INDEX_VAR_MASK
 from pgpage.decode.vector import decode_headers, decode_line_pointers
 from pgpage.passes.arrowtext import tid_texts
 
-NULL_BITMAP_AT = SIZEOF_IndexTupleData      # IndexAttributeBitMapData follows t_tid and t_info
 DATA_AT, DATA_AT_WITH_NULLS = 8, 16         # IndexInfoFindDataOffset: MAXALIGN(8 [+ the 4-byte bitmap])
 
 
@@ -119,7 +117,7 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
     ``printers(natts)`` where it prints them (the items with every attribute read as a table at once, the
     others' lines, pivots whose trailing attributes were cut off, one by one), else as ``page_view`` decodes them
     (a page at a time)."""
-    from pgpage.passes.arrowtext import arrow, csv_text_table
+    from pgpage.passes.arrowtext import arrow, buffer_strings
     pa = arrow()
     n, width = len(at), len(attrs or ())
     if not width:
@@ -129,7 +127,7 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
     t_hoff = np.where(hasnull, DATA_AT_WITH_NULLS, DATA_AT)
     printer = printers(width)
     whole = np.flatnonzero(natts == width) if printer is not None else np.zeros(0, dtype=np.int64)
-    texts, printed = [], []       # the whole items' lines, and which items they are
+    cells, printed = [], []       # the whole items' key texts (row by row), and which items they are
     declined = [] if printer is not None else list(range(n))
     empty = np.flatnonzero(natts == 0)   # an internal page's minus infinity: no key (an empty list)
     python: dict[int, list | None] = {}
@@ -145,17 +143,18 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
         pos = 0
         while pos < len(group):
             g = group[pos:]
-            done, ends, ok = printer.lines(flat, at[g], end[g], t_hoff[g], natts[g], hasnull[g])
+            done, _, ok = printer.lines(flat, at[g], end[g], t_hoff[g], natts[g], hasnull[g])
             taken = g[:done]
             declined += taken[~ok].tolist()
+            values, lengths = printer.values[ok], printer.lengths[ok]   # (each key's text: TYPED_TEXT)
             if group is whole:
-                texts.append(printer.out[:ends[-1] if done else 0].tobytes())
+                cells.append(buffer_strings(values.reshape(-1), lengths.reshape(-1), printer.data))
                 printed.append(taken[ok])
             else:
-                text = printer.out[:ends[-1] if done else 0].tobytes().decode("utf-8")
-                for k, s, e, good in zip(taken.tolist(), [0, *ends[:-1].tolist()], ends.tolist(), ok.tolist()):
-                    if good:
-                        python[k] = _fields(text[s:e], int(at[k]), int(natts[k]), bool(hasnull[k]), flat)
+                data = printer.data
+                for k, starts, sizes in zip(taken[ok].tolist(), values.tolist(), lengths.tolist()):
+                    python[k] = [None if size < 0 else data[s:s + size].tobytes().decode("utf-8")
+                                 for s, size in zip(starts, sizes)]
             pos += done
     views: dict[int, dict] = {}
     for k in declined:
@@ -166,13 +165,7 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
         it = views[p].get(int(lp[k])) or {}
         python[k] = None if it.get("keys") is None else [x.get("value") for x in it["keys"] if not x.get("truncated")]
     printed_at = np.concatenate(printed) if printed else np.zeros(0, dtype=np.int64)
-    values = pa.nulls(0, pa.string())
-    if len(printed_at):
-        table = csv_text_table(b"".join(texts), [f"k{i}" for i in range(width)])
-        values = pa.concat_arrays([c.combine_chunks() for c in table.columns])
-        rows = len(printed_at)
-        if width > 1:    # (the columns' values row by row)
-            values = values.take(pa.array((np.arange(rows)[:, None] + np.arange(width)[None, :] * rows).reshape(-1)))
+    values = pa.concat_arrays(cells) if cells else pa.nulls(0, pa.string())
     # the printed items and the empty ones, in item order: a list of ``width`` values or of none each
     listed = printed_at
     if len(empty):
@@ -194,16 +187,6 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
     order = np.empty(n, dtype=np.int64)            # item -> its place in ``lists``
     order[where] = np.arange(n)
     return lists.take(pa.array(order))
-
-
-def _fields(line: str, at: int, natts: int, hasnull: bool, flat: np.ndarray) -> list:
-    """A printed key line's texts, NULL where the tuple's null bitmap says so (CSV prints both it and the empty
-    string's quotes apart; the bitmap is simpler to trust)."""
-    values = next(csv.reader([line.rstrip("\n")])) if line.strip("\n") or natts != 1 else [""]
-    if hasnull:
-        bitmap = int.from_bytes(flat[at + NULL_BITMAP_AT:at + NULL_BITMAP_AT + 4].tobytes(), "little")
-        values = [None if not bitmap >> i & 1 else v for i, v in enumerate(values)]
-    return values
 
 
 def _page_rows(raw: bytes, blkno: int, ctx, attrs) -> list[dict]:
@@ -237,6 +220,7 @@ def key_printers(attrs, major: int | None):
     from functools import lru_cache
 
     from pgpage.analysis.rowstatus import STATUS_NAMES
+    from pgpage.decode.kernels import TYPED_TEXT
     from pgpage.decode.printer import PrintedTypes
     from pgpage.decode.values import ValueFormatter
     printed = PrintedTypes(ValueFormatter(major=major, timezone="UTC"))
@@ -246,5 +230,6 @@ def key_printers(attrs, major: int | None):
         if not attrs or not k:
             return None
         some = list(attrs)[:k]
-        return printed.printer(some, list(range(k)), printed.kinds(some), STATUS_NAMES, False, index_tuples=True)
+        return printed.printer(some, list(range(k)), printed.kinds(some), STATUS_NAMES, False, index_tuples=True,
+                               typed=[TYPED_TEXT] * k)
     return printers

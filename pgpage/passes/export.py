@@ -31,7 +31,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from pgpage.findings import WARNING, ExitCode, Finding, PgpageError, damage_text
-from pgpage.passes.arrowtext import arrow, csv_text_table, tid_texts
+from pgpage.passes.arrowtext import arrow, buffer_strings, csv_text_table, tid_texts
 
 SCHEMA_VERSION = 2          # 2: rows/<schema>.<table> say where a version is as blkno and lp (was ctid text)
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
@@ -770,31 +770,20 @@ class RowColumns:
     def _typed_column(kind: str, atype, values: np.ndarray, lengths: np.ndarray, data: np.ndarray):
         """One column of values as the printer wrote them (``kernels.CsvPrinter.values``, ``lengths``) as an Arrow
         array of ``atype``: NULL where it wrote none."""
-        from pgpage.decode import kernels
         pa = arrow()
+        dtype = typed_kinds()[kind][2]
+        if dtype is None:    # text, bytea
+            return buffer_strings(values, lengths, data, atype)
         n = len(values)
         valid = lengths >= 0
         validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-        dtype = typed_kinds()[kind][2]
-        if dtype is None:    # text, bytea: Arrow's layout, offsets and bytes (copied: ``data`` is written again)
-            size = np.where(valid, lengths, 0)
-            offsets = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(size, out=offsets[1:])
-            at, into = (values, offsets[:-1]) if validity is None else (values[valid], offsets[:-1][valid])
-            first = int(at[0]) if len(at) else 0
-            if np.array_equal(at - first, into):   # one after the other in data (one such column): one copy
-                body = data[first:first + int(offsets[-1])].copy()
-            else:
-                body = np.empty(int(offsets[-1]), dtype=np.uint8)
-                kernels.gather(data, at, size[valid], body, into)
-            return pa.Array.from_buffers(atype, n, [validity, pa.py_buffer(offsets.astype(np.int32)),
-                                                    pa.py_buffer(body)])
         # (what lies under a NULL is Arrow's to ignore, zeroed for tidiness; astype makes the one contiguous copy)
         values = np.where(valid, values, 0) if validity is not None else values
         if dtype is bool:
             body = np.packbits(values.astype(bool), bitorder="little")
         elif dtype in (np.float32, np.float64):   # (the bits)
-            body = values.astype(np.uint32).view(np.float32) if dtype is np.float32 else np.ascontiguousarray(values).view(np.float64)
+            body = values.astype(np.uint32).view(np.float32) if dtype is np.float32 else \
+                np.ascontiguousarray(values).view(np.float64)
         else:
             body = values.astype(dtype)
         return pa.Array.from_buffers(atype, n, [validity, pa.py_buffer(body)])
