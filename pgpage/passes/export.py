@@ -405,10 +405,12 @@ def finding_row(rec: dict) -> dict:
     return row
 
 
-def finding_batches(pgdata: str, db: str | None, rel: str | None = None) -> Iterator:
-    """`verify`'s findings of the cluster (a database, a relation), a batch of them at a time."""
-    from pgpage.passes.verify import plan
-    _, records, _ = plan(pgdata, db, rel, None)
+def finding_batches(pgdata: str, db: str | None, rel: str | None = None, cluster=None) -> Iterator:
+    """`verify`'s findings of the cluster (a database, a relation), a batch of them at a time; of a whole cluster or
+    database verified through ``cluster`` when given (the export's, its catalogs already read)."""
+    from pgpage.passes.verify import Verification, plan
+    records = Verification(cluster).cluster_records(db) if cluster is not None and rel is None else \
+        plan(pgdata, db, rel, None)[1]
     rows = []
     for rec in records:
         if rec.get("type") == "finding":
@@ -520,7 +522,7 @@ class ClusterExport:
         if self.rows:
             row_findings = self.write_rows(sink)
         if "findings" in datasets:
-            for batch in finding_batches(self.pgdata, self.db, self.rel):
+            for batch in finding_batches(self.pgdata, self.db, self.rel, self.cluster):
                 sink("findings", batch)
             if row_findings:
                 sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))

@@ -116,15 +116,14 @@ def dictionary_columns(schema, first=None) -> list[str]:
     import pyarrow.compute as pc
     out = []
     for i, f in enumerate(schema):
-        if pa.types.is_list(f.type):
-            out.append(f"{f.name}.list.element")
-            continue
         column = first.column(i) if first is not None else None
+        if column is not None and pa.types.is_list(f.type):   # (a list's values: its one leaf column)
+            column = column.flatten()
         if isinstance(column, pa.ExtensionArray):   # (JSON: its text)
             column = column.storage
         if (column is None or len(column) < 2 or pa.types.is_dictionary(f.type)
                 or pc.count_distinct(column).as_py() * 2 <= len(column)):
-            out.append(f.name)
+            out.append(f"{f.name}.list.element" if pa.types.is_list(f.type) else f.name)
     return out
 
 

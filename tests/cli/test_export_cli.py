@@ -518,6 +518,14 @@ def test_damaged_cluster_is_exported(tmp_path):
     assert ("heap_hot", 0) in failing and ("idx_dup", 1) in failing
     codes = {c for (c,) in sql(out, "findings", "SELECT DISTINCT code FROM d")}
     assert "checksum.mismatch" in codes
+    # verify's findings of the damage, each as `verify --json` words it (the export verifies through the cluster
+    # its scan opened; without --rows, whose findings join the dataset too)
+    out = tmp_path / "out2"
+    pgpage("export", copy, "-o", out)
+    want = sorted((r.get("code"), r.get("relation"), r.get("block"), r.get("item"), r.get("message"))
+                  for r in json_lines(pgpage("verify", copy, "--json").stdout) if r["type"] == "finding")
+    assert sorted(sql(out, "findings", "SELECT code, relation, block, item, message FROM d")) == want
+    assert len(want) > 100
 
 
 def test_diff_parquet_is_diff_json(tmp_path):
