@@ -132,16 +132,38 @@ def new_not_zeroed(chunk: np.ndarray) -> list[tuple[int, int]]:
     return [(p, c) for p, c in zip(pages.tolist(), counts.tolist()) if c]
 
 
-def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointers:
+def _line_pointer_words(chunk: np.ndarray, headers: PageHeaders):
+    """(words, mask): the pages' line pointer arrays as (pages, most line pointers) uint32 words, and which of them
+    each page has (its pd_lower's count); None when no page has one."""
     maxlp = int(headers.nlp.max()) if len(headers.nlp) else 0
     if maxlp == 0:
+        return None
+    words = np.ascontiguousarray(chunk[:, SIZE_OF_PAGE_HEADER:SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * maxlp])
+    return words.view("<u4").reshape(chunk.shape[0], maxlp), np.arange(maxlp) < headers.nlp[:, None]
+
+
+def decode_line_pointers(chunk: np.ndarray, headers: PageHeaders) -> LinePointers:
+    lp = _line_pointer_words(chunk, headers)
+    if lp is None:
         empty = np.zeros(0, dtype=np.int64)
         return LinePointers(empty, empty, empty, empty, empty)
-    words = np.ascontiguousarray(chunk[:, SIZE_OF_PAGE_HEADER:SIZE_OF_PAGE_HEADER + SIZE_OF_ITEM_ID * maxlp])
-    words = words.view("<u4").reshape(chunk.shape[0], maxlp)
-    mask = np.arange(maxlp) < headers.nlp[:, None]
+    words, mask = lp
     page, idx = np.nonzero(mask)
     return LinePointers(page, idx + 1, *line_pointer_fields(words[mask].astype(np.int64)))
+
+
+def line_pointer_states(chunk: np.ndarray, headers: PageHeaders) -> np.ndarray:
+    """Each page's line pointers (those ``decode_line_pointers`` gives) counted by lp_flags: LP_UNUSED, LP_NORMAL,
+    LP_REDIRECT, LP_DEAD, (pages, 4), without making the line pointers."""
+    out = np.zeros((chunk.shape[0], 4), dtype=np.int64)
+    lp = _line_pointer_words(chunk, headers)
+    if lp is not None:
+        words, mask = lp
+        shift, bits = _LP_BITS[1]
+        flags = np.where(mask, (words >> shift) & bits, 4)   # (4: past the page's line pointers)
+        for state in range(4):
+            out[:, state] = np.count_nonzero(flags == state, axis=1)
+    return out
 
 
 def line_pointers_of(chunk: np.ndarray, headers: PageHeaders, pages: np.ndarray) -> LinePointers:

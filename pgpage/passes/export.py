@@ -265,11 +265,6 @@ def relation_row(entry: dict, rel, index_report: dict | None) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------ pages, tuples
-def _lp_counts(items, npages: int) -> np.ndarray:
-    """Line pointers of each page by lp_flags (LP_UNUSED, LP_NORMAL, LP_REDIRECT, LP_DEAD): (npages, 4)."""
-    return np.bincount(items.page * 4 + items.flags, minlength=4 * npages).reshape(npages, 4)
-
-
 def pages_batch(rel, first: int, chunk: np.ndarray, failures: list[int], figures, visible, frozen,
                 checksums: bool | None):
     """The ``pages`` rows of one chunk of a main fork, from ``decode.vector``'s headers and what the heap pass made
@@ -277,10 +272,10 @@ def pages_batch(rel, first: int, chunk: np.ndarray, failures: list[int], figures
     from pgpage.decode.control import format_lsn
     from pgpage.decode.flags import PD_ALL_VISIBLE
     from pgpage.decode.kernels import TABLES
-    from pgpage.decode.vector import decode_headers, decode_line_pointers
+    from pgpage.decode.vector import decode_headers, line_pointer_states
     h = decode_headers(chunk)
     n = chunk.shape[0]
-    lps = _lp_counts(decode_line_pointers(chunk, h), n)
+    lps = line_pointer_states(chunk, h)
     blkno = first + np.arange(n, dtype=np.int64)
     # PageIsVerified checks the checksum of a page that is not new; None when the cluster has no checksums
     checksum_ok = np.ma.masked_array(~np.isin(blkno, failures), mask=h.is_new | (not checksums))
