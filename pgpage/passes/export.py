@@ -232,6 +232,9 @@ def cluster_row(cluster) -> dict:
     return row
 
 
+INDEX_FIGURES = ("pgstatindex", "deduplication", "dead_items")   # what relation_row reads of `index`'s report
+
+
 def relation_row(entry: dict, rel, index_report: dict | None) -> dict:
     """A relations row from `scan --deep`'s entry of the relation (and `index`'s report of a B-tree)."""
     heap = entry.get("heap") or {}
@@ -400,12 +403,18 @@ def finding_row(rec: dict) -> dict:
     return row
 
 
-def finding_batches(pgdata: str, db: str | None, rel: str | None = None, cluster=None) -> Iterator:
+def finding_batches(pgdata: str, db: str | None, rel: str | None = None, cluster=None, on_btree_report=None
+                    ) -> Iterator:
     """`verify`'s findings of the cluster (a database, a relation), a batch of them at a time; of a whole cluster or
-    database verified through ``cluster`` when given (the export's, its catalogs already read)."""
+    database verified through ``cluster`` when given (the export's, its catalogs already read), each B-tree's
+    report handed to ``on_btree_report(main fork, report)``."""
     from pgpage.passes.verify import Verification, plan
-    records = Verification(cluster).cluster_records(db) if cluster is not None and rel is None else \
-        plan(pgdata, db, rel, None)[1]
+    if cluster is not None and rel is None:
+        verification = Verification(cluster)
+        verification.on_btree_report = on_btree_report
+        records = verification.cluster_records(db)
+    else:
+        records = plan(pgdata, db, rel, None)[1]
     rows = []
     for rec in records:
         if rec.get("type") == "finding":
@@ -493,6 +502,15 @@ class ClusterExport:
             if "tuples" in datasets and figures is not None:
                 sink("tuples", tuples_batch(rel, first, chunk, cluster))
 
+        # verify's findings first: the B-trees' `index` figures come from its reading of them (by main fork)
+        btree_figures: dict[tuple[str, str], dict] = {}
+
+        def keep(fork, report):
+            btree_figures[(str(fork.directory), fork.stem)] = {k: report[k] for k in INDEX_FIGURES}
+        if "findings" in datasets:
+            for batch in finding_batches(self.pgdata, self.db, self.rel, self.cluster,
+                                         keep if "relations" in datasets else None):
+                sink("findings", batch)
         btrees = [r for r in rels if r.access_method == "btree" and r.kind == "i" and r.forks.get("main") is not None]
         is_btree = {id(r) for r in btrees}
         for db, _ in self.scan.plan:   # the B-trees' columns in one read of pg_attribute
@@ -503,7 +521,10 @@ class ClusterExport:
         pending: list[dict] = []   # relations rows, written RELATIONS_BATCH at a time
         for rel, entry in zip(rels, entries):
             if "relations" in datasets:
-                pending.append(relation_row(entry, rel, index_report(cluster, rel) if id(rel) in is_btree else None))
+                main = rel.forks.get("main")
+                figures = (btree_figures.pop((str(main.directory), main.stem), None) or index_report(cluster, rel)) \
+                    if id(rel) in is_btree else None
+                pending.append(relation_row(entry, rel, figures))
                 if len(pending) >= RELATIONS_BATCH:
                     sink("relations", rows_batch("relations", pending))
                     pending = []
@@ -516,11 +537,8 @@ class ClusterExport:
         row_findings: list[Finding] = []
         if self.rows:
             row_findings = self.write_rows(sink)
-        if "findings" in datasets:
-            for batch in finding_batches(self.pgdata, self.db, self.rel, self.cluster):
-                sink("findings", batch)
-            if row_findings:
-                sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))
+        if "findings" in datasets and row_findings:
+            sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))
         return row_findings
 
     def write_rows(self, sink: Callable) -> list[Finding]:

@@ -203,6 +203,8 @@ class Verification:
         self.jobs = jobs  # worker processes for a data directory's or database's relations
         self.heapallindexed = False  # compare each B-tree with its table (passes.heapallindexed)
         self.heap_parts: dict[int, list[tuple]] = {}  # id(Subject) -> its heap's ranges as workers verified them
+        # called with each whole B-tree's main fork and its scan's report (`index`'s figures; in this process)
+        self.on_btree_report: Callable[[RelationFork, dict], None] | None = None
         # data checksums on/off and why: pg_control's, or for a file alone its pages' (checksums_decided)
         self.checksums: bool | None = cluster.checksums if cluster is not None else None
         self.checksums_rule = checksums_rule(self.checksums)
@@ -610,6 +612,8 @@ class Verification:
             yield from v.feed(chunk, first)
             self._count(chunk)
         yield from v.finish(fork.iter_chunks, fork.block_reader())
+        if self.on_btree_report is not None:
+            self.on_btree_report(fork, v.report)
         if self.heapallindexed and s.index is not None and unreadable is None:
             from pgpage.passes.heapallindexed import heapallindexed
             yield from heapallindexed(self.cluster, s.index, s.label, clean=ctx.consistent)

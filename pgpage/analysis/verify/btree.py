@@ -364,7 +364,7 @@ class BtreeVerifier:
         the table is too big for one window of the heap check, ``read_blocks(sorted block numbers)`` the pages
         the order rules compare (as ``RelationFork.block_reader()``; by default through ``chunks``)."""
         self.scan.check_heap_windows(chunks)
-        self.scan.report()
+        self.report = self.scan.report()   # (`index`'s figures of the index, which `export` writes too)
         if self.order is not None:
             self.order.finish(read_blocks or _blocks_through(chunks, self.ctx.block_size))
         out = self._order_drain() + self._drain()
