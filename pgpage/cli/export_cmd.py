@@ -46,7 +46,7 @@ def export_command(*, pgdata: str, output: str, db: str | None = None, rows: boo
             table = dataset
         files.write(dataset, batch)
 
-    with progress("export", export.total_blocks) as advance:
+    with progress("export", export.blocks_read(chosen)) as advance:
         export.run(sink, datasets=chosen, on_blocks=advance)
     files.close({name: schema(name) for name in chosen})
     if json_out:

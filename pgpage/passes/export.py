@@ -403,14 +403,14 @@ def finding_row(rec: dict) -> dict:
     return row
 
 
-def finding_batches(pgdata: str, db: str | None, rel: str | None = None, cluster=None, on_btree_report=None
-                    ) -> Iterator:
+def finding_batches(pgdata: str, db: str | None, rel: str | None = None, cluster=None, on_btree_report=None,
+                    on_blocks=None) -> Iterator:
     """`verify`'s findings of the cluster (a database, a relation), a batch of them at a time; of a whole cluster or
     database verified through ``cluster`` when given (the export's, its catalogs already read), each B-tree's
-    report handed to ``on_btree_report(main fork, report)``."""
+    report handed to ``on_btree_report(main fork, report)``, ``on_blocks(n)`` as it reads."""
     from pgpage.passes.verify import Verification, plan
     if cluster is not None and rel is None:
-        verification = Verification(cluster)
+        verification = Verification(cluster, advance=on_blocks)
         verification.on_btree_report = on_btree_report
         records = verification.cluster_records(db)
     else:
@@ -487,6 +487,12 @@ class ClusterExport:
     def relations(self) -> list:
         return [r for _, rels in self.scan.plan for r in rels]
 
+    def blocks_read(self, datasets=DATASETS) -> int:
+        """The blocks ``run`` reports to ``on_blocks``: every fork's for verify's findings, and again for the
+        scan's datasets (a progress bar's total)."""
+        return self.total_blocks * ((self.rel is None and "findings" in datasets)
+                                    + bool({"relations", "pages", "tuples"} & set(datasets)))
+
     def run(self, sink: Callable, datasets=DATASETS, on_blocks=None) -> list[Finding]:
         """Every dataset of ``datasets`` (and the rows), to ``sink``; returns the findings of the rows' reading."""
         from pgpage.passes.scan import scan_relations
@@ -509,7 +515,7 @@ class ClusterExport:
             btree_figures[(str(fork.directory), fork.stem)] = {k: report[k] for k in INDEX_FIGURES}
         if "findings" in datasets:
             for batch in finding_batches(self.pgdata, self.db, self.rel, self.cluster,
-                                         keep if "relations" in datasets else None):
+                                         keep if "relations" in datasets else None, on_blocks):
                 sink("findings", batch)
         btrees = [r for r in rels if r.access_method == "btree" and r.kind == "i" and r.forks.get("main") is not None]
         is_btree = {id(r) for r in btrees}

@@ -566,3 +566,15 @@ def test_dictionary_only_where_values_repeat(tmp_path_factory):
     encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
     assert "RLE_DICTIONARY" in encodings["xmin"] and "RLE_DICTIONARY" in encodings["schema_version"]
     assert "RLE_DICTIONARY" not in encodings["id"]
+
+
+@pytest.mark.parametrize("datasets", [("findings",), ("pages",), ("relations", "findings")])
+def test_progress_counts_every_block_read(datasets):
+    """A progress bar's total is the blocks the export reads: verify's reading for the findings, the scan's for the
+    other datasets; a bar that stops short or runs past it says nothing true."""
+    from pgpage.passes.export import ClusterExport
+    major = MAJORS[-1]
+    export = ClusterExport(str(data_dir(major)), "pgpage", label="progress")
+    seen = []
+    export.run(lambda name, batch: None, datasets=datasets, on_blocks=seen.append)
+    assert sum(seen) == export.blocks_read(datasets) > 0
