@@ -208,8 +208,8 @@ def default_label(cluster) -> str:
     """The snapshot label a directory name can carry: pg_control's checkpoint time, UTC (20261125T031334Z)."""
     time = ((cluster.control or {}).get("checkPointCopy") or {}).get("time_iso")
     if not time:
-        raise PgpageError(f"{cluster.path}: pg_control gives no checkpoint time: name the snapshot with --label",
-                          ExitCode.USAGE)
+        raise PgpageError(f"{cluster.path}: pg_control gives no checkpoint time (it cannot be read): name the"
+                          " snapshot with --label", ExitCode.UNREADABLE)
     return time[:19].replace("-", "").replace(":", "") + "Z"
 
 

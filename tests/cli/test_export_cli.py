@@ -346,6 +346,22 @@ def test_label_and_errors(tmp_path):
     assert r.returncode in (2, 3) and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
 
 
+def test_damaged_pg_control_needs_a_label(tmp_path):
+    """pg_control cut short (the campaign's 7 148): no checkpoint time to name the snapshot by, which is the input's
+    fault (exit 3, one line saying to give --label), and with --label the cluster is exported all the same."""
+    import shutil
+    copy = tmp_path / "data"
+    shutil.copytree(data_dir(MAJORS[-1]), copy)
+    control = copy / "global" / "pg_control"
+    control.write_bytes(control.read_bytes()[:4913])
+    r = subprocess.run([*PGPAGE, "export", str(copy), "-o", str(tmp_path / "out")], capture_output=True, text=True)
+    assert r.returncode == 3 and r.stderr.count("\n") == 1 and "--label" in r.stderr
+    r = subprocess.run([*PGPAGE, "export", str(copy), "-o", str(tmp_path / "out"), "--label", "damaged", "--json"],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr
+    assert json.loads(r.stdout)["files"]["relations.parquet"] > 0
+
+
 def test_missing_pyarrow_is_one_line(tmp_path):
     """Without pyarrow: one line saying how to install it, exit 2 (other commands never import it)."""
     code = ("import sys; sys.modules['pyarrow'] = None; sys.argv = ['pgpage'] + sys.argv[1:];"
