@@ -166,22 +166,15 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
         python[k] = None if it.get("keys") is None else [x.get("value") for x in it["keys"] if not x.get("truncated")]
     printed_at = np.concatenate(printed) if printed else np.zeros(0, dtype=np.int64)
     values = pa.concat_arrays(cells) if cells else pa.nulls(0, pa.string())
-    # the printed items and the empty ones, in item order: a list of ``width`` values or of none each
-    listed = printed_at
-    if len(empty):
-        mark = np.zeros(n, dtype=bool)
-        mark[printed_at] = mark[empty] = True
-        listed = np.flatnonzero(mark)
-    count = np.zeros(n, dtype=np.int32)
-    count[printed_at] = width
+    # the printed items and the empty ones, in item order: a list of ``width`` values or of none (natts 0) each
+    listed = np.sort(np.concatenate([printed_at, empty])) if len(empty) else printed_at
     offsets = np.zeros(len(listed) + 1, dtype=np.int32)
-    np.cumsum(count[listed], out=offsets[1:])
+    np.cumsum(np.where(natts[listed] == 0, 0, width), out=offsets[1:])
     lists = pa.ListArray.from_arrays(pa.array(offsets), values)
-    printed_at = listed
     rest = np.array(sorted(python), dtype=np.int64)
     if rest.size:
         lists = pa.concat_arrays([lists, pa.array([python[k] for k in rest.tolist()], pa.list_(pa.string()))])
-    where = np.concatenate([printed_at, rest])     # ``lists``' items, in the order they are in it
+    where = np.concatenate([listed, rest])     # ``lists``' items, in the order they are in it
     if np.array_equal(where, np.arange(n)):
         return lists
     order = np.empty(n, dtype=np.int64)            # item -> its place in ``lists``
