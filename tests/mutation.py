@@ -661,7 +661,7 @@ def build(case: Case, rng: random.Random, original: bytes) -> bytes:
 # ---------------------------------------------------------------------------------------- one case, here
 def invoke(argv: list[str]) -> dict:
     """``pgpage ARGV`` in this process through the console entry point, stdout and stderr captured."""
-    from click.testing import CliRunner
+    from typer.testing import CliRunner   # (typer 0.28 carries click inside it: no click package to import)
 
     from pgpage.cli.main import run
     escaped = None
