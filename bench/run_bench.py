@@ -33,6 +33,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -88,16 +89,26 @@ def median_run(cmd: list[str], runs: int, env: dict | None = None, timeout: floa
 
 def interleaved_runs(cmds: dict[str, list[str]], runs: int, env: dict | None = None,
                      timeout: float | None = None) -> dict[str, dict]:
-    """Each command ``runs`` times, taking turns; per command the median wall time, every run's, and the peak RSS."""
+    """Each command ``runs`` times, taking turns; per command the median wall time, every run's, the median CPU
+    time of all its processes (user and system, every core's), and the peak RSS."""
     walls: dict[str, list[float]] = {k: [] for k in cmds}
+    cpus: dict[str, list[float]] = {k: [] for k in cmds}
     rsss: dict[str, list[int]] = {k: [] for k in cmds}
     for _ in range(runs):
         for key, cmd in cmds.items():
+            before = children_cpu()
             wall, rss, _ = timed(cmd, env, timeout)
             walls[key].append(wall)
+            cpus[key].append(children_cpu() - before)
             rsss[key].append(rss)
-    return {k: {"seconds": statistics.median(walls[k]), "all_seconds": walls[k], "peak_rss_mb": max(rsss[k])}
-            for k in cmds}
+    return {k: {"seconds": statistics.median(walls[k]), "all_seconds": walls[k],
+                "cpu_seconds": statistics.median(cpus[k]), "peak_rss_mb": max(rsss[k])} for k in cmds}
+
+
+def children_cpu() -> float:
+    """User and system seconds of every process this one has waited for (and theirs, down the tree)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 class Server:
