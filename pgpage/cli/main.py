@@ -333,6 +333,10 @@ def export(
     db: Optional[str] = typer.Option(None, "--db", help="Only this database."),
     rows: bool = typer.Option(False, "--rows", help="Also each table's rows, typed, as rows/SCHEMA.TABLE.parquet"
                               " (one database: --db when the cluster has several)."),
+    wal: bool = typer.Option(False, "--wal", help="Also the WAL of PGDATA/pg_wal: each record as"
+                             " wal_records.parquet, each block reference as wal_blocks.parquet."),
+    wal_dir: Optional[str] = typer.Option(None, "--wal-dir", help="Read the WAL's segments here (an archive, plain"
+                                          " or .gz) instead of PGDATA/pg_wal (implies --wal)."),
     label: Optional[str] = typer.Option(None, "--label", help="The snapshot's name (default: pg_control's"
                                         " checkpoint time, as 20261125T031334Z)."),
     datasets: Optional[str] = typer.Option(None, "--datasets", help="Only these datasets, comma-separated: cluster,"
@@ -340,8 +344,8 @@ def export(
     json_out: bool = typer.Option(False, "--json", help="Print the files written and their rows as JSON."),
 ) -> None:
     """Parquet for DuckDB, pandas, Polars, Spark: the cluster, relations, pages, tuples, B-tree items and findings
-    (and with --rows the tables' rows), partitioned by cluster and snapshot so that one query reads a fleet.
-    Needs the parquet extra: pip install 'pgpage[parquet]'."""
+    (and with --rows the tables' rows, with --wal the WAL's records), partitioned by cluster and snapshot so that
+    one query reads a fleet. Needs the parquet extra: pip install 'pgpage[parquet]'."""
     options = dict(locals())  # every option, by the name the command function takes it
     from pgpage.cli.export_cmd import export_command
     _run(export_command, options)

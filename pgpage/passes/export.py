@@ -10,7 +10,9 @@ Datasets (their columns: ``COLUMNS``; every one with a ``schema_version`` column
 * ``tuples``: one row per line pointer of every heap (pageinspect's ``heap_page_items`` names, the xids' verdicts,
   each infomask flag as a boolean);
 * ``btree_items``: one row per item of every B-tree (``bt_page_items``' names, the key columns as text);
-* ``findings``: `verify`'s findings;
+* ``findings``: `verify`'s findings (and those of reading the rows and the WAL);
+* ``wal_records``, ``wal_blocks`` (`--wal`): each WAL record and each of its block references, as `wal --json`
+  decodes them (``passes.wal``), with pg_walinspect's names;
 * ``diff`` (`diff --parquet` only): `diff`'s relations, what changed in each.
 
 Nothing here decodes a byte: the relations and their pages come from one read of `scan --deep` (``scan_relations``
@@ -35,6 +37,7 @@ from pgpage.passes.arrowtext import arrow, buffer_strings, csv_text_table, tid_t
 
 SCHEMA_VERSION = 2          # 2: rows/<schema>.<table> say where a version is as blkno and lp (was ctid text)
 DATASETS = ("cluster", "relations", "pages", "tuples", "btree_items", "findings")
+WAL_DATASETS = ("wal_records", "wal_blocks")   # `--wal`
 ROWS_BATCH = 65536          # rows converted to Arrow at once (`--rows`)
 RELATIONS_BATCH = 1024      # relations rows built at once
 LABEL_CHARS = re.compile(r"[A-Za-z0-9._+-]+")
@@ -108,6 +111,22 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("pages_changed", "int64"), ("pages_added", "int64"), ("pages_removed", "int64"), ("inserted", "int64"),
         ("new_versions", "int64"), ("hot_updated", "int64"), ("non_hot_updated", "int64"), ("deleted", "int64"),
         ("not_hot", "int64"), ("entries_added", "int64"),
+    ],
+    # `--wal`: pg_walinspect's names (pg_get_wal_records_info, pg_get_wal_block_info), the LSNs as it prints them
+    # and the start's as a number too (it sorts and subtracts)
+    "wal_records": [
+        ("schema_version", "int16"), ("start_lsn", "string"), ("end_lsn", "string"), ("prev_lsn", "string"),
+        ("start_lsn_bytes", "int64"), ("xid", "int64"), ("resource_manager", "string_dict"),
+        ("record_type", "string_dict"), ("info", "int16"), ("record_length", "int64"), ("main_data_length", "int64"),
+        ("fpi_length", "int64"), ("block_count", "int32"), ("description", "string"),
+    ],
+    "wal_blocks": [
+        ("schema_version", "int16"), ("start_lsn", "string"), ("start_lsn_bytes", "int64"), ("block_id", "int16"),
+        ("reltablespace", "int64"), ("reldatabase", "int64"), ("relfilenode", "int64"), ("relforknumber", "int16"),
+        ("relblocknumber", "int64"), *_IDENTITY, ("xid", "int64"), ("resource_manager", "string_dict"),
+        ("record_type", "string_dict"), ("block_data_length", "int32"), ("will_init", "bool"),
+        ("block_fpi_length", "int32"), ("block_fpi_info", "list<string>"), ("fpi_hole_offset", "int32"),
+        ("fpi_hole_length", "int32"), ("fpi_compression", "string"), ("fpi_apply", "bool"),
     ],
     "findings": [
         ("schema_version", "int16"), ("database", "string"), ("code", "string"), ("severity", "string"),
@@ -425,6 +444,47 @@ def finding_batches(pgdata: str, db: str | None, rel: str | None = None, cluster
     yield rows_batch("findings", rows)
 
 
+# ------------------------------------------------------------------------------------------------ WAL
+def wal_batches(walk, sink: Callable) -> list[Finding]:
+    """The ``wal_records`` and ``wal_blocks`` rows of every record ``walk`` (a ``passes.wal.WalWalk``) reads, as
+    `wal --json` gives them, to ``sink`` a batch at a time; returns the walk's findings (where it stopped, why)."""
+    from pgpage.decode.wal.record import BKPBLOCK_FORK_MASK
+    records: list[dict] = []
+    blocks: list[dict] = []
+    for rec in walk.records():
+        doc = walk.record_json(rec)
+        common = {"start_lsn": doc["lsn"], "start_lsn_bytes": rec.lsn, "xid": rec.xid,
+                  "resource_manager": doc["rmgr"], "record_type": doc["record_type"]}
+        records.append({**common, "end_lsn": doc["end_lsn"], "prev_lsn": doc["prev_lsn"], "info": rec.info,
+                        "record_length": rec.length, "main_data_length": rec.main_data_length,
+                        "fpi_length": rec.fpi_length, "block_count": len(rec.blocks),
+                        "description": doc["description"]})
+        for b, ref in zip(rec.blocks, doc["blocks"]):
+            database, rel = walk.names.get((b.spc, b.db, b.rel), (None, None))
+            fpi = ref["fpi"] or {}
+            blocks.append({**common, "block_id": b.block_id, "reltablespace": b.spc, "reldatabase": b.db,
+                           "relfilenode": b.rel, "relforknumber": b.fork_flags & BKPBLOCK_FORK_MASK,
+                           "relblocknumber": b.block, "database": database,
+                           "nspname": rel and rel.namespace, "relname": rel and rel.name,
+                           "block_data_length": b.data_length, "will_init": ref["will_init"],
+                           "block_fpi_length": fpi.get("length"), "block_fpi_info": _fpi_info(fpi.get("flags")),
+                           "fpi_hole_offset": fpi.get("hole_offset"), "fpi_hole_length": fpi.get("hole_length"),
+                           "fpi_compression": fpi.get("compression"), "fpi_apply": fpi.get("apply")})
+        for name, rows in (("wal_records", records), ("wal_blocks", blocks)):
+            if len(rows) >= ROWS_BATCH:
+                sink(name, rows_batch(name, rows))
+                rows.clear()
+    for name, rows in (("wal_records", records), ("wal_blocks", blocks)):
+        if rows:
+            sink(name, rows_batch(name, rows))
+    return walk.findings()
+
+
+def _fpi_info(flags: list[str] | None) -> list[str] | None:
+    """An image's flags as pg_get_wal_block_info's block_fpi_info names them (BKPIMAGE_APPLY: APPLY)."""
+    return None if flags is None else [f.removeprefix("BKPIMAGE_") for f in flags]
+
+
 # ------------------------------------------------------------------------------------------------ diff
 def diff_row(rel: dict) -> dict:
     """A ``diff`` row from a relation of `diff --json`'s document."""
@@ -461,10 +521,11 @@ SYSTEM_TEXTS = 6   # rows' CSV with its system columns first: ctid, xmin, xmax, 
 class ClusterExport:
     """`pgpage export` of a data directory (a database, or one relation with ``rel``): ``run(sink)`` hands every
     dataset's batches to ``sink(dataset, batch)``; with ``rows``, each table's rows as dataset
-    ``rows/<schema>.<table>``. ``system_identifier`` and ``label`` name the snapshot."""
+    ``rows/<schema>.<table>``; with ``wal`` (or ``wal_dir``, an archive read instead of PGDATA/pg_wal), datasets
+    ``wal_records`` and ``wal_blocks``. ``system_identifier`` and ``label`` name the snapshot."""
 
     def __init__(self, pgdata: str, db: str | None = None, rel: str | None = None, label: str | None = None,
-                 rows: bool = False):
+                 rows: bool = False, wal: bool = False, wal_dir: str | None = None):
         from pgpage.passes.scan import ClusterScan
         arrow()
         self.pgdata, self.db, self.rel = pgdata, db, rel
@@ -479,6 +540,7 @@ class ClusterExport:
             raise PgpageError(f"--rows writes rows/<schema>.<table>.parquet of one database: give --db (this cluster"
                               f" has {', '.join(d.name for d, _ in scan.plan)})", ExitCode.USAGE)
         self.rows = rows
+        self.wal, self.wal_dir = wal or wal_dir is not None, wal_dir   # (an archive implies the WAL)
         self.label = check_label(label) if label is not None else default_label(cluster)
         self.system_identifier = str((cluster.control or {}).get("system_identifier", "unknown"))
         self.total_blocks = scan.total_blocks
@@ -494,7 +556,8 @@ class ClusterExport:
                                     + bool({"relations", "pages", "tuples"} & set(datasets)))
 
     def run(self, sink: Callable, datasets=DATASETS, on_blocks=None) -> list[Finding]:
-        """Every dataset of ``datasets`` (and the rows), to ``sink``; returns the findings of the rows' reading."""
+        """Every dataset of ``datasets`` (and the rows, the WAL), to ``sink``; returns the findings of the rows' and
+        the WAL's reading."""
         from pgpage.passes.scan import scan_relations
         cluster = self.cluster
         if "cluster" in datasets:
@@ -540,12 +603,24 @@ class ClusterExport:
             for rel in btrees:
                 for batch in btree_item_batches(cluster, rel):
                     sink("btree_items", batch)
-        row_findings: list[Finding] = []
+        late: list[Finding] = []    # the findings of the rows' and the WAL's reading, after verify's
         if self.rows:
-            row_findings = self.write_rows(sink)
-        if "findings" in datasets and row_findings:
-            sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in row_findings]))
-        return row_findings
+            late += self.write_rows(sink)
+        if self.wal:
+            late += self.write_wal(sink)
+        if "findings" in datasets and late:
+            sink("findings", rows_batch("findings", [finding_row(f.to_json()) for f in late]))
+        return late
+
+    def write_wal(self, sink: Callable) -> list[Finding]:
+        """The WAL's records and block references (``wal_batches``) of PGDATA/pg_wal or of ``wal_dir``; a WAL that
+        cannot be read at all (no such directory) is a finding, and the rest of the export is still written."""
+        from pgpage.passes.wal import WalWalk
+        try:
+            walk = WalWalk(self.pgdata, self.wal_dir)
+        except PgpageError as e:
+            return [Finding("export.wal.unreadable", f"WAL not written: {e}", severity=WARNING)]
+        return wal_batches(walk, sink)
 
     def write_rows(self, sink: Callable) -> list[Finding]:
         """Each table's rows (outside the system schemas); a table whose rows cannot be read at all (its columns
@@ -939,6 +1014,24 @@ def btree_items_table(pgdata: str, db: str | None = None, rel: str | None = None
 def findings_table(pgdata: str, db: str | None = None, rel: str | None = None):
     """`verify`'s findings (the cluster's, one database's, one relation's) as a Table."""
     return _table("findings", pgdata, db, rel)
+
+
+def _wal_table(dataset: str, pgdata: str, wal_dir: str | None):
+    from pgpage.passes.wal import WalWalk
+    pa = arrow()
+    batches = []
+    wal_batches(WalWalk(pgdata, wal_dir), lambda name, batch: batches.append(batch) if name == dataset else None)
+    return pa.Table.from_batches(batches, schema=schema(dataset))
+
+
+def wal_records_table(pgdata: str, wal_dir: str | None = None):
+    """The ``wal_records`` dataset (every record of PGDATA/pg_wal, or of the segments in ``wal_dir``) as a Table."""
+    return _wal_table("wal_records", pgdata, wal_dir)
+
+
+def wal_blocks_table(pgdata: str, wal_dir: str | None = None):
+    """The ``wal_blocks`` dataset (every block reference of those records, relations named) as a Table."""
+    return _wal_table("wal_blocks", pgdata, wal_dir)
 
 
 def rows_table(pgdata: str, db: str | None, rel: str, all_versions: bool = False):

@@ -617,8 +617,8 @@ def newest_page_image(reader: WalReader, relation, fork: str, block: int, lsn: i
 SCHEMA = "pgpage.wal/1"
 
 
-def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, str]]:
-    """(spc, db, relfilenode) -> (database, schema.relation) of every relation the catalogs name now (mapped
+def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, object]]:
+    """(spc, db, relfilenode) -> (database, its catalog Relation) of every relation the catalogs name now (mapped
     catalogs through pg_filenode.map). WAL of a relation since dropped or rewritten (VACUUM FULL, TRUNCATE)
     names a relfilenode no catalog row holds any more: it stays unnamed."""
     names = {}
@@ -627,7 +627,7 @@ def relation_names(cluster) -> dict[tuple[int, int, int], tuple[str | None, str]
             continue
         for rel in db.relations():
             if rel.has_storage:
-                names[relation_node(rel)] = (None if rel.row.get("relisshared") else db.name, rel.qualified_name)
+                names[relation_node(rel)] = (None if rel.row.get("relisshared") else db.name, rel)
     return names
 
 
@@ -739,15 +739,16 @@ class WalWalk:
         major = self.major
         blocks = []
         for b in rec.blocks:
-            db_name, rel_name = self.names.get((b.spc, b.db, b.rel), (None, None))
+            db_name, rel = self.names.get((b.spc, b.db, b.rel), (None, None))
             fpi = None
             if b.has_image:
                 fpi = {"length": b.image_length, "hole_offset": b.hole_offset, "hole_length": b.hole_length,
                        "compression": b.compression, "apply": b.apply_image, "bimg_info": b.bimg_info,
                        "flags": b.image_flags(major)}
             blocks.append({"block_id": b.block_id, "relfilenode": b.relfilenode, "database": db_name,
-                           "relation": rel_name, "fork": b.fork, "block": b.block, "data_length": b.data_length,
-                           "will_init": bool(b.fork_flags & BKPBLOCK_WILL_INIT), "fpi": fpi})
+                           "relation": rel and rel.qualified_name, "fork": b.fork, "block": b.block,
+                           "data_length": b.data_length, "will_init": bool(b.fork_flags & BKPBLOCK_WILL_INIT),
+                           "fpi": fpi})
         return {"type": "record", "lsn": format_lsn(rec.lsn), "end_lsn": format_lsn(rec.end_lsn),
                 "prev_lsn": format_lsn(rec.prev_lsn), "xid": rec.xid, "rmgr": versions.rmgr_name(rec.rmid),
                 "record_type": versions.wal_record_type(major, rec.rmid, rec.info), "info": rec.info,

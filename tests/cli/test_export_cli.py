@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MAJORS, data_dir
+from conftest import MAJORS, REQUIRED_MAJORS, data_dir
 
 duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
@@ -315,6 +315,70 @@ def test_two_snapshots_read_together(tmp_path):
     assert sysids == 1
 
 
+@pytest.mark.parametrize("major", REQUIRED_MAJORS)
+def test_wal_is_wal_json(major, tmp_path):
+    """`export --wal-dir ARCHIVE` of each major's WAL fixture (the workload's heap and B-tree records, full-page
+    images compressed or with holes): every record and block reference DuckDB reads from wal_records and
+    wal_blocks is the record `wal --wal ARCHIVE --json` prints, field by field, and the walk's end is a finding."""
+    import tarfile
+
+    from pgpage.decode.control import parse_lsn
+    from pgpage.decode.wal.record import FORK_NAMES
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "walrows" / f"pg{major}"
+    with tarfile.open(fixture / "data.tar.xz") as tf:
+        tf.extractall(tmp_path, filter="data")
+    data, archive, out = tmp_path / "data", fixture / "archive", tmp_path / "out"
+    r = subprocess.run([*PGPAGE, "export", data, "-o", out, "--wal-dir", archive, "--datasets", "cluster,findings",
+                        "--json"], capture_output=True, text=True, timeout=600)
+    assert r.returncode in (0, 1) and r.stderr == "", r.stderr    # (the fixture keeps only the files its WAL needs)
+    files = json.loads(r.stdout)["files"]
+    lines = json_lines(subprocess.run([*PGPAGE, "wal", data, "--wal", archive, "--json"], capture_output=True,
+                                      text=True, check=False).stdout)
+    summary = lines.pop()
+    assert summary["type"] == "summary" and files["wal_records.parquet"] == summary["records"] == len(lines) > 100
+    got = sql(out, "wal_records", "SELECT start_lsn, end_lsn, prev_lsn, start_lsn_bytes, xid, resource_manager,"
+              " record_type, info, record_length, main_data_length, fpi_length, block_count, description FROM d"
+              " ORDER BY start_lsn_bytes")
+    assert got == [(x["lsn"], x["end_lsn"], x["prev_lsn"], parse_lsn(x["lsn"]), x["xid"], x["rmgr"],
+                    x["record_type"], x["info"], x["length"], x["main_data_length"], x["fpi_length"],
+                    len(x["blocks"]), x["description"]) for x in lines]
+    got = sql(out, "wal_blocks", "SELECT start_lsn, block_id, reltablespace || '/' || reldatabase || '/' ||"
+              " relfilenode, relforknumber, relblocknumber, database, nspname || '.' || relname, xid,"
+              " resource_manager, record_type, block_data_length, will_init, block_fpi_length, block_fpi_info,"
+              " fpi_hole_offset, fpi_hole_length, fpi_compression, fpi_apply FROM d ORDER BY start_lsn_bytes, block_id")
+    fpi = lambda b, k: (b["fpi"] or {}).get(k)  # noqa: E731
+    want = [(x["lsn"], b["block_id"], b["relfilenode"], FORK_NAMES.index(b["fork"]), b["block"], b["database"],
+             b["relation"], x["xid"], x["rmgr"], x["record_type"], b["data_length"], b["will_init"],
+             fpi(b, "length"), None if b["fpi"] is None else [f.removeprefix("BKPIMAGE_") for f in fpi(b, "flags")],
+             fpi(b, "hole_offset"), fpi(b, "hole_length"), fpi(b, "compression"), fpi(b, "apply"))
+            for x in lines for b in x["blocks"]]
+    assert got == want and files["wal_blocks.parquet"] == len(want)
+    assert any(w[12] for w in want) and any(w[6] == "public.t" for w in want)   # images, and the named table
+    assert sql(out, "findings", "SELECT code, severity, message FROM d WHERE code LIKE 'wal.%'") == \
+        [(f["code"], f["severity"], f["message"]) for f in summary["findings"]]
+    from pgpage.passes import export    # the Python API's tables: the files' rows
+    for dataset, table in (("wal_records", export.wal_records_table), ("wal_blocks", export.wal_blocks_table)):
+        con = duckdb.connect()
+        api = table(str(data), str(archive))   # noqa: F841 (DuckDB reads the local by its name)
+        assert con.sql("SELECT * FROM api").fetchall() == sql(
+            out, dataset, "SELECT * EXCLUDE (system_identifier, snapshot) FROM d")
+
+
+def test_wal_without_a_wal_directory(tmp_path):
+    """`--wal` of a cluster whose pg_wal is gone: the other datasets are written, the WAL's two files are there
+    with no rows, and the findings say why, as a warning (the export's exit status stays verify's)."""
+    r, without = (subprocess.run([*PGPAGE, "export", data_dir(MAJORS[0]), "-o", tmp_path / name, *wal, "--datasets",
+                                  "cluster,relations,findings", "--json"], capture_output=True, text=True, timeout=600)
+                  for name, wal in (("with", ["--wal"]), ("without", [])))
+    doc = json.loads(r.stdout)
+    assert r.stderr == "" and r.returncode == without.returncode
+    assert doc["files"]["wal_records.parquet"] == doc["files"]["wal_blocks.parquet"] == 0
+    assert doc["files"]["relations.parquet"] > 0
+    (code, severity, message), = sql(tmp_path / "with", "findings", "SELECT code, severity, message FROM d WHERE"
+                                     " code LIKE '%wal%'")
+    assert (code, severity) == ("export.wal.unreadable", "warning") and "no WAL directory" in message
+
+
 def test_datasets_option(tmp_path):
     r = subprocess.run([*PGPAGE, "export", str(data_dir(MAJORS[0])), "-o", str(tmp_path), "--datasets",
                         "relations,pages", "--json"], capture_output=True, text=True)
@@ -492,6 +556,32 @@ def test_readme_fleet_example(tmp_path):
     query = queries[1][0].replace("'fleet/", f"'{fleet}/")
     rows = con.sql(f"SELECT failing, failing_pages FROM ({query.rstrip().rstrip(';')}) WHERE snapshot = 'damaged'")
     assert rows.fetchall() == [(1, ["stories.public.upd_indexed block 1"])]
+
+
+def test_readme_wal_example(tmp_path):
+    """The README's WAL audit: its shell line exports the pg17 story's WAL, its query prints what it shows, and
+    those are the counts and bytes of `wal --json`'s records per relation they write to."""
+    (_, shell), (_, query), (_, shown) = readme_blocks("### export")
+    out = tmp_path / "audit"
+    command = shell.strip().replace("-o audit", f"-o {out}").replace("pgpage export",
+                                                                     f"{sys.executable} -m pgpage export")
+    r = subprocess.run(["bash", "-c", command], cwd=README.parent, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    rel = duckdb.connect().sql(query.replace("'audit/", f"'{out}/"))
+    got = printed(rel)
+    assert got == shown.rstrip("\n").split("\n"), "\n".join(got)
+    story = README.parent / "fixtures" / "stories" / "pg17"
+    records = json_lines(subprocess.run([*PGPAGE, "wal", story / "data", "--wal", story / "wal", "--json"],
+                                        capture_output=True, text=True, check=False).stdout)[:-1]
+    want: dict[tuple[str, str], list[int]] = {}
+    for rec in records:
+        for name in {b["relation"] for b in rec["blocks"] if b["database"] == "stories"
+                     and (b["relation"] or "").startswith("public.")}:
+            sums = want.setdefault((name.removeprefix("public."), rec["rmgr"]), [0, 0, 0])
+            for i, n in enumerate((1, rec["length"], rec["fpi_length"])):
+                sums[i] += n
+    assert [(a, b, int(c), int(d), int(e)) for a, b, c, d, e in rel.fetchall()] == \
+        [(*k, *v) for k, v in sorted(want.items())]
 
 
 def test_readme_lists_every_column():
