@@ -14,6 +14,8 @@ import pytest
 
 from conftest import MAJORS, REQUIRED_MAJORS, data_dir
 
+from pgpage.decode.control import parse_lsn
+
 duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("pyarrow")
 
@@ -322,7 +324,6 @@ def test_wal_is_wal_json(major, tmp_path):
     wal_blocks is the record `wal --wal ARCHIVE --json` prints, field by field, and the walk's end is a finding."""
     import tarfile
 
-    from pgpage.decode.control import parse_lsn
     from pgpage.decode.wal.record import FORK_NAMES
     fixture = Path(__file__).resolve().parents[2] / "fixtures" / "walrows" / f"pg{major}"
     with tarfile.open(fixture / "data.tar.xz") as tf:
@@ -362,6 +363,35 @@ def test_wal_is_wal_json(major, tmp_path):
         api = table(str(data), str(archive))   # noqa: F841 (DuckDB reads the local by its name)
         assert con.sql("SELECT * FROM api").fetchall() == sql(
             out, dataset, "SELECT * EXCLUDE (system_identifier, snapshot) FROM d")
+
+
+def test_wal_damaged_mid_segment(tmp_path):
+    """A byte of a record in the middle of the pg17 fixture's segment flipped (a copy): the export writes the
+    records before it, as `wal` reads them, and the bad CRC where the walk stopped is an error finding (exit 1)."""
+    import gzip
+    import tarfile
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "walrows" / "pg17"
+    with tarfile.open(fixture / "data.tar.xz") as tf:
+        tf.extractall(tmp_path, filter="data")
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    (segment,) = (fixture / "archive").glob("*.gz")
+    raw = bytearray(gzip.decompress(segment.read_bytes()))
+    raw[0x10000 + 50] ^= 0xFF   # (inside the record at 0/A0FCF0, the 501st)
+    (archive / segment.name.removesuffix(".gz")).write_bytes(bytes(raw))
+    data, out = tmp_path / "data", tmp_path / "out"
+    r = subprocess.run([*PGPAGE, "export", data, "-o", out, "--wal-dir", archive, "--datasets", "findings", "--json"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and r.stderr == "", r.stderr
+    lines = json_lines(subprocess.run([*PGPAGE, "wal", data, "--wal", archive, "--json"], capture_output=True,
+                                      text=True, check=False).stdout)
+    summary = lines.pop()
+    assert summary["stop"]["severity"] == "error" and 0 < len(lines) < 566   # (566: the whole segment's)
+    assert json.loads(r.stdout)["files"]["wal_records.parquet"] == len(lines)
+    assert sql(out, "wal_records", "SELECT max(start_lsn_bytes) FROM d") == [(max(parse_lsn(x["lsn"])
+                                                                                   for x in lines),)]
+    assert (summary["stop"]["code"], "error", summary["stop"]["message"]) in sql(
+        out, "findings", "SELECT code, severity, message FROM d")
 
 
 def test_wal_without_a_wal_directory(tmp_path):
