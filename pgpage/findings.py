@@ -139,7 +139,7 @@ CODES = frozenset({
     "heap.tuple.bad_hoff", "heap.tuple.heap_only_not_updated", "heap.tuple.hot_updated_without_xmax",
     "heap.tuple.multi_committed", "heap.tuple.too_many_attributes", "heap.tuple.too_short",
     "heap.tuple.undecodable", "heap.visibility.undecided", "heap.vm.missing", "heap.why_not_hot.unavailable",
-    "export.rows.unreadable", "export.value.not_representable", "heap.xact.unavailable", "heap.xid.since_checkpoint",
+    "export.rows.unreadable", "export.value.not_representable", "export.wal.unreadable", "heap.xact.unavailable", "heap.xid.since_checkpoint",
     "page.all_visible_wrong", "page.header.bad_bounds", "page.header.bad_flags", "page.header.bad_lower",
     "page.header.bad_pagesize", "page.header.bad_special", "page.header.bad_upper", "page.header.bad_version",
     "page.new_not_zeroed", "page.truncated", "page.undecodable", "page.unrecognised",
