@@ -28,10 +28,9 @@ def export_command(*, pgdata: str, output: str, db: str | None = None, rows: boo
         if unknown or not chosen:
             raise PgpageError(f"--datasets: {', '.join(map(repr, unknown)) or 'none given'} (the datasets:"
                               f" {', '.join(DATASETS)})", ExitCode.USAGE)
-    wal = wal or wal_dir is not None
     refuse_output_inside(output, pgdata, "-o")
     export = ClusterExport(pgdata, db, label=label, rows=rows, wal=wal, wal_dir=wal_dir)
-    written = chosen + (WAL_DATASETS if wal else ())   # every file the snapshot gets, empty when nothing came
+    written = chosen + (WAL_DATASETS if export.wal else ())   # every file the snapshot gets, empty when none came
     directory = snapshot_directory(output, export.system_identifier, export.label)
     files = ParquetFiles(directory)
     counts: dict[str, int] = {}

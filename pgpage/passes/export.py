@@ -977,15 +977,17 @@ def relation_batches(dataset: str, target: str, db: str | None, rel: str | None,
 
 
 # ------------------------------------------------------------------------------------------------ Python API
-def _table(dataset: str, pgdata: str, db: str | None, rel: str | None, label: str | None = None):
+def _collected(dataset: str, produce: Callable):
+    """The batches of ``dataset`` that ``produce(sink)`` hands to its sink, as one Table."""
     pa = arrow()
     batches = []
-
-    def keep(name, batch):
-        if name == dataset:
-            batches.append(batch)
-    ClusterExport(pgdata, db, rel, label=label or "api").run(keep, datasets=(dataset,))
+    produce(lambda name, batch: batches.append(batch) if name == dataset else None)
     return pa.Table.from_batches(batches, schema=schema(dataset))
+
+
+def _table(dataset: str, pgdata: str, db: str | None, rel: str | None, label: str | None = None):
+    return _collected(dataset, lambda sink: ClusterExport(pgdata, db, rel, label=label or "api").run(
+        sink, datasets=(dataset,)))
 
 
 def cluster_table(pgdata: str):
@@ -1020,10 +1022,7 @@ def findings_table(pgdata: str, db: str | None = None, rel: str | None = None):
 
 def _wal_table(dataset: str, pgdata: str, wal_dir: str | None):
     from pgpage.passes.wal import WalWalk
-    pa = arrow()
-    batches = []
-    wal_batches(WalWalk(pgdata, wal_dir), lambda name, batch: batches.append(batch) if name == dataset else None)
-    return pa.Table.from_batches(batches, schema=schema(dataset))
+    return _collected(dataset, lambda sink: wal_batches(WalWalk(pgdata, wal_dir), sink))
 
 
 def wal_records_table(pgdata: str, wal_dir: str | None = None):
