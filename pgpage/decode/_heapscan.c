@@ -39,6 +39,7 @@ static const char bt_total_names[] = BT_TOTALS(NAME_STR);
 static const char bt_event_names[] = BT_EVENT_CODES(NAME_STR);
 static const char csv_kind_names[] = CSV_KINDS(NAME_STR);
 static const char csv_param_names[] = CSV_PARAMS(NAME_STR);
+static const char typed_mode_names[] = TYPED_MODES(NAME_STR);
 
 /* Comma-separated names of table `which` (0 counters, 1 page columns, 2 event codes, 3 parameters, 4 best-of,
    5 layout; 7, 8, 9: the B-tree pass's page columns, totals and event codes; 10, 11: the CSV printer's kinds and
@@ -60,6 +61,7 @@ const char *pgp_names(int which)
     case 10: return csv_kind_names;
     case 11: return csv_param_names;
     case 12: return order_kind_names;
+    case 13: return typed_mode_names;
     default: return "";
     }
 }

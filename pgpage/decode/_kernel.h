@@ -94,6 +94,8 @@ enum { ST_UNKNOWN, ST_IN_PROGRESS, ST_COMMITTED, ST_ABORTED, ST_FROZEN, ST_INVAL
     X(tsvector) X(point) X(lseg) X(line) X(box) X(circle) X(path) X(polygon) X(xml) X(tid) X(given)
 #define CSV_PARAMS(X) X(major) X(single_column) X(system) X(index_tuples) X(json) X(json_nxid) X(json_updated) \
     X(copy_text)
+/* pgp_csv_rows' typed[c]: the column printed in the line; written as Arrow holds it; its text, bare, beside those */
+#define TYPED_MODES(X) X(none) X(arrow) X(text)
 
 #define C_(n) C_##n,
 #define P_(n) P_##n,
@@ -111,8 +113,10 @@ enum { BT_PAGE_COLUMNS(BPC_) BPC__COUNT };
 enum { BT_TOTALS(BT_) BT__COUNT };
 #define K_(n) K_##n,
 #define CP_(n) CP_##n,
+#define TY_(n) TY_##n,
 enum { CSV_KINDS(K_) K__COUNT };
 enum { CSV_PARAMS(CP_) CP__COUNT };
+enum { TYPED_MODES(TY_) TY__COUNT };
 enum { BE_BAD_LP_FLAGS, BE_OUT_OF_BOUNDS, BE_SIZE_MISMATCH, BE_UNEXPECTED_PIVOT, BE_POSTING_OVERRUN,
        BE_POSTING_TOO_FEW, BE_POSTING_UNSORTED, BE_TID_INVALID, BE__COUNT };
 enum { E_BAD_LINK, E_LINK_TO_UNUSED, E_REDIRECT_NOT_HEAP_ONLY, E_REDIRECT_TO_REDIRECT, E_XMIN_MISMATCH,

@@ -177,7 +177,7 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  * arrow_value can (_values.c; passes/export.py builds the Arrow arrays): into typed_val[t * ncols + c], and for text
  * and bytea into bin (bin_cap bytes; its place in typed_val, its length in typed_len), the line's field left empty;
  * typed_len -2 for NULL, -1 for a value printed in its field as before (one Arrow does not read as such from its
- * text). typed[c] TYPED_TEXT: the value's text instead, bare (not quoted as a CSV field), into bin the same way
+ * text). typed[c] TY_text: the value's text instead, bare (not quoted as a CSV field), into bin the same way
  * (the export's B-tree keys: Arrow strings without a CSV reading); a value not printed declines the line.
  *
  * Lines go one after the other into out (out_cap bytes); ends[t] is where tuple t's line ends, ok[t] 1 when it
@@ -185,8 +185,6 @@ static const uint8_t *inflated(const uint8_t *v, int64_t vlen, int64_t *len)
  * tuples were done: fewer than ntup when the next line did not fit (the caller takes the text and calls again
  * from there); a line that does not fit in the whole buffer is declined.
  */
-#define TYPED_TEXT 2   /* typed[c]: the value's text into bin */
-
 int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const int64_t *start, const int64_t *tlen,
                      const int64_t *t_hoff, const int64_t *natts, const uint8_t *hasnull, const int64_t *attlen,
                      const int64_t *attalign, int64_t natt, const int64_t *cols, const int64_t *kinds,
@@ -300,7 +298,7 @@ int64_t pgp_csv_rows(const uint8_t *base, int64_t base_len, int64_t ntup, const 
                 continue;
             }
             if ((c > 0 || system) && room(&o, 1)) *o.p++ = ',';
-            if (typed && typed[c] == TYPED_TEXT && !given) {
+            if (typed && typed[c] == TY_text && !given) {
                 int64_t *const cell = typed_len + t * ncols + c;
                 if (is_null) {
                     *cell = -2;

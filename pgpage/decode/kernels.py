@@ -59,7 +59,7 @@ class _Tables:
     def __getattr__(self, name):
         tables = {"COUNTERS": 0, "PAGE_COLUMNS": 1, "EVENT_CODES": 2, "PARAMS": 3, "BEST": 4, "LAYOUT": 5,
                   "BT_PAGE_COLUMNS": 7, "BT_TOTALS": 8, "BT_EVENT_CODES": 9, "CSV_KINDS": 10, "CSV_PARAMS": 11,
-                  "ORDER_KINDS": 12}
+                  "ORDER_KINDS": 12, "TYPED_MODES": 13}
         if name not in tables:
             raise AttributeError(name)
         value = _names(tables[name])
@@ -309,9 +309,9 @@ class CsvPrinter:
     ``typed`` (CSV lines): per printed column, whether its values are written as Arrow holds them where they can be
     (``arrow_value`` in _values.c): after ``lines``, ``values`` and ``lengths`` (tuples, printed columns) say each
     one (``lengths`` -2: NULL, -1: printed in the line, else the value is ``values``, or for text and bytea
-    ``lengths`` bytes at ``values`` of ``data``), its field in the line left empty. ``typed`` TYPED_TEXT for a
-    column: its values' texts, not quoted, written the same way (``lengths`` -2: NULL; a value the printer cannot
-    print declines the tuple)."""
+    ``lengths`` bytes at ``values`` of ``data``), its field in the line left empty. ``typed`` "text" for a column
+    (its index in ``TABLES.TYPED_MODES``): its values' texts, not quoted, written the same way (``lengths`` -2:
+    NULL; a value the printer cannot print declines the tuple)."""
 
     def __init__(self, attlen, attalign, cols, kinds: list[str], zone: np.ndarray, statuses: list[str],
                  system: bool, major: int | None, single_column: bool, buffer_size: int | None = None,
@@ -390,7 +390,6 @@ class CsvPrinter:
         return int(done), ends[:done], ok[:done].astype(bool)
 
 
-TYPED_TEXT = 2         # CsvPrinter's typed[c]: the value's text, bare, with the typed values (_rows.c's TYPED_TEXT)
 TID_TEXT_BYTES = 44    # "(", two int64s of at most 20 digits and a sign, ",", ")"
 
 

@@ -146,7 +146,7 @@ def _keys(chunk, at, end, info, natts, attrs, printers, page, lp, first, ctx):
             done, _, ok = printer.lines(flat, at[g], end[g], t_hoff[g], natts[g], hasnull[g])
             taken = g[:done]
             declined += taken[~ok].tolist()
-            values, lengths = printer.values[ok], printer.lengths[ok]   # (each key's text: TYPED_TEXT)
+            values, lengths = printer.values[ok], printer.lengths[ok]   # (each key's text: typed "text")
             if group is whole:
                 cells.append(buffer_strings(values.reshape(-1), lengths.reshape(-1), printer.data))
                 printed.append(taken[ok])
@@ -213,7 +213,7 @@ def key_printers(attrs, major: int | None):
     from functools import lru_cache
 
     from pgpage.analysis.rowstatus import STATUS_NAMES
-    from pgpage.decode.kernels import TYPED_TEXT
+    from pgpage.decode.kernels import TABLES
     from pgpage.decode.printer import PrintedTypes
     from pgpage.decode.values import ValueFormatter
     printed = PrintedTypes(ValueFormatter(major=major, timezone="UTC"))
@@ -224,5 +224,5 @@ def key_printers(attrs, major: int | None):
             return None
         some = list(attrs)[:k]
         return printed.printer(some, list(range(k)), printed.kinds(some), STATUS_NAMES, False, index_tuples=True,
-                               typed=[TYPED_TEXT] * k)
+                               typed=[TABLES.TYPED_MODES.index("text")] * k)
     return printers
